@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds the web page into dist/: Trunk with the size-tuned `web` profile and
+# wasm-opt -Oz, offline (nothing is downloaded), then writes the sha256 of
+# the inline script Trunk injects into the page's Content-Security-Policy.
+# Needs the tools of scripts/setup.sh. Prints the build time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
+# npm's binaryen 132 must come before any distribution wasm-opt (Debian's 108
+# cannot read what current Rust emits); ~/.cargo/bin holds trunk and wasm-bindgen.
+export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+
+say() { printf '[build-web] %s\n' "$*" >&2; }
+
+want_bindgen=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
+have_bindgen=$(wasm-bindgen --version 2>/dev/null || true)
+if [ "$have_bindgen" != "wasm-bindgen $want_bindgen" ]; then
+  say "wasm-bindgen $want_bindgen is needed (found: ${have_bindgen:-none}); run scripts/setup.sh"
+  exit 1
+fi
+if ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
+  say "wasm-opt from binaryen 132 is needed first on PATH (found: $(command -v wasm-opt || echo none)); run scripts/setup.sh"
+  exit 1
+fi
+if ! grep -q "wasm_bindgen = \"$want_bindgen\"" Trunk.toml; then
+  say "Trunk.toml [tools] wasm_bindgen must equal Cargo.lock's wasm-bindgen ($want_bindgen)"
+  exit 1
+fi
+
+start=$(date +%s)
+cargo fetch --locked --quiet
+say "trunk build --release --offline --locked"
+trunk build --release --offline --locked
+end=$(date +%s)
+
+# Content-Security-Policy: allow exactly the inline scripts Trunk wrote.
+python3 - dist/index.html <<'PY'
+import base64, hashlib, re, sys
+
+path = sys.argv[1]
+html = open(path, encoding="utf-8").read()
+inline = [m.group(2) for m in re.finditer(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
+          if not re.search(r"\bsrc\s*=", m.group(1))]
+hashes = ["'sha256-%s'" % base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode() for s in inline]
+marker = "script-src 'self' 'wasm-unsafe-eval'"
+if html.count(marker) != 1:
+    sys.exit("build-web: the CSP meta tag with %r was not found exactly once in %s" % (marker, path))
+html = html.replace(marker, " ".join([marker] + hashes))
+# Nothing inline that the policy would block.
+for bad, what in [(r"\sstyle\s*=", "a style attribute"), (r"\son[a-z]+\s*=", "an inline event handler"),
+                  (r"<style\b", "a <style> element"), (r"unsafe-inline", "'unsafe-inline'")]:
+    if re.search(bad, html):
+        sys.exit("build-web: dist/index.html has %s, which the CSP forbids" % what)
+csp = html.find("Content-Security-Policy")
+first_script = html.find("<script")
+if csp < 0 or (first_script >= 0 and first_script < csp):
+    sys.exit("build-web: the CSP meta tag must come before every script")
+open(path, "w", encoding="utf-8").write(html)
+print("[build-web] CSP script-src hashes: %s" % (" ".join(hashes) or "none"), file=sys.stderr)
+PY
+
+for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm csp-watch.js; do
+  [ -f "dist/$f" ] || { say "dist/$f is missing after the build"; exit 1; }
+done
+say "built dist/ in $((end - start)) s"

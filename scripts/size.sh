@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Prints the size of the page's wasm files and of the whole dist/, raw and
+# gzipped (gzip -9, per file: what a server with compression would send).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f dist/index.html ] || { echo "dist/ is missing: run scripts/build-web.sh first" >&2; exit 1; }
+
+gz() { gzip -9 -c "$1" | wc -c; }
+kb() { awk -v b="$1" 'BEGIN { printf "%8.1f KB", b / 1024 }'; }
+
+printf '%-44s %11s %11s\n' file raw gzip
+total=0; total_gz=0
+while IFS= read -r f; do
+  raw=$(wc -c <"$f"); z=$(gz "$f")
+  total=$((total + raw)); total_gz=$((total_gz + z))
+  case "$f" in *.wasm) printf '%-44s %s %s\n' "${f#dist/}" "$(kb "$raw")" "$(kb "$z")" ;; esac
+done < <(find dist -type f | sort)
+printf '%-44s %s %s\n' "dist/ (all $(find dist -type f | wc -l) files)" "$(kb "$total")" "$(kb "$total_gz")"

@@ -1,0 +1,338 @@
+//! The analysis pipeline: read both sides, pair resources, compare each
+//! pair as Argo CD does, give every difference a cause, propose fixes.
+
+use crate::compare::{self, CompareOptions, RawDiff};
+use crate::context::{tracked_app, InputContext};
+use crate::identity::{key_of, ResourceKey, ScopeTable};
+use crate::input::{parse_side, Document, InputError, Side};
+use crate::model::*;
+use crate::path::{self, Seg};
+use crate::rules::{self, Finding};
+use crate::{fixes, secret_mask};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The Application's destination namespace, for namespaced Git objects without one.
+    pub namespace: Option<String>,
+    pub compare: CompareOptions,
+}
+
+/// Analyse Git (desired) manifests against live objects.
+pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputError> {
+    let git_docs = parse_side(git, Side::Git)?;
+    let live_docs = parse_side(live, Side::Live)?;
+    Ok(analyze_documents(&git_docs, &live_docs, opts))
+}
+
+/// A resource to report: its key and whichever sides exist.
+struct Pair<'a> {
+    key: ResourceKey,
+    git: Option<&'a Value>,
+    live: Option<&'a Value>,
+}
+
+fn is_hook(obj: &Value) -> bool {
+    let a = obj.pointer("/metadata/annotations");
+    let has = |k: &str| a.and_then(|a| a.get(k)).is_some();
+    has("argocd.argoproj.io/hook") || has("helm.sh/hook")
+}
+
+/// Objects a controller created, that Argo CD never counts as part of the app.
+fn created_by_controller(key: &ResourceKey, obj: &Value, service_names: &[(String, String)]) -> bool {
+    if obj.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|o| !o.is_empty()) {
+        return true;
+    }
+    match (key.group.as_str(), key.kind.as_str()) {
+        ("", "Event") | ("events.k8s.io", "Event") | ("", "Pod") | ("apps", "ReplicaSet") | ("apps", "ControllerRevision")
+        | ("coordination.k8s.io", "Lease") | ("discovery.k8s.io", "EndpointSlice") => true,
+        ("", "Endpoints") => service_names.iter().any(|(ns, n)| *ns == key.namespace && *n == key.name),
+        ("", "ConfigMap") => key.name == "kube-root-ca.crt" || key.name == "istio-ca-root-cert",
+        ("", "ServiceAccount") => key.name == "default",
+        ("", "Secret") => obj.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token"),
+        _ => false,
+    }
+}
+
+pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &Options) -> Report {
+    let mut scopes = ScopeTable::default();
+    for d in git_docs.iter().chain(live_docs) {
+        scopes.learn_from(&d.object);
+    }
+    let ns = opts.namespace.as_deref().filter(|s| !s.is_empty());
+    let mut ctx = InputContext::default();
+
+    let mut live_map: BTreeMap<ResourceKey, &Value> = BTreeMap::new();
+    for d in live_docs {
+        let key = key_of(&d.object, &scopes, ns);
+        ctx.learn(&key, &d.object, false);
+        live_map.entry(key).or_insert(&d.object);
+    }
+    let mut git_map: BTreeMap<ResourceKey, &Value> = BTreeMap::new();
+    for d in git_docs {
+        let mut key = key_of(&d.object, &scopes, ns);
+        if key.namespace.is_empty() && !scopes.is_cluster_scoped(&key.group, &key.kind) && !live_map.contains_key(&key) {
+            // No namespace given: pair with the one live object of that name.
+            let mut same = live_map.keys().filter(|k| k.group == key.group && k.kind == key.kind && k.name == key.name);
+            if let (Some(only), None) = (same.next(), same.next()) {
+                key = only.clone();
+            }
+        }
+        ctx.learn(&key, &d.object, true);
+        git_map.entry(key).or_insert(&d.object);
+    }
+
+    let service_names: Vec<(String, String)> =
+        live_map.keys().filter(|k| k.group.is_empty() && k.kind == "Service").map(|k| (k.namespace.clone(), k.name.clone())).collect();
+    let app = ctx.application.clone();
+    let app_tracks_objects = app.is_some();
+
+    let mut skipped = 0;
+    let mut pairs: Vec<Pair> = Vec::new();
+    for (key, g) in &git_map {
+        if is_hook(g) {
+            skipped += 1;
+            continue;
+        }
+        pairs.push(Pair { key: key.clone(), git: Some(g), live: live_map.get(key).copied() });
+    }
+    for (key, l) in &live_map {
+        if git_map.contains_key(key) {
+            continue;
+        }
+        let other_app = tracked_app(l).is_some_and(|a| Some(&a) != app.as_ref());
+        let untracked = app_tracks_objects && tracked_app(l).is_none();
+        if created_by_controller(key, l, &service_names) || other_app || untracked || is_hook(l) {
+            skipped += 1;
+            continue;
+        }
+        pairs.push(Pair { key: key.clone(), git: None, live: Some(l) });
+    }
+    pairs.sort_by(|a, b| a.key.cmp(&b.key));
+
+    let catalog = rules::catalog();
+    let mut resources = Vec::with_capacity(pairs.len());
+    for pair in &pairs {
+        resources.push(report_resource(pair, &ctx, catalog.ok(), &opts.compare));
+    }
+    build_report(resources, skipped, app)
+}
+
+pub(crate) fn build_report(resources: Vec<ResourceReport>, skipped: usize, application: Option<String>) -> Report {
+    let mut causes: BTreeMap<Cause, usize> = BTreeMap::new();
+    for r in &resources {
+        for d in r.differences.iter().filter(|d| d.visible) {
+            *causes.entry(d.cause).or_default() += 1;
+        }
+    }
+    let out_of_sync = resources.iter().filter(|r| r.status == Status::OutOfSync).count();
+    let emergency = fixes::emergency_steps(&resources, application.as_deref());
+    Report {
+        version: REPORT_VERSION,
+        summary: Summary {
+            resources: resources.len(),
+            synced: resources.len() - out_of_sync,
+            out_of_sync,
+            skipped,
+            causes,
+            application,
+        },
+        emergency,
+        resources,
+    }
+}
+
+fn report_resource(pair: &Pair, ctx: &InputContext, catalog: Option<&rules::Catalog>, copts: &CompareOptions) -> ResourceReport {
+    let key = &pair.key;
+    let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
+        (Some(g), Some(l)) => {
+            let c = compare::compare(key, g, l, copts);
+            let mut all = c.visible;
+            all.extend(c.hidden);
+            (Presence::Both, all)
+        }
+        (Some(g), None) => (
+            Presence::GitOnly,
+            vec![RawDiff { path: vec![], change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None }],
+        ),
+        (None, Some(l)) => (
+            Presence::LiveOnly,
+            vec![RawDiff { path: vec![], change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None }],
+        ),
+        (None, None) => (Presence::Both, Vec::new()),
+    };
+    let differences: Vec<Difference> = raw
+        .into_iter()
+        .map(|d| classify(key, presence, d, pair.git, pair.live, ctx, catalog, true))
+        .collect();
+    finish_resource(key, presence, differences)
+}
+
+pub(crate) fn finish_resource(key: &ResourceKey, presence: Presence, differences: Vec<Difference>) -> ResourceReport {
+    let status = if differences.iter().any(|d| d.visible) { Status::OutOfSync } else { Status::Synced };
+    let fixes = fixes::fixes_for(key, &differences);
+    ResourceReport {
+        id: key.to_string(),
+        group: key.group.clone(),
+        kind: key.kind.clone(),
+        namespace: key.namespace.clone(),
+        name: key.name.clone(),
+        status,
+        presence,
+        differences,
+        fixes,
+    }
+}
+
+/// Shorten a value for an evidence sentence.
+fn short(v: Option<&Value>) -> String {
+    let Some(v) = v else { return "(absent)".into() };
+    let s = rules::value_text(v);
+    let one_line = s.replace('\n', "\\n");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        one_line
+    }
+}
+
+/// Give one difference its cause, rule, confidence and evidence.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn classify(
+    key: &ResourceKey,
+    presence: Presence,
+    d: RawDiff,
+    git_obj: Option<&Value>,
+    live_obj: Option<&Value>,
+    ctx: &InputContext,
+    catalog: Option<&rules::Catalog>,
+    certain: bool,
+) -> Difference {
+    let pointer = path::pointer(&d.path);
+    let manager = live_obj.and_then(|l| crate::managed_fields::owner_of(l, &d.path));
+    let secret = secret_mask::is_secret_pointer(&key.group, &key.kind, &pointer);
+    let mask = |v: Option<Value>| -> Value {
+        match v {
+            None => Value::Null,
+            Some(v) if secret => mask_json(v),
+            Some(Value::Object(o)) if key.group.is_empty() && key.kind == "Secret" && d.path.is_empty() => {
+                let mut obj = Value::Object(o);
+                secret_mask::mask_secret_object(&mut obj);
+                obj
+            }
+            Some(v) => v,
+        }
+    };
+    let (rule_code, cause, confidence, evidence) = match catalog {
+        Some(catalog) => {
+            let finding = Finding {
+                key,
+                path: &d.path,
+                pointer: &pointer,
+                change: d.change,
+                presence,
+                git: d.git.as_ref(),
+                live: d.live.as_ref(),
+                git_obj,
+                live_obj,
+                manager: manager.as_deref(),
+                input: ctx,
+            };
+            let verdict = catalog.classify(&finding);
+            let rule = verdict.rule;
+            let (git_s, live_s) = if secret {
+                ("(secret value)".to_string(), "(secret value)".to_string())
+            } else {
+                (short(d.git.as_ref()), short(d.live.as_ref()))
+            };
+            let mut vars: Vec<(String, String)> = vec![
+                ("kind".into(), key.kind.clone()),
+                ("name".into(), key.name.clone()),
+                ("namespace".into(), key.namespace.clone()),
+                ("path".into(), if d.path.is_empty() { "the whole object".into() } else { path::dotted(&d.path) }),
+                ("git".into(), git_s),
+                ("live".into(), live_s),
+                ("manager".into(), manager.clone().unwrap_or_else(|| "unknown".into())),
+                (
+                    "manager_note".into(),
+                    manager.as_ref().map(|m| format!(" (field manager `{m}`)")).unwrap_or_default(),
+                ),
+            ];
+            vars.extend(verdict.vars);
+            let mut confidence = rule.confidence;
+            if !certain {
+                confidence = match confidence {
+                    Confidence::High => Confidence::Medium,
+                    _ => Confidence::Low,
+                };
+            }
+            (rule.code.clone(), rule.cause, confidence, fill(&rule.evidence, &vars))
+        }
+        None => ("DR000".to_string(), Cause::Drift, Confidence::Low, "The rule catalogue could not be loaded.".to_string()),
+    };
+    let visible = d.hidden_reason.is_none();
+    Difference {
+        jq: path::jq(&d.path),
+        pointer,
+        change: d.change,
+        git: mask(d.git),
+        live: mask(d.live),
+        visible,
+        hidden_reason: d.hidden_reason,
+        cause,
+        rule: rule_code,
+        confidence,
+        evidence,
+        segs: d.path,
+    }
+}
+
+fn mask_json(v: Value) -> Value {
+    match v {
+        Value::String(s) => {
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(s.as_bytes()).unwrap_or_else(|_| s.clone().into_bytes());
+            Value::String(secret_mask::mask_value(&bytes))
+        }
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, mask_json(v))).collect()),
+        Value::Array(a) => Value::Array(a.into_iter().map(mask_json).collect()),
+        other => other,
+    }
+}
+
+/// Replace `{name}` placeholders; unknown ones stay as written.
+pub fn fill(template: &str, vars: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('}') {
+            Some(end) => {
+                let name = &after[..end];
+                match vars.iter().rev().find(|(k, _)| k == name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Paths as `Seg`s are what classification needs; re-export for shells.
+pub fn seg_pointer(path: &[Seg]) -> String {
+    path::pointer(path)
+}

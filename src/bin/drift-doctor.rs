@@ -1,0 +1,217 @@
+//! The drift-doctor command line: a thin shell over the library.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    std::process::exit(cli::run());
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use clap::{Parser, Subcommand, ValueEnum};
+    use drift_doctor::input::{decode_text, InputError, Side};
+    use drift_doctor::{analyze, render, rules, CompareOptions, Options, Report, Status, Strategy};
+    use std::io::{IsTerminal, Read, Write};
+
+    const EXAMPLES: &str = "\
+Examples:
+  # Git as rendered by Argo CD, live as the cluster has it
+  argocd app manifests my-app --source git  > git.yaml
+  argocd app manifests my-app --source live > live.yaml
+  drift-doctor analyze --git git.yaml --live live.yaml
+
+  # Straight from helm and kubectl, as JSON for a script
+  helm template shop ./chart | drift-doctor analyze --git - --live live.yaml --namespace shop --format json
+
+  # A ticket-ready summary
+  drift-doctor analyze --git git.yaml --live live.yaml --format markdown > report.md
+
+Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input could not be used.";
+
+    #[derive(Parser)]
+    #[command(
+        name = "drift-doctor",
+        version,
+        about = "Explains why an Argo CD Application stays OutOfSync: which field differs, who keeps changing it, and the narrowest safe fix.",
+        after_help = EXAMPLES
+    )]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum Format {
+        Text,
+        Json,
+        Markdown,
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum Color {
+        Auto,
+        Always,
+        Never,
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum StrategyArg {
+        /// Argo CD's default client-side three-way diff
+        Legacy,
+        /// Structured-merge diff (apps syncing with ServerSideApply=true)
+        ServerSideApply,
+        /// Server-side diff (dry-run apply; simulated offline)
+        ServerSideDiff,
+    }
+
+    #[derive(Subcommand)]
+    enum Command {
+        /// Compare Git with live the way Argo CD does, and explain every difference
+        #[command(after_help = EXAMPLES)]
+        Analyze {
+            /// Desired manifests (multi-document YAML, JSON, List, `argocd app manifests`), or - for stdin
+            #[arg(long, value_name = "FILE", required = true)]
+            git: String,
+            /// Live objects (`kubectl get -o yaml|json`, `argocd app manifests --source live`), or - for stdin
+            #[arg(long, value_name = "FILE", required = true)]
+            live: String,
+            #[arg(long, value_enum, default_value = "text")]
+            format: Format,
+            /// The Application's destination namespace, for Git objects without one
+            #[arg(long, value_name = "NS")]
+            namespace: Option<String>,
+            /// Also list differences Argo CD would not count, with the reason
+            #[arg(long)]
+            include_hidden: bool,
+            /// How Argo CD compares
+            #[arg(long, value_enum, default_value = "legacy")]
+            strategy: StrategyArg,
+            /// resource.compareoptions ignoreAggregatedRoles: true
+            #[arg(long)]
+            ignore_aggregated_roles: bool,
+            /// Colour in text output
+            #[arg(long, value_enum, default_value = "auto")]
+            color: Color,
+        },
+        /// List the rules of the knowledge base
+        Rules {
+            /// Print the whole catalogue with each rule's documentation as Markdown
+            #[arg(long)]
+            markdown: bool,
+        },
+        /// Print the documentation of one rule
+        Explain {
+            /// A rule code, e.g. AS001
+            code: String,
+        },
+    }
+
+    fn read_input(path: &str, side: Side, stdin_used: &mut bool) -> Result<String, String> {
+        let mut bytes = Vec::new();
+        if path == "-" {
+            if *stdin_used {
+                return Err("only one side can be read from stdin (-)".into());
+            }
+            *stdin_used = true;
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("{} side: cannot read stdin: {e}", side.name()))?;
+        } else {
+            bytes = std::fs::read(path).map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
+        }
+        decode_text(&bytes, side).map_err(|e: InputError| e.to_string())
+    }
+
+    fn exit_code(report: &Report) -> i32 {
+        if report.resources.iter().any(|r| r.status == Status::OutOfSync) {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn run() -> i32 {
+        let cli = Cli::parse();
+        match cli.command {
+            Command::Analyze { git, live, format, namespace, include_hidden, strategy, ignore_aggregated_roles, color } => {
+                let mut stdin_used = false;
+                let texts = read_input(&git, Side::Git, &mut stdin_used)
+                    .and_then(|g| read_input(&live, Side::Live, &mut stdin_used).map(|l| (g, l)));
+                let (git_text, live_text) = match texts {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("drift-doctor: {e}");
+                        return 2;
+                    }
+                };
+                let opts = Options {
+                    namespace,
+                    compare: CompareOptions {
+                        strategy: match strategy {
+                            StrategyArg::Legacy => Strategy::Legacy,
+                            StrategyArg::ServerSideApply => Strategy::ServerSideApply,
+                            StrategyArg::ServerSideDiff => Strategy::ServerSideDiff,
+                        },
+                        ignore_aggregated_roles,
+                        include_hidden,
+                    },
+                };
+                let report = match analyze(&git_text, &live_text, &opts) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        eprintln!("drift-doctor: {e}");
+                        return 2;
+                    }
+                };
+                let text = match format {
+                    Format::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+                    Format::Markdown => render::markdown::render(&report, None),
+                    Format::Text => {
+                        let color = match color {
+                            Color::Always => true,
+                            Color::Never => false,
+                            Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                        };
+                        render::text::render(&report, color, include_hidden)
+                    }
+                };
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                exit_code(&report)
+            }
+            Command::Rules { markdown } => match rules::catalog() {
+                Ok(c) if markdown => {
+                    let _ = std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());
+                    0
+                }
+                Ok(c) => {
+                    let mut out = String::new();
+                    for r in c.rules.iter().filter(|r| r.retired.is_none()) {
+                        out.push_str(&format!("{:<6} {:<24} {}\n", r.code, r.cause.id(), r.title));
+                    }
+                    let _ = std::io::stdout().write_all(out.as_bytes());
+                    0
+                }
+                Err(e) => {
+                    eprintln!("drift-doctor: {e}");
+                    2
+                }
+            },
+            Command::Explain { code } => match rules::catalog() {
+                Ok(c) => match c.get(&code.to_uppercase()) {
+                    Some(rule) => {
+                        let _ = std::io::stdout().write_all(rules::docs::explain(rule).as_bytes());
+                        0
+                    }
+                    None => {
+                        eprintln!("drift-doctor: no rule {code}; `drift-doctor rules` lists them");
+                        2
+                    }
+                },
+                Err(e) => {
+                    eprintln!("drift-doctor: {e}");
+                    2
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,467 @@
+//! Argo CD's comparison of one desired object with one live object.
+//!
+//! The legacy (default) strategy: a three-way diff with the
+//! `kubectl.kubernetes.io/last-applied-configuration` annotation as the
+//! original (two-way when it is absent or does not parse). Built-in kinds are
+//! patched with strategic-merge semantics (merge keys from the Kubernetes
+//! schema) and the API server's defaults are applied to both the predicted and
+//! the live object; custom resources get a JSON merge patch computed against
+//! live trimmed to the original's fields. The differences between predicted
+//! and live are what Argo CD shows; differences between raw Git and raw live
+//! that it does not show are kept as hidden, with the reason.
+
+use crate::identity::ResourceKey;
+use crate::k8s::{self, Cursor, ListStrategy};
+use crate::model::Change;
+use crate::normalize;
+use crate::path::Seg;
+use serde_json::{Map, Value};
+
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// How Argo CD computes the diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// Client-side three-way diff (Argo CD's default).
+    #[default]
+    Legacy,
+    /// Structured-merge diff, used when the app syncs with `ServerSideApply=true`.
+    ServerSideApply,
+    /// Server-side diff: a dry-run apply by the API server. Offline, the
+    /// predicted object is Git applied over live, with API defaults filled
+    /// and fields Git never declared taken from live (webhook changes to
+    /// undeclared fields are invisible, as with `ignoreMutationWebhook`).
+    ServerSideDiff,
+}
+
+impl Strategy {
+    pub fn id(self) -> &'static str {
+        match self {
+            Strategy::Legacy => "legacy",
+            Strategy::ServerSideApply => "server-side-apply",
+            Strategy::ServerSideDiff => "server-side-diff",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Strategy> {
+        match id {
+            "legacy" | "client-side" | "three-way" => Some(Strategy::Legacy),
+            "server-side-apply" | "ssa" | "structured-merge" => Some(Strategy::ServerSideApply),
+            "server-side-diff" | "ssd" => Some(Strategy::ServerSideDiff),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CompareOptions {
+    pub strategy: Strategy,
+    pub ignore_aggregated_roles: bool,
+    /// Whether to compute the differences Argo CD would not count.
+    pub include_hidden: bool,
+}
+
+/// A difference between two objects, before it gets a cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawDiff {
+    pub path: Vec<Seg>,
+    pub change: Change,
+    /// Desired (predicted) value; None when absent there.
+    pub git: Option<Value>,
+    /// Live value; None when absent there.
+    pub live: Option<Value>,
+    /// Why Argo CD does not count it; None for a visible difference.
+    pub hidden_reason: Option<String>,
+}
+
+/// The outcome for one resource present on both sides.
+#[derive(Debug, Clone, Default)]
+pub struct Compared {
+    pub visible: Vec<RawDiff>,
+    pub hidden: Vec<RawDiff>,
+    /// The three-way original came from the last-applied annotation.
+    pub three_way: bool,
+}
+
+/// Compare one desired object with its live counterpart.
+pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptions) -> Compared {
+    let group = key.group.as_str();
+    let kind = key.kind.as_str();
+    let schema = k8s::root(group, kind);
+
+    let last_applied = live
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(Value::as_str)
+        .and_then(|s| serde_json::from_str::<Value>(s).ok())
+        .filter(Value::is_object);
+
+    let norm = normalize::Normalizer { group, kind, ignore_aggregated_roles: opts.ignore_aggregated_roles };
+    let desired = norm.normalize(git);
+    let mut live_n = norm.normalize(live);
+    let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
+    let original = match (&last_applied, opts.strategy) {
+        (Some(la), Strategy::Legacy) => norm.normalize(la),
+        _ => desired.clone(),
+    };
+
+    if kind == "StatefulSet" && group == "apps" {
+        statefulset_workaround(&original, &mut live_n);
+    }
+
+    let mut predicted = match schema {
+        Some(cursor) => strategic_merge(&live_n, Some(&original), &desired, Some(cursor)),
+        None => {
+            let trimmed = remove_map_fields(&original, &live_n);
+            json_merge(&live_n, Some(&trimmed), Some(&original), &desired)
+        }
+    };
+    if schema.is_some() {
+        k8s::apply_defaults(group, kind, &mut predicted);
+        k8s::apply_defaults(group, kind, &mut live_n);
+    }
+    let mut visible = Vec::new();
+    diff_values(&predicted, &live_n, schema, &mut Vec::new(), &mut visible);
+
+    let mut hidden = Vec::new();
+    if opts.include_hidden {
+        let mut raw = Vec::new();
+        let mut live_plain = norm.normalize(live);
+        if kind == "StatefulSet" && group == "apps" {
+            // Compare the templates the user wrote, not the server's echo.
+            statefulset_workaround(&desired, &mut live_plain);
+        }
+        diff_values(&desired, &live_plain, schema, &mut Vec::new(), &mut raw);
+        let shown: std::collections::HashSet<String> =
+            visible.iter().map(|d| crate::path::pointer(&d.path)).collect();
+        for mut d in raw {
+            let p = crate::path::pointer(&d.path);
+            if shown.contains(&p) || shown.iter().any(|s| p.starts_with(&format!("{s}/")) || s.starts_with(&format!("{p}/"))) {
+                continue;
+            }
+            d.hidden_reason = Some(hidden_reason(&d, three_way, group, kind, live, &p));
+            hidden.push(d);
+        }
+    }
+    Compared { visible, hidden, three_way }
+}
+
+fn hidden_reason(d: &RawDiff, three_way: bool, group: &str, kind: &str, live: &Value, pointer: &str) -> String {
+    match d.change {
+        Change::Added => {
+            if let Some(default) = k8s::default_for(group, kind, live, pointer) {
+                if d.live.as_ref().is_some_and(|l| json_eq(l, &default)) {
+                    return "filled by the API server as a default; Git never declared it".into();
+                }
+            }
+            if three_way {
+                "only the cluster has this field and it is not in the last-applied configuration, so Argo CD's three-way diff leaves it out".into()
+            } else {
+                "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out".into()
+            }
+        }
+        Change::Removed => {
+            "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)".into()
+        }
+        Change::Changed => "equal after Argo CD's normalisation (defaults, quantities, merge semantics)".into(),
+    }
+}
+
+/// Argo CD prunes live `volumeClaimTemplates` to the fields of the original,
+/// because the API server echoes them back with apiVersion, kind and status.
+fn statefulset_workaround(original: &Value, live: &mut Value) {
+    let Some(orig_vct) = original.pointer("/spec/volumeClaimTemplates") else { return };
+    if let Some(live_vct) = live.pointer_mut("/spec/volumeClaimTemplates") {
+        let trimmed = remove_map_fields(orig_vct, live_vct);
+        *live_vct = trimmed;
+    }
+}
+
+/// Number-aware deep equality (JSON numbers compare by value: 1 == 1.0).
+pub fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            if let (Some(i), Some(j)) = (x.as_i64(), y.as_i64()) {
+                i == j
+            } else {
+                x.as_f64() == y.as_f64()
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// gitops-engine's `RemoveMapFields`: keep only the live fields the original
+/// has (maps by key, lists by index; extra trailing list items stay).
+pub fn remove_map_fields(config: &Value, live: &Value) -> Value {
+    match (config, live) {
+        (Value::Object(c), Value::Object(l)) => {
+            let mut out = Map::new();
+            for (k, cv) in c {
+                if let Some(lv) = l.get(k) {
+                    let v = if lv.is_null() { Value::Null } else { remove_map_fields(cv, lv) };
+                    out.insert(k.clone(), v);
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(c), Value::Array(l)) => Value::Array(
+            l.iter()
+                .enumerate()
+                .map(|(i, lv)| match c.get(i) {
+                    Some(cv) if !lv.is_null() => remove_map_fields(cv, lv),
+                    _ => lv.clone(),
+                })
+                .collect(),
+        ),
+        _ => live.clone(),
+    }
+}
+
+/// Three-way JSON merge patch (original → desired deletions, trimmed live →
+/// desired additions and changes) applied to the full live object.
+pub fn json_merge(live: &Value, trimmed: Option<&Value>, original: Option<&Value>, desired: &Value) -> Value {
+    let Value::Object(d) = desired else { return desired.clone() };
+    let mut out = match live {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    for (k, dv) in d {
+        let t = trimmed.and_then(|t| t.get(k));
+        let o = original.and_then(|o| o.get(k));
+        if dv.is_object() {
+            let lv = out.get(k).cloned().unwrap_or(Value::Null);
+            let t = if lv.is_object() { t } else { None };
+            out.insert(k.clone(), json_merge(&lv, t, o, dv));
+        } else if !t.is_some_and(|t| json_eq(t, dv)) {
+            out.insert(k.clone(), dv.clone());
+        }
+    }
+    if let Some(Value::Object(o)) = original {
+        for k in o.keys() {
+            if !d.contains_key(k) {
+                out.remove(k);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn merge_key_of<'a>(item: &'a Value, keys: &[&str]) -> Option<Vec<&'a Value>> {
+    let obj = item.as_object()?;
+    let first = obj.get(*keys.first()?)?;
+    let mut out = vec![first];
+    for k in &keys[1..] {
+        // Secondary keys (e.g. protocol beside containerPort) may be defaulted.
+        out.push(obj.get(*k).unwrap_or(&Value::Null));
+    }
+    Some(out)
+}
+
+fn same_key(a: &[&Value], b: &[&Value]) -> bool {
+    // A missing secondary key matches any value: the API server defaults it.
+    a.first().zip(b.first()).is_some_and(|(x, y)| json_eq(x, y))
+        && a.iter().zip(b).skip(1).all(|(x, y)| x.is_null() || y.is_null() || json_eq(x, y))
+}
+
+/// Strategic-merge three-way patch applied to live: keys Git declares take
+/// Git's values (merged recursively), keys the original had and Git dropped
+/// are removed, everything else live has is kept.
+pub fn strategic_merge(live: &Value, original: Option<&Value>, desired: &Value, cursor: Option<Cursor>) -> Value {
+    match (live, desired) {
+        (Value::Object(l), Value::Object(d)) => {
+            let mut out = l.clone();
+            for (k, dv) in d {
+                let child = cursor.and_then(|c| c.field(k));
+                let o = original.and_then(|o| o.get(k));
+                let merged = match l.get(k) {
+                    Some(lv) => strategic_merge(lv, o, dv, child),
+                    None => dv.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            if let Some(Value::Object(o)) = original {
+                for k in o.keys() {
+                    if !d.contains_key(k) {
+                        out.remove(k);
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(l), Value::Array(d)) => {
+            let strategy = cursor.map_or(ListStrategy::Atomic, |c| c.list_strategy());
+            let item_cursor = cursor.and_then(|c| c.item());
+            match strategy {
+                ListStrategy::MergeByKey(keys) => merge_keyed_list(l, original.and_then(Value::as_array), d, keys, item_cursor)
+                    .unwrap_or_else(|| desired.clone()),
+                ListStrategy::Set => {
+                    let removed: Vec<&Value> = original
+                        .and_then(Value::as_array)
+                        .map(|o| o.iter().filter(|x| !d.iter().any(|y| json_eq(x, y))).collect())
+                        .unwrap_or_default();
+                    let mut out: Vec<Value> =
+                        l.iter().filter(|x| !removed.iter().any(|r| json_eq(x, r))).cloned().collect();
+                    for x in d {
+                        if !out.iter().any(|y| json_eq(x, y)) {
+                            out.push(x.clone());
+                        }
+                    }
+                    Value::Array(out)
+                }
+                ListStrategy::Atomic => desired.clone(),
+            }
+        }
+        _ => desired.clone(),
+    }
+}
+
+fn merge_keyed_list(
+    live: &[Value],
+    original: Option<&Vec<Value>>,
+    desired: &[Value],
+    keys: &[&str],
+    item_cursor: Option<Cursor>,
+) -> Option<Value> {
+    let mut out: Vec<Value> = live.to_vec();
+    for d in desired {
+        let dk = merge_key_of(d, keys)?;
+        let o = original.and_then(|o| o.iter().find(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk))));
+        match out.iter().position(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk))) {
+            Some(i) => {
+                let merged = strategic_merge(&out[i], o, d, item_cursor);
+                out[i] = merged;
+            }
+            None => out.push(d.clone()),
+        }
+    }
+    if let Some(orig) = original {
+        for o in orig {
+            let Some(ok) = merge_key_of(o, keys) else { continue };
+            let still_desired = desired.iter().any(|d| merge_key_of(d, keys).is_some_and(|dk| same_key(&dk, &ok)));
+            if !still_desired {
+                out.retain(|x| !merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &ok)));
+            }
+        }
+    }
+    Some(Value::Array(out))
+}
+
+/// Walk two values and record every differing leaf (or whole subtree when
+/// one side lacks it). `git` is the desired/predicted side.
+pub fn diff_values(git: &Value, live: &Value, cursor: Option<Cursor>, path: &mut Vec<Seg>, out: &mut Vec<RawDiff>) {
+    match (git, live) {
+        (Value::Object(g), Value::Object(l)) => {
+            for (k, gv) in g {
+                path.push(Seg::Key(k.clone()));
+                let child = cursor.and_then(|c| c.field(k));
+                match l.get(k) {
+                    Some(lv) => diff_values(gv, lv, child, path, out),
+                    None => out.push(RawDiff {
+                        path: path.clone(),
+                        change: Change::Removed,
+                        git: Some(gv.clone()),
+                        live: None,
+                        hidden_reason: None,
+                    }),
+                }
+                path.pop();
+            }
+            for (k, lv) in l {
+                if !g.contains_key(k) {
+                    path.push(Seg::Key(k.clone()));
+                    out.push(RawDiff {
+                        path: path.clone(),
+                        change: Change::Added,
+                        git: None,
+                        live: Some(lv.clone()),
+                        hidden_reason: None,
+                    });
+                    path.pop();
+                }
+            }
+        }
+        (Value::Array(g), Value::Array(l)) => {
+            let strategy = cursor.map_or(ListStrategy::Atomic, |c| c.list_strategy());
+            let item_cursor = cursor.and_then(|c| c.item());
+            if let ListStrategy::MergeByKey(keys) = strategy {
+                if diff_keyed_lists(g, l, keys, item_cursor, path, out) {
+                    return;
+                }
+            }
+            diff_positional_lists(g, l, item_cursor, path, out);
+        }
+        _ => {
+            if !json_eq(git, live) {
+                out.push(RawDiff {
+                    path: path.clone(),
+                    change: Change::Changed,
+                    git: Some(git.clone()),
+                    live: Some(live.clone()),
+                    hidden_reason: None,
+                });
+            }
+        }
+    }
+}
+
+fn key_seg(keys: &[&str], item_key: &[&Value], index: usize) -> Seg {
+    Seg::Item { index: Some(index), key: Some((keys[0].to_string(), item_key[0].clone())) }
+}
+
+/// Returns false when some item lacks its merge key (then positional).
+fn diff_keyed_lists(
+    git: &[Value],
+    live: &[Value],
+    keys: &[&str],
+    item_cursor: Option<Cursor>,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<RawDiff>,
+) -> bool {
+    let gk: Option<Vec<Vec<&Value>>> = git.iter().map(|x| merge_key_of(x, keys)).collect();
+    let lk: Option<Vec<Vec<&Value>>> = live.iter().map(|x| merge_key_of(x, keys)).collect();
+    let (Some(gk), Some(lk)) = (gk, lk) else { return false };
+    let mut live_matched = vec![false; live.len()];
+    for (gi, g) in git.iter().enumerate() {
+        let found = lk.iter().enumerate().position(|(li, k)| !live_matched[li] && same_key(k, &gk[gi]));
+        match found {
+            Some(li) => {
+                live_matched[li] = true;
+                path.push(key_seg(keys, &lk[li], li));
+                diff_values(g, &live[li], item_cursor, path, out);
+                path.pop();
+            }
+            None => {
+                path.push(key_seg(keys, &gk[gi], gi));
+                out.push(RawDiff { path: path.clone(), change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None });
+                path.pop();
+            }
+        }
+    }
+    for (li, l) in live.iter().enumerate() {
+        if !live_matched[li] {
+            path.push(key_seg(keys, &lk[li], li));
+            out.push(RawDiff { path: path.clone(), change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None });
+            path.pop();
+        }
+    }
+    true
+}
+
+fn diff_positional_lists(git: &[Value], live: &[Value], item_cursor: Option<Cursor>, path: &mut Vec<Seg>, out: &mut Vec<RawDiff>) {
+    let n = git.len().max(live.len());
+    for i in 0..n {
+        path.push(Seg::Item { index: Some(i), key: None });
+        match (git.get(i), live.get(i)) {
+            (Some(g), Some(l)) => diff_values(g, l, item_cursor, path, out),
+            (Some(g), None) => out.push(RawDiff { path: path.clone(), change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None }),
+            (None, Some(l)) => out.push(RawDiff { path: path.clone(), change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None }),
+            (None, None) => {}
+        }
+        path.pop();
+    }
+}

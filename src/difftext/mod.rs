@@ -1,0 +1,1022 @@
+//! Reading the text of `argocd app diff` and `kubectl diff` (as pasted from a terminal or a ticket)
+//! into per-resource changes with full YAML paths, and writing such text from objects.
+//!
+//! Understood formats (they may be mixed when several outputs are pasted one after another):
+//!
+//! * `argocd app diff`: `===== group/Kind namespace/name ======` headers, each followed by the output
+//!   of `diff <live> <desired>`, either normal (`118c118`, `<   replicas: 5`, `---`, `>   replicas: 2`;
+//!   `0a1,21` for a resource that exists only in Git, `1,12d0` for one that exists only in the
+//!   cluster) or unified (`KUBECTL_EXTERNAL_DIFF="diff -u"` or `-U N`: `---`/`+++` lines and
+//!   `@@ -115,7 +115,7 @@` hunks). `argocd app sync --preview-changes` wrapper lines are skipped.
+//! * `kubectl diff`: `diff -u -N /tmp/LIVE-…/apps.v1.Deployment.default.web /tmp/MERGED-…/…` lines,
+//!   each followed by a unified diff (or a normal one when `KUBECTL_EXTERNAL_DIFF=diff`).
+//!
+//! The left/old side is always the live object, the right/new side the desired one (Git for Argo
+//! CD, the dry-run merge for kubectl).
+//!
+//! Paths are rebuilt from what each hunk shows: indentation, the keys above a line, list markers,
+//! and, where the hunk starts below the top of the object (always so for the normal format, which
+//! has no context), from the usual shape of the kind (`replicas:` at two spaces in a Deployment is
+//! `/spec/replicas`). Guessed paths come back with `certain: false` and a one-sentence `note`.
+//!
+//! For example this text gives one `apps/Deployment default/web` resource with one change at
+//! `[Key("spec"), Key("replicas")]`, `live` 5, `git` 2, `certain`:
+//!
+//! ```text
+//! ===== apps/Deployment default/web ======
+//! 118c118
+//! <   replicas: 5
+//! ---
+//! >   replicas: 2
+//! ```
+//!
+//! Resources present on one side only (`0a1,21`, `@@ -0,0 +1,21 @@`, …) carry the whole object in
+//! `git_object`/`live_object` and one change with the empty path holding the same object.
+
+mod paths;
+mod render;
+mod shape;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use paths::{ViewLine, Workspace};
+
+/// One step of a path inside a Kubernetes object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seg {
+    /// A map key.
+    Key(String),
+    /// A list item: its index when known, and its merge key and value when the text shows it (e.g. ("name", "app")).
+    Item {
+        /// Position in the list (0-based), when the text shows the list from its start.
+        index: Option<usize>,
+        /// The item's merge key and its value (`("name", "app")`, `("containerPort", 8080)`).
+        key: Option<(String, Value)>,
+    },
+}
+
+/// Which tool printed a resource's diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// `argocd app diff` with plain `diff` (normal format).
+    ArgoNormal,
+    /// `argocd app diff` with a unified external diff (`diff -u`, `diff -U N`).
+    ArgoUnified,
+    /// `kubectl diff` (unified by default; also used when `KUBECTL_EXTERNAL_DIFF` gives another format).
+    KubectlUnified,
+}
+
+/// Which sides the resource exists on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextPresence {
+    /// In Git and in the cluster.
+    Both,
+    /// Only in Git: Argo CD would create it (the live file is empty).
+    GitOnly,
+    /// Only in the cluster: extraneous, would be pruned (the desired file is empty).
+    LiveOnly,
+}
+
+/// One difference found in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextChange {
+    /// Where in the object; empty for a whole one-side-only object.
+    pub path: Vec<Seg>,
+    /// Desired side (`>` / `+`), None when absent there.
+    pub git: Option<Value>,
+    /// Live side (`<` / `-`), None when absent there.
+    pub live: Option<Value>,
+    /// false when the path was partly guessed (unknown list index, ancestors not shown by the hunk).
+    pub certain: bool,
+    /// Why the path is uncertain, one short sentence; None when certain.
+    pub note: Option<String>,
+    /// 1-based line in the pasted text where this change starts.
+    pub line: usize,
+}
+
+/// One resource of the text and its differences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextResource {
+    /// API group without version; empty for the core group.
+    pub group: String,
+    /// Kind, e.g. `Deployment`.
+    pub kind: String,
+    /// Namespace; empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Object name.
+    pub name: String,
+    /// The tool whose output this was.
+    pub format: TextFormat,
+    /// Which sides the object exists on.
+    pub presence: TextPresence,
+    /// For one-side-only resources: one change with the empty path and the whole object.
+    pub changes: Vec<TextChange>,
+    /// For one-side-only resources: the whole object parsed from the `>`/`+` (git) or `<`/`-` (live) lines.
+    pub git_object: Option<Value>,
+    /// See `git_object`.
+    pub live_object: Option<Value>,
+    /// 1-based line of the resource header.
+    pub line: usize,
+}
+
+/// Where and why the text could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffTextError {
+    /// 1-based line in the pasted text.
+    pub line: usize,
+    /// 1-based column in that line.
+    pub column: usize,
+    /// What was expected there, naming the formats understood.
+    pub message: String,
+}
+
+impl std::fmt::Display for DiffTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for DiffTextError {}
+
+/// One resource to render: the live object and the desired (target) object, either may be missing.
+pub struct RenderResource<'a> {
+    /// API group without version; empty for the core group.
+    pub group: &'a str,
+    /// Kind, e.g. `Deployment`.
+    pub kind: &'a str,
+    /// Namespace; empty for cluster-scoped objects.
+    pub namespace: &'a str,
+    /// Object name.
+    pub name: &'a str,
+    /// The object in the cluster (left side), if any.
+    pub live: Option<&'a Value>,
+    /// The desired object (right side), if any.
+    pub target: Option<&'a Value>,
+}
+
+/// Render what `argocd app diff` prints for these resources: header `\n===== group/Kind ns/name ======`, then
+/// `diff <live-file> <target-file>` output in normal format (`unified = None`) or unified with N context lines
+/// (`Some(N)`, `---`/`+++` lines naming `/tmp/argocd-diffNNN/<name>-live.yaml` and `/tmp/argocd-diffNNN/<name>`).
+/// Objects are serialised as sigs.k8s.io/yaml would (sorted keys, 2-space indent, unindented list items). Only resources
+/// whose two sides differ (or one side is missing) are printed, sorted by "group/kind/namespace/name".
+pub fn render_argocd_diff(resources: &[RenderResource<'_>], unified: Option<usize>) -> String {
+    render::argocd(resources, unified)
+}
+
+/// Same for `kubectl diff` (diff -u -N with LIVE-/MERGED- directories and the group.version.Kind.ns.name file names;
+/// the apiVersion is taken from the object).
+pub fn render_kubectl_diff(resources: &[RenderResource<'_>]) -> String {
+    render::kubectl(resources)
+}
+
+const FORMATS: &str = "drift-doctor reads the output of `argocd app diff` (`===== group/Kind namespace/name ======` \
+headers, each followed by plain `diff` hunks such as `118c118` or unified hunks such as `@@ -115,7 +115,7 @@`) and \
+of `kubectl diff` (`diff -u -N /tmp/LIVE-…/<file> /tmp/MERGED-…/<file>` lines, each followed by unified hunks)";
+
+/// Lines looked at by [`looks_like_diff`].
+const SNIFF_LINES: usize = 2000;
+
+/// Cheap check used to switch the page to diff mode automatically.
+pub fn looks_like_diff(text: &str) -> bool {
+    let mut prev: Option<Cow<'_, str>> = None;
+    for raw in text.split('\n').take(SNIFF_LINES) {
+        let line = clean_line(raw);
+        if argo_header(&line).is_some()
+            || is_wrapper(&line)
+            || unified_header(&line).is_some()
+            || diff_command(&line)
+                .is_some_and(|(l, r)| kubectl_ident(l).is_some() || kubectl_ident(r).is_some())
+        {
+            return true;
+        }
+        if let Some(p) = &prev {
+            if p.starts_with("--- ") && line.starts_with("+++ ") {
+                return true;
+            }
+            if let Some(h) = normal_header(p) {
+                let want = if h.cmd == 'a' { '>' } else { '<' };
+                if line.starts_with(want) {
+                    return true;
+                }
+            }
+        }
+        prev = Some(line);
+    }
+    false
+}
+
+/// Parse any of the supported formats (detected automatically, may be mixed when several outputs are pasted).
+/// Resources are returned in input order. An error names the formats understood and the line where the text
+/// stopped making sense.
+pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(clean_line).collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return Err(DiffTextError {
+            line: 1,
+            column: 1,
+            message: format!("the text is empty; {FORMATS}"),
+        });
+    }
+    let n = lines.len();
+    let mut done: Vec<Builder<'_>> = Vec::new();
+    let mut cur: Option<Builder<'_>> = None;
+    // Before the first diff, and after a prompt or a sync question, other text is skipped.
+    let mut skipping = true;
+    let mut recognised = false;
+    let mut first_other: Option<usize> = None;
+    let mut i = 0;
+    while i < n {
+        let line: &str = &lines[i];
+        let ln = i + 1;
+        if line.trim().is_empty() {
+            i += 1;
+            continue;
+        }
+        if let Some((group, kind, namespace, name)) = argo_header(line) {
+            done.extend(cur.take());
+            cur = Some(Builder::new(
+                group,
+                kind,
+                namespace,
+                name,
+                TextFormat::ArgoNormal,
+                ln,
+            ));
+            skipping = false;
+            recognised = true;
+            i += 1;
+            continue;
+        }
+        if is_wrapper(line) {
+            done.extend(cur.take());
+            skipping = true;
+            recognised = true;
+            i += 1;
+            continue;
+        }
+        if let Some((left, right)) = diff_command(line) {
+            let argo_waiting = cur.as_ref().is_some_and(|c| {
+                c.format != TextFormat::KubectlUnified && c.hunks.is_empty() && !c.anonymous
+            });
+            if !argo_waiting {
+                done.extend(cur.take());
+                cur = Some(match kubectl_ident(right).or_else(|| kubectl_ident(left)) {
+                    Some((g, k, ns, name)) => {
+                        Builder::new(g, k, ns, name, TextFormat::KubectlUnified, ln)
+                    }
+                    None => Builder::anonymous(TextFormat::ArgoUnified, ln, argo_file_name(left)),
+                });
+            }
+            skipping = false;
+            recognised = true;
+            i += 1;
+            continue;
+        }
+        if line.starts_with("--- ") && lines.get(i + 1).is_some_and(|l| l.starts_with("+++ ")) {
+            let left = file_token(&line[4..]);
+            let right = lines.get(i + 1).map(|l| file_token(&l[4..])).unwrap_or("");
+            let reuse = cur
+                .as_ref()
+                .is_some_and(|c| c.hunks.is_empty() && !c.file_header);
+            if reuse {
+                if let Some(c) = cur.as_mut() {
+                    c.file_header = true;
+                    if c.format == TextFormat::ArgoNormal {
+                        c.format = TextFormat::ArgoUnified;
+                    }
+                }
+            } else {
+                done.extend(cur.take());
+                let mut b = match kubectl_ident(left).or_else(|| kubectl_ident(right)) {
+                    Some((g, k, ns, name)) => {
+                        Builder::new(g, k, ns, name, TextFormat::KubectlUnified, ln)
+                    }
+                    None => Builder::anonymous(TextFormat::ArgoUnified, ln, argo_file_name(left)),
+                };
+                b.file_header = true;
+                cur = Some(b);
+            }
+            skipping = false;
+            recognised = true;
+            i += 2;
+            continue;
+        }
+        if let Some(h) = unified_header(line) {
+            let b =
+                cur.get_or_insert_with(|| Builder::anonymous(TextFormat::ArgoUnified, ln, None));
+            if b.format == TextFormat::ArgoNormal {
+                b.format = TextFormat::ArgoUnified;
+            }
+            let (hunk, next) = read_unified(&lines, i, h);
+            b.hunks.push(hunk);
+            skipping = false;
+            recognised = true;
+            i = next;
+            continue;
+        }
+        if let Some(h) = normal_header(line) {
+            let want = if h.cmd == 'a' { '>' } else { '<' };
+            if lines.get(i + 1).is_some_and(|l| l.starts_with(want)) {
+                let b =
+                    cur.get_or_insert_with(|| Builder::anonymous(TextFormat::ArgoNormal, ln, None));
+                let (hunk, next) = read_normal(&lines, i, h);
+                b.hunks.push(hunk);
+                skipping = false;
+                recognised = true;
+                i = next;
+                continue;
+            }
+        }
+        let only = only_in(line).and_then(|(dir, file)| Some((dir, kubectl_ident(file)?)));
+        if let Some((dir, (g, k, ns, name))) = only {
+            done.extend(cur.take());
+            let mut b = Builder::new(g, k, ns, name, TextFormat::KubectlUnified, ln);
+            b.presence = Some(if dir.contains("MERGED-") {
+                TextPresence::GitOnly
+            } else {
+                TextPresence::LiveOnly
+            });
+            done.push(b);
+            skipping = false;
+            recognised = true;
+            i += 1;
+            continue;
+        }
+        match noise(line) {
+            Noise::Prompt => {
+                done.extend(cur.take());
+                skipping = true;
+                recognised = true;
+                i += 1;
+                continue;
+            }
+            Noise::Skip => {
+                i += 1;
+                continue;
+            }
+            Noise::No => {}
+        }
+        if skipping {
+            first_other.get_or_insert(ln);
+            i += 1;
+            continue;
+        }
+        let what = cur
+            .as_ref()
+            .or(done.last())
+            .map(Builder::describe)
+            .unwrap_or_else(|| "the previous resource".into());
+        let column = line.len() - line.trim_start().len() + 1;
+        return Err(DiffTextError {
+            line: ln,
+            column,
+            message: format!("this line does not continue the diff of {what}; {FORMATS}"),
+        });
+    }
+    done.extend(cur.take());
+    if done.is_empty() && !recognised {
+        let line = first_other.unwrap_or(1);
+        return Err(DiffTextError {
+            line,
+            column: 1,
+            message: format!("no diff found; {FORMATS}"),
+        });
+    }
+    Ok(done.into_iter().map(Builder::finish).collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines
+// ---------------------------------------------------------------------------------------------
+
+/// Drop the `\r` of CRLF text, trailing blanks, terminal colour codes, and non-breaking spaces used as
+/// indentation by web pages.
+fn clean_line(raw: &str) -> Cow<'_, str> {
+    let trimmed = raw.trim_end_matches(['\r', ' ', '\t']);
+    let mut s: Cow<'_, str> = Cow::Borrowed(trimmed);
+    if s.contains('\u{1b}') {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                if chars.peek() == Some(&'[') {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            out.push(c);
+        }
+        s = Cow::Owned(out.trim_end().to_string());
+    }
+    if s.contains('\u{a0}') {
+        let mut out = String::with_capacity(s.len());
+        let mut leading = true;
+        for (k, c) in s.chars().enumerate() {
+            if leading && c == '\u{a0}' {
+                out.push(' ');
+                continue;
+            }
+            if !(c == ' ' || (k == 0 && matches!(c, '<' | '>' | '+' | '-'))) {
+                leading = false;
+            }
+            out.push(c);
+        }
+        s = Cow::Owned(out);
+    }
+    s
+}
+
+/// `===== group/Kind namespace/name ======`
+fn argo_header(line: &str) -> Option<(String, String, String, String)> {
+    let t = line.trim();
+    if !t.starts_with("=====") || !t.ends_with("=====") {
+        return None;
+    }
+    let inner = t.trim_matches('=').trim();
+    let mut parts = inner.split_whitespace();
+    let (Some(gk), Some(nn), None) = (parts.next(), parts.next(), parts.next()) else {
+        return None;
+    };
+    let (group, kind) = gk.split_once('/')?;
+    let (ns, name) = nn.split_once('/')?;
+    if kind.is_empty() || name.is_empty() || kind.contains('/') || name.contains('/') {
+        return None;
+    }
+    Some((
+        group.to_string(),
+        kind.to_string(),
+        ns.to_string(),
+        name.to_string(),
+    ))
+}
+
+/// `argocd app sync --preview-changes` wrapper lines.
+fn is_wrapper(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("======")
+        && (t.contains("Previewing differences between live and desired state")
+            || t.contains("No Differences found"))
+}
+
+/// `diff [options] LEFT RIGHT`
+fn diff_command(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix("diff ")?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    if words.len() < 2 {
+        return None;
+    }
+    let left = words[words.len() - 2];
+    let right = words[words.len() - 1];
+    if left.starts_with('-') || right.starts_with('-') {
+        return None;
+    }
+    Some((left, right))
+}
+
+/// The path on a `---`/`+++` line (a tab, or spaces where a paste lost it, precede the timestamp).
+fn file_token(rest: &str) -> &str {
+    rest.split_whitespace().next().unwrap_or("")
+}
+
+/// `[group.]version.Kind.namespace.name`, the file names `kubectl diff` writes.
+fn kubectl_ident(path: &str) -> Option<(String, String, String, String)> {
+    let file = path.rsplit(['/', '\\']).next()?;
+    let parts: Vec<&str> = file.split('.').collect();
+    for i in 0..parts.len() {
+        let p = parts[i];
+        let is_version = p.len() >= 2
+            && p.starts_with('v')
+            && p.as_bytes()[1].is_ascii_digit()
+            && p[1..]
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric());
+        let kind_next = parts
+            .get(i + 1)
+            .is_some_and(|k| k.starts_with(|c: char| c.is_ascii_uppercase()));
+        if is_version && kind_next && parts.len() >= i + 4 {
+            let name = parts[i + 3..].join(".");
+            if name.is_empty() {
+                return None;
+            }
+            return Some((
+                parts[..i].join("."),
+                parts[i + 1].to_string(),
+                parts[i + 2].to_string(),
+                name,
+            ));
+        }
+    }
+    None
+}
+
+/// The resource name in `/tmp/argocd-diffNNN/<name>-live.yaml`.
+fn argo_file_name(path: &str) -> Option<String> {
+    let file = path.rsplit(['/', '\\']).next()?;
+    let dir_ok = path.contains("argocd-diff");
+    let name = file.strip_suffix("-live.yaml").unwrap_or(file);
+    (dir_ok && !name.is_empty()).then(|| name.to_string())
+}
+
+/// `Only in /tmp/LIVE-123: apps.v1.Deployment.default.web`
+fn only_in(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix("Only in ")?;
+    let (dir, file) = rest.split_once(": ")?;
+    Some((dir, file.trim()))
+}
+
+enum Noise {
+    No,
+    /// Text that is not a diff and says nothing about it.
+    Skip,
+    /// A new command starts: what follows until the next diff may be any text.
+    Prompt,
+}
+
+fn noise(line: &str) -> Noise {
+    let t = line.trim_start();
+    if t.starts_with("$ ")
+        || t == "$"
+        || t.starts_with("% ")
+        || t.starts_with('#')
+        || t.starts_with("PS ")
+        || t.starts_with("argocd ")
+        || t.starts_with("kubectl ")
+        || t.starts_with("KUBECTL_EXTERNAL_DIFF")
+        || [
+            "$ argocd",
+            "$ kubectl",
+            "> argocd",
+            "> kubectl",
+            "# argocd",
+            "# kubectl",
+            "% argocd",
+            "% kubectl",
+        ]
+        .iter()
+        .any(|p| t.contains(p))
+        || t.starts_with("Please review changes to application")
+    {
+        return Noise::Prompt;
+    }
+    let skip_prefixes = [
+        "\\ No newline",
+        "```",
+        "~~~",
+        "Warning:",
+        "warning:",
+        "WARNING:",
+        "error:",
+        "Error:",
+        "ERROR:",
+        "time=\"",
+        "command terminated with exit code",
+        "exit status ",
+        "Exit code",
+        // `git diff` extended header lines.
+        "index ",
+        "new file mode",
+        "deleted file mode",
+        "old mode",
+        "new mode",
+        "similarity index",
+        "rename from",
+        "rename to",
+    ];
+    if skip_prefixes.iter().any(|p| t.starts_with(p))
+        || matches!(t, "..." | "…" | "[...]" | "(...)" | "[…]")
+    {
+        return Noise::Skip;
+    }
+    let b = t.as_bytes();
+    // logrus (`INFO[0001] …`) and klog (`W0110 10:00:00.000000 …`) lines.
+    if b.len() > 5 && b[..4].iter().all(u8::is_ascii_uppercase) && b[4] == b'[' {
+        return Noise::Skip;
+    }
+    if b.len() > 6
+        && matches!(b[0], b'I' | b'W' | b'E' | b'F')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5] == b' '
+    {
+        return Noise::Skip;
+    }
+    Noise::No
+}
+
+#[derive(Clone, Copy, Debug)]
+struct UnifiedHeader {
+    old_start: usize,
+    old_len: usize,
+    new_start: usize,
+    new_len: usize,
+}
+
+fn parse_range(s: &str) -> Option<(usize, usize)> {
+    match s.split_once(',') {
+        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+        None => Some((s.parse().ok()?, 1)),
+    }
+}
+
+/// `@@ -115,7 +115,7 @@`
+fn unified_header(line: &str) -> Option<UnifiedHeader> {
+    let rest = line.strip_prefix("@@ -")?;
+    let end = rest
+        .find(" @@")
+        .unwrap_or_else(|| rest.trim_end_matches('@').trim_end().len());
+    let (old, new) = rest.get(..end)?.split_once(" +")?;
+    let (old_start, old_len) = parse_range(old.trim())?;
+    let (new_start, new_len) = parse_range(new.trim())?;
+    Some(UnifiedHeader {
+        old_start,
+        old_len,
+        new_start,
+        new_len,
+    })
+}
+
+#[derive(Clone, Copy, Debug)]
+struct NormalHeader {
+    a1: usize,
+    a2: usize,
+    cmd: char,
+    b1: usize,
+    b2: usize,
+}
+
+/// `12c12`, `0a1,21`, `1,12d0`
+fn normal_header(line: &str) -> Option<NormalHeader> {
+    let t = line.trim();
+    let pos = t.find(['a', 'c', 'd'])?;
+    let cmd = t[pos..].chars().next()?;
+    let range = |s: &str| -> Option<(usize, usize)> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+            return None;
+        }
+        match s.split_once(',') {
+            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+            None => {
+                let a = s.parse().ok()?;
+                Some((a, a))
+            }
+        }
+    };
+    let (a1, a2) = range(&t[..pos])?;
+    let (b1, b2) = range(&t[pos + 1..])?;
+    Some(NormalHeader {
+        a1,
+        a2,
+        cmd,
+        b1,
+        b2,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tag {
+    Ctx,
+    Del,
+    Add,
+}
+
+struct HLine<'a> {
+    tag: Tag,
+    text: &'a str,
+    src: usize,
+}
+
+struct RawHunk<'a> {
+    old_start: usize,
+    old_len: usize,
+    new_start: usize,
+    new_len: usize,
+    lines: Vec<HLine<'a>>,
+}
+
+/// The YAML after a one-character diff marker (and the space or tab some diffs put after it).
+fn after_marker(line: &str, space: bool) -> &str {
+    let rest = line.get(1..).unwrap_or("");
+    if space {
+        rest.strip_prefix([' ', '\t']).unwrap_or(rest)
+    } else {
+        rest.strip_prefix('\t').unwrap_or(rest)
+    }
+}
+
+fn read_unified<'a>(lines: &'a [Cow<'a, str>], i: usize, h: UnifiedHeader) -> (RawHunk<'a>, usize) {
+    let mut out = Vec::new();
+    let (mut ro, mut rn) = (h.old_len, h.new_len);
+    let mut j = i + 1;
+    while j < lines.len() && (ro > 0 || rn > 0) {
+        let l: &str = &lines[j];
+        let src = j + 1;
+        match l.as_bytes().first() {
+            Some(b'\\') => {}
+            None if ro > 0 && rn > 0 => {
+                out.push(HLine {
+                    tag: Tag::Ctx,
+                    text: "",
+                    src,
+                });
+                ro -= 1;
+                rn -= 1;
+            }
+            Some(b' ') if ro > 0 && rn > 0 => {
+                out.push(HLine {
+                    tag: Tag::Ctx,
+                    text: &l[1..],
+                    src,
+                });
+                ro -= 1;
+                rn -= 1;
+            }
+            Some(b'-') if ro > 0 => {
+                out.push(HLine {
+                    tag: Tag::Del,
+                    text: after_marker(l, false),
+                    src,
+                });
+                ro -= 1;
+            }
+            Some(b'+') if rn > 0 => {
+                out.push(HLine {
+                    tag: Tag::Add,
+                    text: after_marker(l, false),
+                    src,
+                });
+                rn -= 1;
+            }
+            _ => break,
+        }
+        j += 1;
+    }
+    while lines.get(j).is_some_and(|l| l.starts_with('\\')) {
+        j += 1;
+    }
+    let hunk = RawHunk {
+        old_start: h.old_start,
+        old_len: h.old_len,
+        new_start: h.new_start,
+        new_len: h.new_len,
+        lines: out,
+    };
+    (hunk, j)
+}
+
+fn read_normal<'a>(lines: &'a [Cow<'a, str>], i: usize, h: NormalHeader) -> (RawHunk<'a>, usize) {
+    let mut out = Vec::new();
+    let mut j = i + 1;
+    if h.cmd != 'a' {
+        while let Some(l) = lines.get(j) {
+            if l.starts_with('<') {
+                out.push(HLine {
+                    tag: Tag::Del,
+                    text: after_marker(l, true),
+                    src: j + 1,
+                });
+            } else if !l.starts_with('\\') {
+                break;
+            }
+            j += 1;
+        }
+    }
+    if h.cmd == 'c' && lines.get(j).is_some_and(|l| l.as_ref() == "---") {
+        j += 1;
+    }
+    if h.cmd != 'd' {
+        while let Some(l) = lines.get(j) {
+            if l.starts_with('>') {
+                out.push(HLine {
+                    tag: Tag::Add,
+                    text: after_marker(l, true),
+                    src: j + 1,
+                });
+            } else if !l.starts_with('\\') {
+                break;
+            }
+            j += 1;
+        }
+    }
+    let span = |a: usize, b: usize| b.saturating_sub(a) + 1;
+    let (old_start, old_len) = if h.cmd == 'a' {
+        (h.a1, 0)
+    } else {
+        (h.a1, span(h.a1, h.a2))
+    };
+    let (new_start, new_len) = if h.cmd == 'd' {
+        (h.b1, 0)
+    } else {
+        (h.b1, span(h.b1, h.b2))
+    };
+    (
+        RawHunk {
+            old_start,
+            old_len,
+            new_start,
+            new_len,
+            lines: out,
+        },
+        j,
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------------------------
+
+struct Builder<'a> {
+    group: String,
+    kind: String,
+    namespace: String,
+    name: String,
+    anonymous: bool,
+    format: TextFormat,
+    line: usize,
+    file_header: bool,
+    presence: Option<TextPresence>,
+    hunks: Vec<RawHunk<'a>>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(
+        group: String,
+        kind: String,
+        namespace: String,
+        name: String,
+        format: TextFormat,
+        line: usize,
+    ) -> Self {
+        Builder {
+            group,
+            kind,
+            namespace,
+            name,
+            anonymous: false,
+            format,
+            line,
+            file_header: false,
+            presence: None,
+            hunks: Vec::new(),
+        }
+    }
+
+    fn anonymous(format: TextFormat, line: usize, name: Option<String>) -> Self {
+        let mut b = Builder::new(
+            String::new(),
+            String::new(),
+            String::new(),
+            name.unwrap_or_default(),
+            format,
+            line,
+        );
+        b.anonymous = true;
+        b
+    }
+
+    fn describe(&self) -> String {
+        if self.kind.is_empty() && self.name.is_empty() {
+            "the diff above".to_string()
+        } else {
+            format!(
+                "{}/{} {}/{}",
+                self.group, self.kind, self.namespace, self.name
+            )
+        }
+    }
+
+    /// Fill in kind, name, … from the YAML when no header named the resource.
+    fn identify_from_content(&mut self) {
+        let mut top = "";
+        for h in &self.hunks {
+            for l in &h.lines {
+                let t = l.text.trim_end();
+                let col = yaml::indent_of(t);
+                let Some((key, rest)) = yaml::split_key(&t[col..]) else {
+                    continue;
+                };
+                let value = || match yaml::parse_inline(rest) {
+                    Value::String(s) => s,
+                    _ => String::new(),
+                };
+                if col == 0 {
+                    match key.as_ref() {
+                        "kind" if self.kind.is_empty() => self.kind = value(),
+                        "apiVersion" if self.group.is_empty() => {
+                            self.group = value()
+                                .split_once('/')
+                                .map(|(g, _)| g.to_string())
+                                .unwrap_or_default()
+                        }
+                        "metadata" => top = "metadata",
+                        _ => top = "",
+                    }
+                } else if col == 2 && top == "metadata" {
+                    match key.as_ref() {
+                        "name" if self.name.is_empty() => self.name = value(),
+                        "namespace" if self.namespace.is_empty() => self.namespace = value(),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> TextResource {
+        if self.anonymous {
+            self.identify_from_content();
+        }
+        let mut res = TextResource {
+            group: self.group.clone(),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            format: self.format,
+            presence: self.presence.unwrap_or(TextPresence::Both),
+            changes: Vec::new(),
+            git_object: None,
+            live_object: None,
+            line: self.line,
+        };
+        if self.presence.is_some() {
+            return res;
+        }
+        let shape = shape::shape_for(&self.kind);
+        let allow_status = self.format == TextFormat::KubectlUnified;
+        if let [only] = self.hunks.as_slice() {
+            let whole_add = only.old_len == 0 && only.old_start == 0 && only.new_len > 0;
+            let whole_del = only.new_len == 0 && only.new_start == 0 && only.old_len > 0;
+            if whole_add || whole_del {
+                let tag = if whole_add { Tag::Add } else { Tag::Del };
+                let view: Vec<ViewLine<'_>> = only
+                    .lines
+                    .iter()
+                    .filter(|l| l.tag == tag)
+                    .map(|l| ViewLine {
+                        text: l.text,
+                        changed: true,
+                        src: l.src,
+                    })
+                    .collect();
+                let object = paths::whole_object(&view);
+                let line = view.first().map(|l| l.src).unwrap_or(self.line);
+                let change = TextChange {
+                    path: Vec::new(),
+                    git: whole_add.then(|| object.clone()),
+                    live: whole_del.then(|| object.clone()),
+                    certain: true,
+                    note: None,
+                    line,
+                };
+                if whole_add {
+                    res.presence = TextPresence::GitOnly;
+                    res.git_object = Some(object);
+                } else {
+                    res.presence = TextPresence::LiveOnly;
+                    res.live_object = Some(object);
+                }
+                res.changes.push(change);
+                return res;
+            }
+        }
+        let mut work = Workspace::new(shape, allow_status);
+        let (mut old, mut new, mut all) = (Vec::new(), Vec::new(), Vec::new());
+        for hunk in &self.hunks {
+            old.clear();
+            new.clear();
+            all.clear();
+            for l in &hunk.lines {
+                let changed = l.tag != Tag::Ctx;
+                let line = ViewLine {
+                    text: l.text,
+                    changed,
+                    src: l.src,
+                };
+                all.push(line);
+                if l.tag != Tag::Add {
+                    old.push(line);
+                }
+                if l.tag != Tag::Del {
+                    new.push(line);
+                }
+            }
+            work.hunk(&old, &new, &all, &self.kind, &mut res.changes);
+        }
+        res
+    }
+}

@@ -1,0 +1,322 @@
+//! Fixes: the narrowest `ignoreDifferences` rule (Application and argocd-cm
+//! forms), Git changes, sync-order changes and render fixes, built from the
+//! rule that explained each difference. Real drift never gets an ignore fix,
+//! and neither does a security-relevant field, whatever explained it.
+
+use crate::analyze::fill;
+use crate::identity::ResourceKey;
+use crate::model::*;
+use crate::path::{self, Seg};
+use crate::rules::{self, glob, IgnoreTemplate, Rule};
+
+/// Fields whose changes matter for security: an ignore rule over them could
+/// hide a privilege escalation, so drift-doctor never proposes one.
+pub const SENSITIVE_PATHS: &[&str] = &[
+    "**/securityContext",
+    "**/securityContext/**",
+    "**/privileged",
+    "**/allowPrivilegeEscalation",
+    "**/capabilities/**",
+    "**/hostNetwork",
+    "**/hostPID",
+    "**/hostIPC",
+    "**/hostPath",
+    "**/hostPath/**",
+    "**/serviceAccountName",
+    "**/serviceAccount",
+    "**/automountServiceAccountToken",
+    "**/containers/*/image",
+    "**/initContainers/*/image",
+    "**/containers/*/command/**",
+    "**/containers/*/args/**",
+    "**/containers/*/command",
+    "**/containers/*/args",
+];
+
+const SENSITIVE_KINDS: &[&str] = &[
+    "rbac.authorization.k8s.io/Role",
+    "rbac.authorization.k8s.io/ClusterRole",
+    "rbac.authorization.k8s.io/RoleBinding",
+    "rbac.authorization.k8s.io/ClusterRoleBinding",
+    "networking.k8s.io/NetworkPolicy",
+];
+
+fn tokens(pointer: &str) -> Vec<String> {
+    path::split_pattern(pointer)
+}
+
+fn pattern_matches(pattern: &[String], toks: &[String]) -> bool {
+    match pattern.split_first() {
+        None => toks.is_empty(),
+        Some((first, rest)) if first == "**" => (0..=toks.len()).any(|i| pattern_matches(rest, &toks[i..])),
+        Some((first, rest)) => match toks.split_first() {
+            Some((t, trest)) => (first == "*" || glob(first, t)) && pattern_matches(rest, trest),
+            None => false,
+        },
+    }
+}
+
+/// Whether ignoring this field could hide a security-relevant change.
+pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
+    let gk = key.group_kind();
+    if SENSITIVE_KINDS.contains(&gk.as_str()) && !(pointer == "/rules" || pointer.starts_with("/rules/")) {
+        return true;
+    }
+    if key.kind == "Secret" && key.group.is_empty() && pointer.is_empty() {
+        return false;
+    }
+    let toks = tokens(pointer);
+    SENSITIVE_PATHS.iter().any(|p| pattern_matches(&tokens(p), &toks))
+}
+
+/// The path an ignore rule should name for a difference: its own path, its
+/// parent, or the rule's pattern (where `*` becomes "every item").
+fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
+    match t.path.as_str() {
+        "self" => diff_path.to_vec(),
+        "parent" => diff_path[..diff_path.len().saturating_sub(1)].to_vec(),
+        pattern => {
+            // Keep the difference's keyed items where the pattern has `*`,
+            // so the ignore stays on the one webhook/container that differs.
+            let toks = tokens(pattern);
+            let mut out = Vec::new();
+            for (i, t) in toks.iter().enumerate() {
+                match (t.as_str(), diff_path.get(i)) {
+                    ("*", Some(seg @ Seg::Item { key: Some(_), .. })) => out.push(seg.clone()),
+                    ("*", _) => out.push(Seg::Item { index: None, key: None }),
+                    (k, _) => out.push(Seg::Key(k.to_string())),
+                }
+            }
+            out
+        }
+    }
+}
+
+/// A YAML scalar: plain when it is safe to read back as the same string.
+fn yaml_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        && s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false" | "yes" | "no" | "on" | "off" | "null");
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).unwrap_or_default()
+    }
+}
+
+/// Render the Application and argocd-cm forms of an ignore rule.
+pub fn ignore_snippet(key: &ResourceKey, paths: &[Vec<Seg>], respect: bool, stop_gap: bool, managers: &[String], title: &str) -> String {
+    let mut pointers = Vec::new();
+    let mut jqs = Vec::new();
+    for p in paths {
+        if path::pointer_is_exact(p) {
+            let ptr = path::pointer(p);
+            if !pointers.contains(&ptr) {
+                pointers.push(ptr);
+            }
+        } else {
+            let jq = path::jq_with(p, true);
+            if !jqs.contains(&jq) {
+                jqs.push(jq);
+            }
+        }
+    }
+    let mut out = String::new();
+    out.push_str(&format!("# {title}\n"));
+    if stop_gap {
+        out.push_str("# Stop-gap: open a ticket for the Git fix and set a review date before merging this.\n");
+    }
+    out.push_str("# Application (this resource only):\nspec:\n  ignoreDifferences:\n");
+    out.push_str(&format!("    - group: {}\n      kind: {}\n", yaml_quote(&key.group), key.kind));
+    out.push_str(&format!("      name: {}\n", yaml_quote(&key.name)));
+    if !key.namespace.is_empty() {
+        out.push_str(&format!("      namespace: {}\n", yaml_quote(&key.namespace)));
+    }
+    let body = |indent: &str, out: &mut String| {
+        if !pointers.is_empty() {
+            out.push_str(&format!("{indent}jsonPointers:\n"));
+            for p in &pointers {
+                out.push_str(&format!("{indent}  - {p}\n"));
+            }
+        }
+        if !jqs.is_empty() {
+            out.push_str(&format!("{indent}jqPathExpressions:\n"));
+            for j in &jqs {
+                out.push_str(&format!("{indent}  - {}\n", single_quoted(j)));
+            }
+        }
+    };
+    body("      ", &mut out);
+    if !managers.is_empty() {
+        out.push_str(&format!(
+            "      # Or trust the field's owner instead of naming paths:\n      # managedFieldsManagers: [{}]\n",
+            managers.join(", ")
+        ));
+    }
+    if respect {
+        out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owner's live value when syncing\n      - RespectIgnoreDifferences=true\n");
+    }
+    let cm_key = if key.group.is_empty() { key.kind.clone() } else { format!("{}_{}", key.group, key.kind) };
+    out.push_str(&format!(
+        "---\n# argocd-cm (every {} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{}: |\n",
+        if key.group.is_empty() { key.kind.clone() } else { key.group_kind() },
+        cm_key
+    ));
+    body("    ", &mut out);
+    out
+}
+
+/// jq expressions hold double quotes and pipes: write them single-quoted.
+fn single_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Every fix for one resource, in the order its rules first appear.
+pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
+    let Ok(catalog) = rules::catalog() else { return Vec::new() };
+    let visible: Vec<&Difference> = differences.iter().filter(|d| d.visible).collect();
+    let mut order: Vec<&str> = Vec::new();
+    for d in &visible {
+        if !order.contains(&d.rule.as_str()) {
+            order.push(&d.rule);
+        }
+    }
+    let mut fixes = Vec::new();
+    for code in order {
+        let Some(rule) = catalog.get(code) else { continue };
+        let diffs: Vec<&&Difference> = visible.iter().filter(|d| d.rule == code).collect();
+        fixes.extend(fixes_for_rule(key, rule, &diffs));
+    }
+    fixes
+}
+
+fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "(absent)".to_string(),
+        other => rules::value_text(other),
+    };
+    vec![
+        ("kind".into(), key.kind.clone()),
+        ("name".into(), key.name.clone()),
+        ("namespace".into(), key.namespace.clone()),
+        ("path".into(), path::dotted(&path::parse_pointer(&d.pointer))),
+        ("git".into(), text(&d.git)),
+        ("live".into(), text(&d.live)),
+    ]
+}
+
+fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec<Fix> {
+    let mut out = Vec::new();
+    let Some(first) = diffs.first() else { return out };
+    let vars = vars_for(key, first);
+    let pointers: Vec<String> = diffs.iter().map(|d| d.pointer.clone()).collect();
+    let t = &rule.fix;
+    if let (Some(ig), false) = (&t.ignore, rule.cause == Cause::Drift) {
+        let eligible: Vec<&&&Difference> = diffs.iter().filter(|d| !is_sensitive(key, &d.pointer) && !d.pointer.is_empty()).collect();
+        if !eligible.is_empty() {
+            let mut paths: Vec<Vec<Seg>> = Vec::new();
+            for d in &eligible {
+                let p = ignore_path(ig, &d.segs);
+                if !paths.contains(&p) {
+                    paths.push(p);
+                }
+            }
+            let title = format!("Ignore {} ({})", paths.iter().map(|p| path::dotted(p)).collect::<Vec<_>>().join(", "), rule.title.to_lowercase());
+            let has_better_fix = t.git.is_some() || t.render.is_some() || t.sync_order.is_some();
+            out.push(Fix {
+                cause: rule.cause,
+                kind: FixKind::Ignore,
+                title: title.clone(),
+                pointers: eligible.iter().map(|d| d.pointer.clone()).collect(),
+                snippet: ignore_snippet(key, &paths, ig.respect, has_better_fix, &ig.managers, &title),
+            });
+        }
+    }
+    if let Some(git) = &t.git {
+        out.push(Fix {
+            cause: rule.cause,
+            kind: FixKind::Git,
+            title: if rule.cause == Cause::Drift { "Sync, or fix Git".to_string() } else { format!("Fix in Git: {}", rule.title.to_lowercase()) },
+            pointers: pointers.clone(),
+            snippet: fill(git, &vars),
+        });
+    }
+    if let Some(sync) = &t.sync_order {
+        let mut snippet = fill(sync, &vars);
+        if let Some(extra) = &t.sync_order_snippet {
+            snippet.push_str("\n\n");
+            snippet.push_str(&fill(extra, &vars));
+        }
+        out.push(Fix {
+            cause: rule.cause,
+            kind: FixKind::SyncOrder,
+            title: format!("Change sync order: {}", rule.title.to_lowercase()),
+            pointers: pointers.clone(),
+            snippet,
+        });
+    }
+    if let Some(render) = &t.render {
+        out.push(Fix {
+            cause: rule.cause,
+            kind: FixKind::Render,
+            title: format!("Make rendering deterministic: {}", rule.title.to_lowercase()),
+            pointers,
+            snippet: fill(render, &vars),
+        });
+    }
+    out
+}
+
+/// What to do first when the findings show a sync loop.
+pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {
+    let looping: Vec<&Difference> = resources
+        .iter()
+        .flat_map(|r| r.differences.iter())
+        .filter(|d| d.visible && d.cause != Cause::Drift)
+        .collect();
+    let drift: Vec<(&ResourceReport, &Difference)> = resources
+        .iter()
+        .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
+        .filter(|(_, d)| d.visible && d.cause == Cause::Drift)
+        .collect();
+    let mut steps = Vec::new();
+    if !looping.is_empty() {
+        let app_name = app.unwrap_or("<app>");
+        steps.push(format!(
+            "Stop the loop first: turn auto-sync off while you fix it with `argocd app set {app_name} --sync-policy none`, or take only the affected field out of comparison with the ignore rule below; turn auto-sync back on once the fix is in Git."
+        ));
+    }
+    if let Some((r, d)) = drift.first() {
+        let p = path::dotted(&path::parse_pointer(&d.pointer));
+        let what = if p.is_empty() { "the object".to_string() } else { p };
+        steps.push(format!(
+            "Do not force `argocd app sync` before checking: it would push Git over {} live value(s) someone changed by hand (for example {} of {}), and the live value may be the right one. If it is, change Git instead.",
+            drift.len(),
+            what,
+            r.id
+        ));
+    }
+    steps
+}
+
+/// Prevention checklist items that match the causes found.
+pub fn prevention_checklist(causes: &[Cause]) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for c in causes {
+        let item = match c {
+            Cause::Autoscaler => "Workloads scaled by an HPA or KEDA have no `replicas` in Git (or ignore it with `RespectIgnoreDifferences=true`).",
+            Cause::MutatingWebhook => "Decide a drift policy for fields injected by webhooks (sidecars, annotations, caBundle) and ignore them by exact key, never whole maps.",
+            Cause::NondeterministicRender => "CI renders the manifests twice (`helm template`, `kustomize build`) and fails when the two outputs differ.",
+            Cause::ControllerRewrite => "Document which fields each operator or controller normalises, and write them in Git in the normalised form.",
+            Cause::ServerDefaults => "Write API-server defaults explicitly in Git where Argo CD compares them (custom resources, server-side apply).",
+            Cause::Reloader => "Ignore restart and reload stamps (`restartedAt`, reloader annotations) by exact key; never ignore whole annotation maps.",
+            Cause::SyncOrdering => "Design sync waves and hooks for failure: CRDs and Namespaces in an earlier wave, hooks with a delete policy, immutable fields changed by replacement.",
+            Cause::Drift => "Changes to the cluster go through Git; alert on manual edits rather than ignoring them.",
+        };
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}

@@ -1,0 +1,28 @@
+//! drift-doctor: explains why an Argo CD Application stays OutOfSync.
+//!
+//! The library is the pure core shared by the CLI and the web page: it reads
+//! Git (desired) and live manifests as text, compares them the way Argo CD
+//! does, gives every differing field one cause from a rule catalogue, and
+//! proposes the narrowest safe fix. No files, no clock, no network.
+
+pub mod analyze;
+pub mod compare;
+pub mod context;
+pub mod fixes;
+pub mod identity;
+pub mod input;
+pub mod k8s;
+pub mod managed_fields;
+pub mod model;
+pub mod normalize;
+pub mod path;
+pub mod render;
+pub mod rules;
+pub mod secret_mask;
+pub mod share;
+pub mod view;
+
+pub use analyze::{analyze, Options};
+pub use compare::{CompareOptions, Strategy};
+pub use input::{InputError, Side};
+pub use model::*;

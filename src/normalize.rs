@@ -1,0 +1,156 @@
+//! The normalisations Argo CD applies to both sides before comparing:
+//! status, server-managed metadata, the tracking annotation, Secret
+//! `stringData`, empty role rules, Endpoints protocols, and the canonical
+//! form of quantities (the typed round trip Argo CD calls "remarshal").
+
+use crate::compare::LAST_APPLIED;
+use crate::k8s;
+use serde_json::{Map, Value};
+
+/// Argo CD's default tracking annotation (label tracking uses the
+/// `app.kubernetes.io/instance` label, which charts also set, so it stays).
+pub const TRACKING_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
+
+/// Metadata the API server owns; Argo CD never reports it as a difference.
+const SERVER_METADATA: &[&str] =
+    &["creationTimestamp", "managedFields", "resourceVersion", "uid", "generation", "selfLink", "namespace"];
+
+pub struct Normalizer<'a> {
+    pub group: &'a str,
+    pub kind: &'a str,
+    pub ignore_aggregated_roles: bool,
+}
+
+impl Normalizer<'_> {
+    pub fn normalize(&self, obj: &Value) -> Value {
+        let mut v = strip_nulls(obj);
+        let Some(map) = v.as_object_mut() else { return v };
+        map.remove("status");
+        if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            for k in SERVER_METADATA {
+                meta.remove(*k);
+            }
+            for field in ["annotations", "labels"] {
+                if let Some(Value::Object(m)) = meta.get_mut(field) {
+                    if field == "annotations" {
+                        m.remove(LAST_APPLIED);
+                        m.remove(TRACKING_ANNOTATION);
+                    }
+                }
+                if meta.get(field).is_some_and(|m| m.as_object().is_some_and(Map::is_empty)) {
+                    meta.remove(field);
+                }
+            }
+        }
+        for template_meta in ["/spec/template/metadata", "/spec/jobTemplate/metadata", "/spec/jobTemplate/spec/template/metadata"] {
+            if let Some(Value::Object(m)) = v.pointer_mut(template_meta) {
+                m.remove("creationTimestamp");
+            }
+        }
+        if let Some(Value::Array(vcts)) = v.pointer_mut("/spec/volumeClaimTemplates") {
+            for t in vcts {
+                if let Some(Value::Object(m)) = t.pointer_mut("/metadata") {
+                    m.remove("creationTimestamp");
+                }
+            }
+        }
+        match (self.group, self.kind) {
+            ("", "Secret") => normalize_secret(&mut v),
+            ("rbac.authorization.k8s.io", "Role" | "ClusterRole") => self.normalize_role(&mut v),
+            ("", "Endpoints") => normalize_endpoints(&mut v),
+            _ => {}
+        }
+        k8s::normalize_known_types(self.group, self.kind, &mut v);
+        v
+    }
+
+    fn normalize_role(&self, v: &mut Value) {
+        let Some(map) = v.as_object_mut() else { return };
+        let empty = map.get("rules").is_some_and(|r| r.as_array().is_some_and(Vec::is_empty));
+        let aggregated = self.ignore_aggregated_roles && map.get("aggregationRule").is_some();
+        if empty || aggregated {
+            map.remove("rules");
+        }
+    }
+}
+
+/// Nulls mean "absent" in Kubernetes JSON; drop them from maps.
+fn strip_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            Value::Object(m.iter().filter(|(_, x)| !x.is_null()).map(|(k, x)| (k.clone(), strip_nulls(x))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `stringData` is write-only: the API server stores it base64-encoded in `data`.
+fn normalize_secret(v: &mut Value) {
+    let Some(map) = v.as_object_mut() else { return };
+    let Some(Value::Object(string_data)) = map.remove("stringData") else { return };
+    let data = map.entry("data").or_insert_with(|| Value::Object(Map::new()));
+    if !data.is_object() {
+        *data = Value::Object(Map::new());
+    }
+    if let Value::Object(d) = data {
+        for (k, val) in string_data {
+            let plain = match val {
+                Value::String(s) => s,
+                Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            d.insert(k, Value::String(base64_encode(plain.as_bytes())));
+        }
+    }
+}
+
+fn normalize_endpoints(v: &mut Value) {
+    let Some(Value::Array(subsets)) = v.get_mut("subsets") else { return };
+    for subset in subsets.iter_mut() {
+        if let Some(Value::Array(ports)) = subset.get_mut("ports") {
+            for p in ports.iter_mut() {
+                if let Value::Object(pm) = p {
+                    pm.entry("protocol").or_insert_with(|| Value::String("TCP".into()));
+                }
+            }
+        }
+    }
+    subsets.sort_by_key(|s| s.to_string());
+}
+
+pub fn base64_encode(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secret_string_data_becomes_data() {
+        let n = Normalizer { group: "", kind: "Secret", ignore_aggregated_roles: false };
+        let v = n.normalize(&json!({"kind":"Secret","metadata":{"name":"s"},"stringData":{"a":"hi"},"data":{"b":"eA=="}}));
+        assert_eq!(v["data"], json!({"a":"aGk=","b":"eA=="}));
+        assert!(v.get("stringData").is_none());
+    }
+
+    #[test]
+    fn server_metadata_and_status_are_dropped() {
+        let n = Normalizer { group: "", kind: "ConfigMap", ignore_aggregated_roles: false };
+        let v = n.normalize(&json!({"kind":"ConfigMap","metadata":{"name":"c","uid":"u","resourceVersion":"1",
+            "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"status":{"x":1}}));
+        assert_eq!(v, json!({"kind":"ConfigMap","metadata":{"name":"c"}}));
+    }
+
+    #[test]
+    fn aggregated_role_rules_are_dropped_only_when_asked() {
+        let obj = json!({"kind":"ClusterRole","metadata":{"name":"r"},"aggregationRule":{},"rules":[{"verbs":["get"]}]});
+        let keep = Normalizer { group: "rbac.authorization.k8s.io", kind: "ClusterRole", ignore_aggregated_roles: false };
+        assert!(keep.normalize(&obj).get("rules").is_some());
+        let drop = Normalizer { group: "rbac.authorization.k8s.io", kind: "ClusterRole", ignore_aggregated_roles: true };
+        assert!(drop.normalize(&obj).get("rules").is_none());
+    }
+}

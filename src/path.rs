@@ -1,0 +1,223 @@
+//! Paths inside Kubernetes objects, and their two printed forms:
+//! RFC 6901 JSON pointers and the jq paths Argo CD's `jqPathExpressions` accept.
+
+use serde_json::Value;
+
+/// One step of a path inside a Kubernetes object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seg {
+    Key(String),
+    /// A list item: its index when known, and its merge key and value when the list has one.
+    Item {
+        index: Option<usize>,
+        key: Option<(String, Value)>,
+    },
+}
+
+impl Seg {
+    pub fn key(k: &str) -> Seg {
+        Seg::Key(k.to_string())
+    }
+}
+
+pub fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+pub fn unescape_pointer_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// RFC 6901 pointer; an item of unknown index prints as `*`.
+pub fn pointer(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        out.push('/');
+        match seg {
+            Seg::Key(k) => out.push_str(&escape_pointer_token(k)),
+            Seg::Item { index: Some(i), .. } => out.push_str(&i.to_string()),
+            Seg::Item { index: None, .. } => out.push('*'),
+        }
+    }
+    out
+}
+
+fn is_plain_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn jq_key(key: &str) -> String {
+    if is_plain_identifier(key) {
+        format!(".{key}")
+    } else {
+        format!(".{}", serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into()))
+    }
+}
+
+fn jq_literal(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+}
+
+/// A jq path expression; list items with a merge key are selected by it.
+/// `optional` adds `?` after `[]` so the expression never fails on objects lacking the list.
+pub fn jq(path: &[Seg]) -> String {
+    jq_with(path, false)
+}
+
+pub fn jq_with(path: &[Seg], optional: bool) -> String {
+    if path.is_empty() {
+        return ".".to_string();
+    }
+    let mut out = String::new();
+    let mut after_select = false;
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if after_select {
+                    out.push_str(" | ");
+                    after_select = false;
+                }
+                out.push_str(&jq_key(k));
+            }
+            Seg::Item { key: Some((name, value)), .. } => {
+                if after_select {
+                    out.push_str(" | .");
+                }
+                if out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(if optional { "[]?" } else { "[]" });
+                out.push_str(&format!(" | select(.{} == {})", jq_key(name).trim_start_matches('.'), jq_literal(value)));
+                after_select = true;
+            }
+            Seg::Item { index: Some(i), key: None } => {
+                if after_select {
+                    out.push_str(" | .");
+                    after_select = false;
+                }
+                if out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&format!("[{i}]"));
+            }
+            Seg::Item { index: None, key: None } => {
+                if after_select {
+                    out.push_str(" | .");
+                    after_select = false;
+                }
+                if out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(if optional { "[]?" } else { "[]" });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a path can be written as a positional JSON pointer that Argo CD's
+/// `jsonPointers` would apply to the right field (no keyed or unknown list items).
+pub fn pointer_is_exact(path: &[Seg]) -> bool {
+    path.iter().all(|s| matches!(s, Seg::Key(_)))
+}
+
+/// Parse a JSON pointer into keys and indices (numeric tokens become items).
+pub fn parse_pointer(p: &str) -> Vec<Seg> {
+    if p.is_empty() {
+        return Vec::new();
+    }
+    p.trim_start_matches('/')
+        .split('/')
+        .map(|t| {
+            if t == "*" {
+                Seg::Item { index: None, key: None }
+            } else if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && t.len() < 10 {
+                Seg::Item { index: t.parse().ok(), key: None }
+            } else {
+                Seg::Key(unescape_pointer_token(t))
+            }
+        })
+        .collect()
+}
+
+/// A dotted, human form used in titles: `spec.template.spec.containers[app].image`.
+pub fn dotted(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                if is_plain_identifier(k) {
+                    out.push_str(k);
+                } else {
+                    out.push_str(&format!("\"{k}\""));
+                }
+            }
+            Seg::Item { key: Some((_, v)), .. } => {
+                let shown = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                out.push_str(&format!("[{shown}]"));
+            }
+            Seg::Item { index: Some(i), .. } => out.push_str(&format!("[{i}]")),
+            Seg::Item { index: None, .. } => out.push_str("[*]"),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn item(name: &str, i: usize) -> Seg {
+        Seg::Item { index: Some(i), key: Some(("name".into(), json!(name))) }
+    }
+
+    #[test]
+    fn pointer_escapes_slashes_and_tildes() {
+        let p = vec![Seg::key("metadata"), Seg::key("annotations"), Seg::key("kubectl.kubernetes.io/restartedAt")];
+        assert_eq!(pointer(&p), "/metadata/annotations/kubectl.kubernetes.io~1restartedAt");
+        assert_eq!(parse_pointer(&pointer(&p)), p);
+        assert_eq!(pointer(&[Seg::key("a~b")]), "/a~0b");
+    }
+
+    #[test]
+    fn jq_selects_keyed_items_and_quotes_odd_keys() {
+        let p = vec![Seg::key("spec"), Seg::key("template"), Seg::key("spec"), Seg::key("containers"), item("app", 0), Seg::key("image")];
+        assert_eq!(jq(&p), r#".spec.template.spec.containers[] | select(.name == "app") | .image"#);
+        assert_eq!(pointer(&p), "/spec/template/spec/containers/0/image");
+        let a = vec![Seg::key("metadata"), Seg::key("annotations"), Seg::key("checksum/config")];
+        assert_eq!(jq(&a), r#".metadata.annotations."checksum/config""#);
+        let w = vec![Seg::key("webhooks"), Seg::Item { index: None, key: None }, Seg::key("clientConfig"), Seg::key("caBundle")];
+        assert_eq!(jq_with(&w, true), ".webhooks[]?.clientConfig.caBundle");
+        assert_eq!(pointer(&w), "/webhooks/*/clientConfig/caBundle");
+        let nested = vec![Seg::key("spec"), Seg::key("containers"), item("a", 1), Seg::key("env"), item("X", 2)];
+        assert_eq!(jq(&nested), r#".spec.containers[] | select(.name == "a") | .env[] | select(.name == "X")"#);
+        assert_eq!(jq(&[]), ".");
+        assert_eq!(jq(&[Seg::key("rules"), Seg::Item { index: Some(3), key: None }]), ".rules[3]");
+    }
+
+    #[test]
+    fn dotted_is_readable() {
+        let p = vec![Seg::key("spec"), Seg::key("containers"), item("app", 0), Seg::key("image")];
+        assert_eq!(dotted(&p), "spec.containers[app].image");
+    }
+}
+
+/// Split a pointer pattern (as rules write them) into unescaped tokens.
+pub fn split_pattern(pattern: &str) -> Vec<String> {
+    if pattern.is_empty() {
+        return Vec::new();
+    }
+    pattern.trim_start_matches('/').split('/').map(unescape_pointer_token).collect()
+}

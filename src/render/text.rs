@@ -1,0 +1,115 @@
+//! The terminal report: per resource, per difference, cause, evidence, fix.
+
+use super::inline_value;
+use crate::model::*;
+use std::fmt::Write;
+
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn cause(&self, c: Cause) -> String {
+        let code = match c {
+            Cause::Drift => "1;31",
+            Cause::Autoscaler => "36",
+            Cause::MutatingWebhook => "35",
+            Cause::ServerDefaults => "34",
+            Cause::Reloader => "33",
+            Cause::NondeterministicRender => "33;1",
+            Cause::ControllerRewrite => "34;1",
+            Cause::SyncOrdering => "31",
+        };
+        self.paint(code, c.id())
+    }
+    fn status(&self, s: Status) -> String {
+        match s {
+            Status::Synced => self.paint("32", "Synced"),
+            Status::OutOfSync => self.paint("1;31", "OutOfSync"),
+        }
+    }
+}
+
+pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
+    let st = Style { color };
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = write!(
+        out,
+        "{}: {} resource(s), {} synced, {} out of sync",
+        st.bold("drift-doctor"),
+        s.resources,
+        s.synced,
+        s.out_of_sync
+    );
+    if s.skipped > 0 {
+        let _ = write!(out, ", {} skipped (controller-created or not tracked by this app)", s.skipped);
+    }
+    out.push('\n');
+    if let Some(app) = &s.application {
+        let _ = writeln!(out, "application: {app}");
+    }
+    if !s.causes.is_empty() {
+        let causes: Vec<String> = s.causes.iter().map(|(c, n)| format!("{} {n}", st.cause(*c))).collect();
+        let _ = writeln!(out, "causes: {}", causes.join(", "));
+    }
+    for step in &report.emergency {
+        let _ = writeln!(out, "\n{} {step}", st.paint("1;33", "!"));
+    }
+    let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
+    ordered.sort_by_key(|r| r.status == Status::Synced);
+    for r in ordered {
+        let shown: Vec<&Difference> = r.differences.iter().filter(|d| d.visible || include_hidden).collect();
+        if r.status == Status::Synced && shown.is_empty() {
+            continue;
+        }
+        let presence = match r.presence {
+            Presence::Both => "",
+            Presence::GitOnly => "  (in Git only: missing live)",
+            Presence::LiveOnly => "  (live only: not in Git)",
+        };
+        let _ = writeln!(out, "\n{} {}{}", st.status(r.status), st.bold(&r.id), presence);
+        for d in shown {
+            let pointer = if d.pointer.is_empty() { "(whole object)" } else { &d.pointer };
+            let head = format!("  {} {}", pointer, d.change.id());
+            let _ = writeln!(out, "{}", if d.visible { head } else { st.dim(&format!("{head} (hidden)")) });
+            if !d.pointer.is_empty() {
+                let _ = writeln!(out, "    git:  {}", inline_value(&d.git, 100));
+                let _ = writeln!(out, "    live: {}", inline_value(&d.live, 100));
+            }
+            let _ = writeln!(out, "    {} {} {}: {}", st.cause(d.cause), st.dim(&d.rule), d.confidence.id(), d.evidence);
+            if let Some(why) = &d.hidden_reason {
+                let _ = writeln!(out, "    {}", st.dim(&format!("not counted by Argo CD: {why}")));
+            }
+        }
+        for f in &r.fixes {
+            let kind = match f.kind {
+                FixKind::Ignore => "ignore",
+                FixKind::Git => "git",
+                FixKind::SyncOrder => "sync-order",
+                FixKind::Render => "render",
+            };
+            let _ = writeln!(out, "  fix [{}] {}", kind, st.bold(&f.title));
+            for line in f.snippet.lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+    }
+    if report.resources.iter().all(|r| r.status == Status::Synced) {
+        let _ = writeln!(out, "\nEverything is Synced: Argo CD would show no difference.");
+    }
+    out
+}

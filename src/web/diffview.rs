@@ -1,0 +1,134 @@
+//! A resource's Git and live YAML side by side, differing lines marked.
+
+use super::protocol::{Line, LINE_GIT, LINE_LIVE, LINE_SAME};
+use super::state::DiffState;
+use yew::prelude::*;
+
+/// Unchanged runs longer than this are folded (context kept at both ends).
+const FOLD_OVER: usize = 12;
+const CONTEXT: usize = 3;
+
+enum Row<'a> {
+    Pair(Option<&'a Line>, Option<&'a Line>),
+    Fold(usize),
+}
+
+/// Pair each run of Git-only lines with the Live-only lines that follow it.
+fn rows(lines: &[Line], fold: bool) -> Vec<Row<'_>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].tag == LINE_SAME {
+            let start = i;
+            while i < lines.len() && lines[i].tag == LINE_SAME {
+                i += 1;
+            }
+            let run = &lines[start..i];
+            let first = start == 0;
+            let last = i == lines.len();
+            let keep_head = if first { 0 } else { CONTEXT };
+            let keep_tail = if last { 0 } else { CONTEXT };
+            if fold && run.len() > FOLD_OVER.max(keep_head + keep_tail + 1) {
+                for l in &run[..keep_head] {
+                    out.push(Row::Pair(Some(l), Some(l)));
+                }
+                out.push(Row::Fold(run.len() - keep_head - keep_tail));
+                for l in &run[run.len() - keep_tail..] {
+                    out.push(Row::Pair(Some(l), Some(l)));
+                }
+            } else {
+                for l in run {
+                    out.push(Row::Pair(Some(l), Some(l)));
+                }
+            }
+        } else {
+            let mut git = Vec::new();
+            let mut live = Vec::new();
+            while i < lines.len() && lines[i].tag == LINE_GIT {
+                git.push(&lines[i]);
+                i += 1;
+            }
+            while i < lines.len() && lines[i].tag == LINE_LIVE {
+                live.push(&lines[i]);
+                i += 1;
+            }
+            for k in 0..git.len().max(live.len()) {
+                out.push(Row::Pair(git.get(k).copied(), live.get(k).copied()));
+            }
+        }
+    }
+    out
+}
+
+fn cells(line: Option<&Line>, git_side: bool) -> Html {
+    match line {
+        None => html! { <><td class="ln"></td><td class="code empty"></td></> },
+        Some(l) => {
+            let n = if git_side { l.git_line } else { l.live_line };
+            let changed = l.tag != LINE_SAME;
+            let (class, mark, what) = match (changed, git_side) {
+                (false, _) => ("code", " ", ""),
+                (true, true) => ("code only-git", "−", "only in Git: "),
+                (true, false) => ("code only-live", "+", "only live: "),
+            };
+            html! {
+                <>
+                    <td class="ln">{ n }</td>
+                    <td class={class}>
+                        <span class="mark" aria-hidden="true">{ mark }</span>
+                        if !what.is_empty() { <span class="visually-hidden">{ what }</span> }
+                        { l.text.clone() }
+                    </td>
+                </>
+            }
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DiffViewProps {
+    pub state: DiffState,
+}
+
+#[component]
+pub fn DiffView(props: &DiffViewProps) -> Html {
+    let unfold = use_state(|| false);
+    let lines = match &props.state {
+        DiffState::Loading => return html! { <p class="muted sbs-status" role="status">{ "Loading the YAML…" }</p> },
+        DiffState::Unavailable(note) => return html! { <p class="muted sbs-status" role="status">{ note.clone() }</p> },
+        DiffState::Ready(lines) => lines.clone(),
+    };
+    let changed = lines.iter().filter(|l| l.tag != LINE_SAME).count();
+    let all = rows(&lines, !*unfold);
+    let folded = all.iter().any(|r| matches!(r, Row::Fold(_)));
+    let show_all = {
+        let unfold = unfold.clone();
+        Callback::from(move |_: MouseEvent| unfold.set(!*unfold))
+    };
+    html! {
+        <div class="sbs-wrap">
+            <p class="sbs-note">
+                { format!("{changed} differing line(s); Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.") }
+                if folded || *unfold {
+                    { " " }
+                    <button type="button" class="button small" onclick={show_all}>
+                        { if *unfold { "Fold unchanged lines" } else { "Show all lines" } }
+                    </button>
+                }
+            </p>
+            <div class="sbs" role="region" aria-label="Git and live YAML side by side" tabindex="0">
+                <table class="sbs-table">
+                    <thead><tr><th scope="col" colspan="2">{ "Git (desired)" }</th><th scope="col" colspan="2">{ "Live (cluster)" }</th></tr></thead>
+                    <tbody>
+                        for row in all.iter() {
+                            { match row {
+                                Row::Pair(g, l) => html! { <tr>{ cells(*g, true) }{ cells(*l, false) }</tr> },
+                                Row::Fold(n) => html! { <tr class="fold"><td colspan="4">{ format!("⋯ {n} unchanged lines") }</td></tr> },
+                            } }
+                        }
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
+}

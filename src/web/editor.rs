@@ -1,0 +1,152 @@
+//! One input editor: a labelled textarea that takes paste, typing, a dropped
+//! file or a chosen file, with the core's input errors shown right under it.
+
+use super::protocol::ErrorInfo;
+use super::util::textarea_value;
+use wasm_bindgen::JsCast;
+use web_sys::{DragEvent, HtmlInputElement, HtmlTextAreaElement, InputEvent, KeyboardEvent};
+use yew::prelude::*;
+
+/// How an edit should be analysed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Edit {
+    /// Typing: wait for a pause.
+    Typed,
+    /// Paste, drop, Ctrl+Enter: now.
+    Now,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EditorProps {
+    /// `git` or `live`: element ids derive from it.
+    pub side: AttrValue,
+    pub title: AttrValue,
+    pub hint: AttrValue,
+    pub node: NodeRef,
+    pub error: Option<ErrorInfo>,
+    pub on_edit: Callback<Edit>,
+    pub on_file: Callback<web_sys::File>,
+}
+
+/// The UTF-16 range of 1-based `line` in `text` (what `setSelectionRange` takes).
+fn line_range(text: &str, line: usize) -> (u32, u32) {
+    let mut start = 0u32;
+    for (i, l) in text.split('\n').enumerate() {
+        let len = l.encode_utf16().count() as u32;
+        if i + 1 == line {
+            return (start, start + len);
+        }
+        start += len + 1;
+    }
+    (start, start)
+}
+
+#[component]
+pub fn Editor(props: &EditorProps) -> Html {
+    let dragging = use_state(|| false);
+    let id = format!("{}-input", props.side);
+    let err_id = format!("{}-error", props.side);
+    let file_id = format!("{}-file", props.side);
+    let help_id = format!("{}-help", props.side);
+
+    let oninput = {
+        let on_edit = props.on_edit.clone();
+        Callback::from(move |e: InputEvent| {
+            let kind = e.input_type();
+            let now = kind == "insertFromPaste" || kind == "insertFromDrop" || kind == "insertReplacementText";
+            on_edit.emit(if now { Edit::Now } else { Edit::Typed });
+        })
+    };
+    let onkeydown = {
+        let on_edit = props.on_edit.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                e.prevent_default();
+                on_edit.emit(Edit::Now);
+            }
+        })
+    };
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if !*dragging {
+                dragging.set(true);
+            }
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: DragEvent| dragging.set(false))
+    };
+    let ondrop = {
+        let dragging = dragging.clone();
+        let on_file = props.on_file.clone();
+        Callback::from(move |e: DragEvent| {
+            dragging.set(false);
+            let file = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0));
+            if let Some(file) = file {
+                // A file replaces the text; dropped text falls through to the textarea.
+                e.prevent_default();
+                on_file.emit(file);
+            }
+        })
+    };
+    let onchange = {
+        let on_file = props.on_file.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                on_file.emit(file);
+            }
+            // Choosing the same file again must fire `change` again.
+            input.set_value("");
+        })
+    };
+    let goto_line = props.error.as_ref().filter(|e| e.line > 0).map(|e| {
+        let node = props.node.clone();
+        let line = e.line;
+        Callback::from(move |_: MouseEvent| {
+            let Some(t) = node.cast::<HtmlTextAreaElement>() else { return };
+            let text = textarea_value(&node);
+            let (a, b) = line_range(&text, line);
+            let _ = t.focus();
+            let _ = t.set_selection_range(a, b);
+            let lines = text.split('\n').count().max(1) as f64;
+            let per_line = t.scroll_height() as f64 / lines;
+            let top = (per_line * (line as f64 - 3.0)).max(0.0);
+            t.set_scroll_top(top as i32);
+        })
+    });
+
+    let invalid = props.error.is_some();
+    let describedby = if invalid { format!("{help_id} {err_id}") } else { help_id.clone() };
+    html! {
+        <div class={classes!("editor", (*dragging).then_some("dragging"), invalid.then_some("invalid"))}>
+            <div class="editor-head">
+                <label for={id.clone()} class="editor-title">{ props.title.clone() }</label>
+                <input type="file" id={file_id.clone()} class="visually-hidden"
+                    accept=".yaml,.yml,.json,.txt,text/yaml,application/json,text/plain" {onchange} />
+                <label for={file_id} class="button small">{ "Open file…" }</label>
+            </div>
+            <p id={help_id} class="editor-help">{ props.hint.clone() }</p>
+            <textarea id={id} ref={props.node.clone()} class="code-input" spellcheck="false"
+                autocomplete="off" autocapitalize="off" wrap="off"
+                aria-invalid={if invalid { "true" } else { "false" }}
+                aria-describedby={describedby}
+                {oninput} {onkeydown} {ondragover} {ondragleave} {ondrop} />
+            <div id={err_id} class="editor-error" role="alert">
+                if let Some(e) = &props.error {
+                    <p class="error-text">
+                        <strong>{ if e.line > 0 { format!("Line {}, column {}", e.line, e.column.max(1)) } else { "Cannot read this input".to_string() } }</strong>
+                        if e.document > 0 { { format!(" (document {})", e.document) } }
+                        { format!(": {}", e.message) }
+                    </p>
+                    if let Some(goto) = goto_line {
+                        <button type="button" class="button small" onclick={goto}>{ format!("Go to line {}", e.line) }</button>
+                    }
+                }
+            </div>
+        </div>
+    }
+}

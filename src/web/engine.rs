@@ -1,0 +1,118 @@
+//! The analysis itself, as the worker runs it: the core's `analyze`, and the
+//! per-resource YAML texts on demand (cached for the last analysis).
+
+use super::protocol::{ErrorInfo, Input, Line, Request, Response, RuleDoc, LINE_GIT, LINE_LIVE, LINE_SAME};
+use drift_doctor::view::{self, LineTag, ResourceTexts};
+use drift_doctor::{CompareOptions, Options, Strategy};
+use std::collections::BTreeMap;
+
+/// The options the page passes to the core. Hidden differences are always
+/// computed: the page only shows them on request.
+pub fn options(input: &Input) -> Options {
+    let namespace = input.namespace.trim();
+    Options {
+        namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+        compare: CompareOptions {
+            strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
+            ignore_aggregated_roles: input.ignore_aggregated_roles,
+            include_hidden: true,
+        },
+    }
+}
+
+#[derive(Default)]
+pub struct Engine {
+    last: Option<(u32, Input)>,
+    texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+impl Engine {
+    pub fn handle(&mut self, request: Request) -> Response {
+        match request {
+            Request::Analyze { seq, input } => {
+                let start = now();
+                let outcome = match drift_doctor::analyze(&input.git, &input.live, &options(&input)) {
+                    Ok(report) => serde_json::to_string(&report)
+                        .map_err(|e| ErrorInfo::general(format!("could not encode the report: {e}"))),
+                    Err(e) => Err(ErrorInfo::from(&e)),
+                };
+                self.texts = None;
+                self.last = Some((seq, input));
+                Response::Analyzed { seq, outcome, millis: now() - start }
+            }
+            Request::Texts { seq, id } => {
+                let (lines, note) = self.lines(seq, &id);
+                Response::Texts { seq, id, lines, note }
+            }
+            Request::Rules => Response::Rules(rule_docs()),
+        }
+    }
+
+    fn lines(&mut self, seq: u32, id: &str) -> (Option<Vec<Line>>, String) {
+        let Some((last_seq, input)) = &self.last else {
+            return (None, "Nothing analysed yet.".into());
+        };
+        if *last_seq != seq {
+            return (None, "The input changed; open the diff again.".into());
+        }
+        if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
+            match view::resource_texts(&input.git, &input.live, &options(input)) {
+                Ok(map) => self.texts = Some((seq, map)),
+                Err(e) => return (None, e.to_string()),
+            }
+        }
+        let Some(t) = self.texts.as_ref().and_then(|(_, m)| m.get(id)) else {
+            return (None, "No YAML for this resource.".into());
+        };
+        (Some(diff_lines(t.git.as_deref(), t.live.as_deref())), String::new())
+    }
+}
+
+/// The line diff of a resource's two texts; a missing side diffs against nothing.
+pub fn diff_lines(git: Option<&str>, live: Option<&str>) -> Vec<Line> {
+    view::line_diff(git.unwrap_or(""), live.unwrap_or(""))
+        .into_iter()
+        .map(|l| Line {
+            tag: match l.tag {
+                LineTag::Same => LINE_SAME,
+                LineTag::Git => LINE_GIT,
+                LineTag::Live => LINE_LIVE,
+            },
+            git_line: l.git_line.unwrap_or(0) as u32,
+            live_line: l.live_line.unwrap_or(0) as u32,
+            text: l.text,
+        })
+        .collect()
+}
+
+/// The catalogue's documentation, with the section headings of `explain`.
+pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
+    let catalog = drift_doctor::rules::catalog()?;
+    Ok(catalog
+        .rules
+        .iter()
+        .map(|r| {
+            let d = &r.docs;
+            let sections = [
+                ("What it means", &d.meaning),
+                ("Who changes it", &d.who),
+                ("Why it loops", &d.why_loops),
+                ("How to fix it in Git", &d.git_fix),
+                ("How to ignore it safely", &d.ignore),
+                ("What the ignore could hide", &d.risk),
+            ];
+            RuleDoc {
+                code: r.code.clone(),
+                title: r.title.clone(),
+                cause: r.cause,
+                confidence: r.confidence,
+                retired: r.retired.clone(),
+                sections: sections.iter().map(|(h, t)| (h.to_string(), t.trim().to_string())).collect(),
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,140 @@
+//! Small helpers shared by the components.
+
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// Milliseconds from the page's time origin (0 where there is no window).
+pub fn now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+pub fn textarea_value(r: &NodeRef) -> String {
+    r.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default()
+}
+
+pub fn set_textarea_value(r: &NodeRef, text: &str) {
+    if let Some(t) = r.cast::<HtmlTextAreaElement>() {
+        t.set_value(text);
+    }
+}
+
+pub fn input_value(r: &NodeRef) -> String {
+    r.cast::<HtmlInputElement>().map(|t| t.value()).unwrap_or_default()
+}
+
+pub fn input_checked(r: &NodeRef) -> bool {
+    r.cast::<HtmlInputElement>().map(|t| t.checked()).unwrap_or(false)
+}
+
+pub fn select_value(r: &NodeRef) -> String {
+    r.cast::<HtmlSelectElement>().map(|t| t.value()).unwrap_or_default()
+}
+
+pub fn set_select_value(r: &NodeRef, v: &str) {
+    if let Some(t) = r.cast::<HtmlSelectElement>() {
+        t.set_value(v);
+    }
+}
+
+/// A JSON value as one line of text (`(not set)` for an absent side).
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::Null => "(not set)".into(),
+        Value::String(s) => serde_json::to_string(s).unwrap_or_else(|_| s.clone()),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+/// A width class (`w-5` … `w-100`, in steps of 5) for a bar of `n` out of `max`.
+pub fn width_class(n: usize, max: usize) -> String {
+    if n == 0 || max == 0 {
+        return "w-0".into();
+    }
+    let steps = (n * 20).div_ceil(max).clamp(1, 20);
+    format!("w-{}", steps * 5)
+}
+
+/// Text with `code` spans (backticks) shown as `<code>`; always as text nodes.
+pub fn inline_code(text: &str) -> Html {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() < 3 {
+        return html! { {text.to_string()} };
+    }
+    html! {
+        for (i, p) in parts.iter().enumerate() {
+            if i % 2 == 1 && i + 1 < parts.len() {
+                <code>{ p.to_string() }</code>
+            } else if i % 2 == 1 {
+                { format!("`{p}") }
+            } else {
+                { p.to_string() }
+            }
+        }
+    }
+}
+
+/// Split an ignore fix into its Application form and its argocd-cm form, at
+/// the first line that is exactly `---`.
+pub fn split_ignore_snippet(snippet: &str) -> Option<(String, String)> {
+    let mut offset = 0;
+    for line in snippet.split_inclusive('\n') {
+        if line.trim_end_matches('\n').trim_end_matches('\r') == "---" {
+            let first = snippet[..offset].to_string();
+            let second = snippet[offset + line.len()..].to_string();
+            return Some((first, second));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Copy `text` with the asynchronous Clipboard API; `done` gets whether it
+/// worked. Never throws: a missing API or a refusal is reported as `false`.
+pub fn copy_to_clipboard(text: String, done: Callback<bool>) {
+    let promise = (|| -> Option<js_sys::Promise> {
+        let navigator: JsValue = web_sys::window()?.navigator().into();
+        let clipboard = js_sys::Reflect::get(&navigator, &"clipboard".into()).ok()?;
+        if clipboard.is_undefined() || clipboard.is_null() {
+            return None;
+        }
+        let write = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
+        let write: js_sys::Function = write.dyn_into().ok()?;
+        write.call1(&clipboard, &JsValue::from_str(&text)).ok()?.dyn_into().ok()
+    })();
+    match promise {
+        Some(p) => wasm_bindgen_futures::spawn_local(async move {
+            let ok = wasm_bindgen_futures::JsFuture::from(p).await.is_ok();
+            done.emit(ok);
+        }),
+        None => done.emit(false),
+    }
+}
+
+/// Select the text of an element so that the user can copy it by hand.
+pub fn select_contents(node: &NodeRef) {
+    let Some(el) = node.get() else { return };
+    if let Some(Ok(Some(sel))) = web_sys::window().map(|w| w.get_selection()) {
+        let _ = sel.select_all_children(&el);
+    }
+}
+
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// Put keyboard focus on an element (and bring it into view).
+pub fn focus_element(id: &str) {
+    let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) else {
+        return;
+    };
+    el.scroll_into_view();
+    if let Ok(h) = el.dyn_into::<web_sys::HtmlElement>() {
+        let _ = h.focus();
+    }
+}

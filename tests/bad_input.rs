@@ -1,0 +1,93 @@
+//! Hostile and broken input: a clear error or a correct report, never a panic.
+
+use drift_doctor::{analyze, Options, Side};
+
+fn deployment(name: &str) -> String {
+    format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: n\nspec:\n  replicas: 1\n")
+}
+
+#[test]
+fn malformed_yaml_names_side_document_line_and_column() {
+    let live = format!("{}---\nkind: Deployment\nmetadata:\n  name: x\n  labels: {{a: b\n", deployment("a"));
+    let e = analyze(&deployment("a"), &live, &Options::default()).unwrap_err();
+    assert_eq!(e.side, Side::Live);
+    assert_eq!(e.document, 2);
+    assert!(e.line >= 10 && e.column > 0, "{e}");
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let e = analyze("{\"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"x\"},\n \"data\": {\"a\": }\n}", &deployment("a"), &Options::default()).unwrap_err();
+    assert_eq!(e.side, Side::Git);
+    assert_eq!(e.line, 3, "{e}");
+    assert!(e.message.contains("JSON"), "{e}");
+}
+
+#[test]
+fn yaml_alias_bomb_is_refused_quickly() {
+    let mut bomb = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let prev = i - 1;
+        bomb.push_str(&format!("  a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"));
+    }
+    let start = std::time::Instant::now();
+    let result = analyze(&bomb, &deployment("a"), &Options::default());
+    assert!(result.is_err(), "an alias bomb must be refused");
+    assert!(start.elapsed().as_secs() < 10);
+}
+
+#[test]
+fn deep_nesting_gives_an_error_or_a_report() {
+    for depth in [64usize, 200, 5000] {
+        let mut v = String::from("x");
+        for _ in 0..depth {
+            v = format!("{{a: {v}}}");
+        }
+        let git = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: {v}\n");
+        let _ = analyze(&git, &git, &Options::default());
+        let json_nest = format!("{{\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"d\"}},\"data\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let _ = analyze(&json_nest, &json_nest, &Options::default());
+    }
+    let mut v = String::from("x");
+    for _ in 0..64 {
+        v = format!("{{a: {v}}}");
+    }
+    let git = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: {v}\n");
+    let report = analyze(&git, &git, &Options::default()).expect("64 levels is legal Kubernetes YAML");
+    assert_eq!(report.summary.synced, 1);
+}
+
+#[test]
+fn binary_garbage_and_empty_sides_are_clear_errors() {
+    let garbage: String = (0u32..4000).map(|i| char::from_u32((i * 7919) % 0xD7FF).unwrap_or('x')).collect();
+    assert!(analyze(&garbage, &deployment("a"), &Options::default()).is_err());
+    assert!(analyze("\u{0}\u{1}\u{2}", &deployment("a"), &Options::default()).unwrap_err().message.contains("NUL"));
+    let e = analyze("", &deployment("a"), &Options::default()).unwrap_err();
+    assert!(e.message.contains("empty"), "{e}");
+    let e = analyze(&deployment("a"), "# only a comment\n---\n", &Options::default()).unwrap_err();
+    assert_eq!(e.side, Side::Live);
+    assert!(drift_doctor::input::decode_text(&[0x66, 0xff, 0xfe], Side::Git).is_err());
+}
+
+#[test]
+fn documents_that_are_not_kubernetes_objects_are_named() {
+    let e = analyze("just a string\n", &deployment("a"), &Options::default()).unwrap_err();
+    assert!(e.message.contains("not a Kubernetes object"), "{e}");
+    let e = analyze(&deployment("a"), &format!("{}---\n- 1\n- 2\n", deployment("a")), &Options::default()).unwrap_err();
+    assert_eq!((e.side, e.document), (Side::Live, 2), "{e}");
+}
+
+#[test]
+fn a_twenty_megabyte_side_is_analysed() {
+    let mut live = String::with_capacity(21 << 20);
+    let mut i = 0;
+    while live.len() < 20 << 20 {
+        live.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: n\ndata:\n  payload: \"{}\"\n",
+            "z".repeat(900)
+        ));
+        i += 1;
+    }
+    let report = analyze(&deployment("a"), &live, &Options::default()).expect("large input parses");
+    assert_eq!(report.summary.resources, i + 1);
+}

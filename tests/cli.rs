@@ -1,0 +1,93 @@
+//! The command line end to end: exit codes, formats, stdin, errors.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+}
+
+fn scenario(name: &str, side: &str) -> String {
+    common::root().join(format!("tests/fixtures/scenarios/{name}/{side}.yaml")).display().to_string()
+}
+
+#[test]
+fn exit_zero_when_everything_is_synced() {
+    let out = bin()
+        .args(["analyze", "--git", &scenario("all-synced-server-noise", "git"), "--live", &scenario("all-synced-server-noise", "live")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Everything is Synced"));
+}
+
+#[test]
+fn exit_one_and_a_valid_json_report_when_out_of_sync() {
+    let out = bin()
+        .args(["analyze", "--git", &scenario("mixed-app", "git"), "--live", &scenario("mixed-app", "live"), "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).expect("JSON report");
+    common::assert_valid(&report);
+    assert!(report.summary.out_of_sync > 0);
+}
+
+#[test]
+fn exit_two_with_side_document_and_line_on_bad_input() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n").unwrap();
+    let out = bin().args(["analyze", "--git", &scenario("real-drift", "git"), "--live", bad.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("live side, document 2, line"), "{err}");
+    let missing = bin().args(["analyze", "--git", "/nonexistent/git.yaml", "--live", bad.to_str().unwrap()]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("git side: cannot read /nonexistent/git.yaml"));
+}
+
+#[test]
+fn reads_one_side_from_stdin_and_prints_markdown() {
+    let mut child = bin()
+        .args(["analyze", "--git", "-", "--live", &scenario("autoscaler-hpa-replicas", "live"), "--format", "markdown"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.starts_with("## drift-doctor report"));
+    assert!(md.contains("| `/spec/replicas` |"), "{md}");
+    assert!(md.contains("### Prevention checklist"));
+}
+
+#[test]
+fn both_sides_from_stdin_is_refused() {
+    let out = bin().args(["analyze", "--git", "-", "--live", "-"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only one side"));
+}
+
+#[test]
+fn help_explains_with_an_example() {
+    let out = bin().args(["analyze", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--include-hidden") && help.contains("drift-doctor analyze --git git.yaml --live live.yaml"));
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = bin().arg("rules").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("AS001"));
+    let out = bin().args(["explain", "as001"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Why it loops") && text.contains("What the ignore could hide"), "{text}");
+    let out = bin().args(["explain", "ZZ999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
