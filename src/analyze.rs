@@ -336,3 +336,66 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
 pub fn seg_pointer(path: &[Seg]) -> String {
     path::pointer(path)
 }
+
+/// Analyse the text `argocd app diff` or `kubectl diff` printed: the same
+/// report, built from the changed lines. Paths the hunks do not show fully get
+/// a lower confidence and say so in the evidence.
+pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
+    let parsed = crate::difftext::parse_diff_text(text).map_err(|e| InputError {
+        side: Side::Diff,
+        document: 0,
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    let mut ctx = InputContext::default();
+    let mut merged: BTreeMap<ResourceKey, (Presence, Vec<crate::difftext::TextChange>, Option<Value>, Option<Value>)> = BTreeMap::new();
+    for r in parsed {
+        let key = ResourceKey {
+            group: crate::identity::canonical_group(&r.group, &r.kind),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+        };
+        if let Some(obj) = &r.git_object {
+            ctx.learn(&key, obj, true);
+        }
+        if let Some(obj) = &r.live_object {
+            ctx.learn(&key, obj, false);
+        }
+        let presence = match r.presence {
+            crate::difftext::TextPresence::Both => Presence::Both,
+            crate::difftext::TextPresence::GitOnly => Presence::GitOnly,
+            crate::difftext::TextPresence::LiveOnly => Presence::LiveOnly,
+        };
+        let entry = merged.entry(key).or_insert((presence, Vec::new(), None, None));
+        entry.1.extend(r.changes);
+        entry.2 = entry.2.take().or(r.git_object);
+        entry.3 = entry.3.take().or(r.live_object);
+    }
+    let catalog = rules::catalog().ok();
+    let mut resources = Vec::new();
+    for (key, (presence, changes, git_obj, live_obj)) in merged {
+        let mut differences = Vec::new();
+        for c in changes {
+            let change = match (&c.git, &c.live) {
+                (Some(_), Some(_)) => Change::Changed,
+                (Some(_), None) => Change::Removed,
+                (None, _) => Change::Added,
+            };
+            let note = c.note.clone();
+            let raw = RawDiff { path: c.path, change, git: c.git, live: c.live, hidden_reason: None };
+            let mut d = classify(&key, presence, raw, git_obj.as_ref(), live_obj.as_ref(), &ctx, catalog, c.certain);
+            if let Some(note) = note {
+                d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
+            }
+            differences.push(d);
+        }
+        if differences.is_empty() {
+            continue;
+        }
+        resources.push(finish_resource(&key, presence, differences));
+    }
+    let _ = opts;
+    Ok(build_report(resources, 0, ctx.application.clone()))
+}

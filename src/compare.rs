@@ -53,12 +53,28 @@ impl Strategy {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CompareOptions {
     pub strategy: Strategy,
     pub ignore_aggregated_roles: bool,
     /// Whether to compute the differences Argo CD would not count.
     pub include_hidden: bool,
+    /// The field manager Argo CD applies as under server-side apply.
+    pub manager: String,
+    /// The user's own ignoreDifferences rules (Application and argocd-cm).
+    pub ignore_rules: Vec<crate::ignore::IgnoreRule>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            strategy: Strategy::Legacy,
+            ignore_aggregated_roles: false,
+            include_hidden: false,
+            manager: "argocd-controller".to_string(),
+            ignore_rules: Vec::new(),
+        }
+    }
 }
 
 /// A difference between two objects, before it gets a cause.
@@ -102,6 +118,10 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
     let original = match (&last_applied, opts.strategy) {
         (Some(la), Strategy::Legacy) => norm.normalize(la),
+        // Server-side apply removes what the applier owned and Git dropped.
+        (_, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
+            crate::managed_fields::owned_skeleton(live, &opts.manager).unwrap_or_else(|| desired.clone())
+        }
         _ => desired.clone(),
     };
 
@@ -109,21 +129,83 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         statefulset_workaround(&original, &mut live_n);
     }
 
-    let mut predicted = match schema {
-        Some(cursor) => strategic_merge(&live_n, Some(&original), &desired, Some(cursor)),
-        None => {
-            let trimmed = remove_map_fields(&original, &live_n);
-            json_merge(&live_n, Some(&trimmed), Some(&original), &desired)
-        }
-    };
     if schema.is_some() {
-        k8s::apply_defaults(group, kind, &mut predicted);
+        // Defaults only fill what is missing, so live can take them once up front.
         k8s::apply_defaults(group, kind, &mut live_n);
     }
-    let mut visible = Vec::new();
-    diff_values(&predicted, &live_n, schema, &mut Vec::new(), &mut visible);
+    let predict = |desired: &Value, original: &Value, live_n: &Value| -> Vec<RawDiff> {
+        let mut predicted = match schema {
+            Some(cursor) => strategic_merge(live_n, Some(original), desired, Some(cursor)),
+            None => {
+                let trimmed = remove_map_fields(original, live_n);
+                json_merge(live_n, Some(&trimmed), Some(original), desired)
+            }
+        };
+        if schema.is_some() {
+            k8s::apply_defaults(group, kind, &mut predicted);
+        }
+        let mut out = Vec::new();
+        diff_values(&predicted, live_n, schema, &mut Vec::new(), &mut out);
+        out
+    };
 
+    let rules: Vec<&crate::ignore::IgnoreRule> = opts.ignore_rules.iter().filter(|r| r.applies_to(key)).collect();
     let mut hidden = Vec::new();
+    let visible = if rules.is_empty() {
+        predict(&desired, &original, &live_n)
+    } else {
+        // Argo CD removes ignored paths from both sides before the patch.
+        let ruled = |subset: &[&crate::ignore::IgnoreRule]| {
+            let (mut d, mut o, mut l) = (desired.clone(), original.clone(), live_n.clone());
+            for r in subset {
+                r.apply(&mut d);
+                r.apply(&mut o);
+                r.apply(&mut l);
+            }
+            // Argo CD defaults both sides after the rules removed fields.
+            if schema.is_some() {
+                k8s::apply_defaults(group, kind, &mut l);
+            }
+            predict(&d, &o, &l)
+        };
+        let mut visible = ruled(&rules);
+        let before = predict(&desired, &original, &live_n);
+        let after: std::collections::HashSet<String> = visible.iter().map(|d| crate::path::pointer(&d.path)).collect();
+        for mut d in before {
+            let p = crate::path::pointer(&d.path);
+            if after.contains(&p) {
+                continue;
+            }
+            let source = if rules.len() == 1 {
+                rules[0].source.clone()
+            } else {
+                rules
+                    .iter()
+                    .find(|r| !ruled(&[**r]).iter().any(|x| crate::path::pointer(&x.path) == p))
+                    .map(|r| r.source.clone())
+                    .unwrap_or_else(|| "set".to_string())
+            };
+            d.hidden_reason = Some(format!("ignored by your rule {source}"));
+            hidden.push(d);
+        }
+        // Trusted managers: fields they own live keep their live value.
+        visible.retain(|d| {
+            let Some(owner) = crate::managed_fields::owner_of(live, &d.path) else { return true };
+            match rules.iter().find(|r| r.managed_fields_managers.iter().any(|m| *m == owner)) {
+                Some(r) => {
+                    let mut h = d.clone();
+                    h.hidden_reason = Some(format!("owned live by field manager `{owner}`, which your rule {} trusts", r.source));
+                    hidden.push(h);
+                    false
+                }
+                None => true,
+            }
+        });
+        if !opts.include_hidden {
+            hidden.clear();
+        }
+        visible
+    };
     if opts.include_hidden {
         let mut raw = Vec::new();
         let mut live_plain = norm.normalize(live);
@@ -133,7 +215,7 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         }
         diff_values(&desired, &live_plain, schema, &mut Vec::new(), &mut raw);
         let shown: std::collections::HashSet<String> =
-            visible.iter().map(|d| crate::path::pointer(&d.path)).collect();
+            visible.iter().chain(hidden.iter()).map(|d| crate::path::pointer(&d.path)).collect();
         for mut d in raw {
             let p = crate::path::pointer(&d.path);
             if shown.contains(&p) || shown.iter().any(|s| p.starts_with(&format!("{s}/")) || s.starts_with(&format!("{p}/"))) {
@@ -144,6 +226,27 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         }
     }
     Compared { visible, hidden, three_way }
+}
+
+/// Compare with a predicted live object the API server computed (a
+/// server-side dry-run apply, as `kubectl diff` and Argo CD's server-side
+/// diff use). With `revert_webhook_changes`, fields of the prediction that
+/// the applying manager does not own take their live value, as Argo CD's
+/// default `ignoreMutationWebhook` does.
+pub fn compare_with_predicted(key: &ResourceKey, predicted: &Value, live: &Value, opts: &CompareOptions, revert_webhook_changes: bool) -> Compared {
+    let norm = normalize::Normalizer { group: &key.group, kind: &key.kind, ignore_aggregated_roles: opts.ignore_aggregated_roles };
+    let schema = k8s::root(&key.group, &key.kind);
+    let p = norm.normalize(predicted);
+    let l = norm.normalize(live);
+    let mut visible = Vec::new();
+    diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
+    if revert_webhook_changes {
+        visible.retain(|d| {
+            let owner = crate::managed_fields::owner_of(predicted, &d.path);
+            owner.as_deref() == Some(opts.manager.as_str()) || owner.is_none() && d.change != Change::Changed
+        });
+    }
+    Compared { visible, hidden: Vec::new(), three_way: false }
 }
 
 fn hidden_reason(d: &RawDiff, three_way: bool, group: &str, kind: &str, live: &Value, pointer: &str) -> String {

@@ -9,7 +9,9 @@ pub mod analyze;
 pub mod compare;
 pub mod context;
 pub mod fixes;
+pub mod difftext;
 pub mod identity;
+pub mod ignore;
 pub mod input;
 pub mod k8s;
 pub mod managed_fields;
@@ -22,7 +24,7 @@ pub mod secret_mask;
 pub mod share;
 pub mod view;
 
-pub use analyze::{analyze, Options};
+pub use analyze::{analyze, analyze_diff, Options};
 pub use compare::{CompareOptions, Strategy};
 pub use input::{InputError, Side};
 pub use model::*;

@@ -76,3 +76,73 @@ mod tests {
         assert_eq!(owner_of(&live, &[Seg::key("data")]), None);
     }
 }
+
+/// The fields a manager owns, as an object skeleton (leaves are `true`, keyed
+/// list items carry their key fields). Server-side apply removes what this
+/// skeleton has and the new configuration lacks.
+pub fn owned_skeleton(live: &Value, manager: &str) -> Option<Value> {
+    let entries = live.pointer("/metadata/managedFields")?.as_array()?;
+    let mut out: Option<Value> = None;
+    for e in entries.iter().filter(|e| e.get("manager").and_then(Value::as_str) == Some(manager)) {
+        if let Some(fields) = e.get("fieldsV1") {
+            let sk = skeleton(fields, 0);
+            out = Some(match out {
+                None => sk,
+                Some(prev) => merge_skeletons(prev, sk),
+            });
+        }
+    }
+    out
+}
+
+fn skeleton(fields: &Value, depth: usize) -> Value {
+    let Some(map) = fields.as_object() else { return Value::Bool(true) };
+    if depth > 64 || map.keys().all(|k| k == ".") {
+        return Value::Bool(true);
+    }
+    let is_list = map.keys().any(|k| k.starts_with("k:") || k.starts_with("v:") || k.starts_with("i:"));
+    if is_list {
+        let mut items = Vec::new();
+        for (k, child) in map {
+            if let Some(j) = k.strip_prefix("k:") {
+                let mut item = serde_json::from_str::<Value>(j).unwrap_or(Value::Null);
+                if let (Value::Object(im), Value::Object(cm)) = (&mut item, skeleton(child, depth + 1)) {
+                    for (ck, cv) in cm {
+                        im.entry(ck).or_insert(cv);
+                    }
+                }
+                items.push(item);
+            } else if let Some(v) = k.strip_prefix("v:") {
+                items.push(serde_json::from_str::<Value>(v).unwrap_or(Value::Null));
+            }
+        }
+        return Value::Array(items);
+    }
+    let mut obj = serde_json::Map::new();
+    for (k, child) in map {
+        if let Some(name) = k.strip_prefix("f:") {
+            obj.insert(name.to_string(), skeleton(child, depth + 1));
+        }
+    }
+    Value::Object(obj)
+}
+
+fn merge_skeletons(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut x), Value::Object(y)) => {
+            for (k, v) in y {
+                let merged = match x.remove(&k) {
+                    Some(prev) => merge_skeletons(prev, v),
+                    None => v,
+                };
+                x.insert(k, merged);
+            }
+            Value::Object(x)
+        }
+        (Value::Array(mut x), Value::Array(y)) => {
+            x.extend(y);
+            Value::Array(x)
+        }
+        (_, b) => b,
+    }
+}

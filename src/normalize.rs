@@ -23,7 +23,22 @@ pub struct Normalizer<'a> {
 
 impl Normalizer<'_> {
     pub fn normalize(&self, obj: &Value) -> Value {
-        let mut v = strip_nulls(obj);
+        let mut v = if self.group.is_empty() && self.kind == "Secret" {
+            // A Secret's null data value is an empty one (Argo CD NormalizeSecret).
+            let mut s = obj.clone();
+            for field in ["data", "stringData"] {
+                if let Some(Value::Object(m)) = s.get_mut(field) {
+                    for val in m.values_mut() {
+                        if val.is_null() {
+                            *val = Value::String(String::new());
+                        }
+                    }
+                }
+            }
+            strip_nulls(&s)
+        } else {
+            strip_nulls(obj)
+        };
         let Some(map) = v.as_object_mut() else { return v };
         map.remove("status");
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
@@ -74,13 +89,39 @@ impl Normalizer<'_> {
     }
 }
 
-/// Nulls mean "absent" in Kubernetes JSON; drop them from maps.
+/// A copy without nulls, status and server bookkeeping: the top level skips
+/// `status` and `metadata.managedFields` before copying, since they are often
+/// half of a live object.
 fn strip_nulls(v: &Value) -> Value {
+    let Value::Object(top) = v else { return strip_nulls_deep(v) };
+    let mut out = Map::new();
+    for (k, x) in top {
+        if x.is_null() || k == "status" {
+            continue;
+        }
+        if k == "metadata" {
+            if let Value::Object(meta) = x {
+                let m: Map<String, Value> = meta
+                    .iter()
+                    .filter(|(mk, mv)| !mv.is_null() && !SERVER_METADATA.contains(&mk.as_str()))
+                    .map(|(mk, mv)| (mk.clone(), strip_nulls_deep(mv)))
+                    .collect();
+                out.insert(k.clone(), Value::Object(m));
+                continue;
+            }
+        }
+        out.insert(k.clone(), strip_nulls_deep(x));
+    }
+    Value::Object(out)
+}
+
+/// Nulls mean "absent" in Kubernetes JSON; drop them from maps.
+fn strip_nulls_deep(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            Value::Object(m.iter().filter(|(_, x)| !x.is_null()).map(|(k, x)| (k.clone(), strip_nulls(x))).collect())
+            Value::Object(m.iter().filter(|(_, x)| !x.is_null()).map(|(k, x)| (k.clone(), strip_nulls_deep(x))).collect())
         }
-        Value::Array(a) => Value::Array(a.iter().map(strip_nulls).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(strip_nulls_deep).collect()),
         other => other.clone(),
     }
 }

@@ -91,3 +91,59 @@ fn rules_and_explain() {
     let out = bin().args(["explain", "ZZ999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn analyses_pasted_argocd_diff_text() {
+    let fixture = common::root().join("tests/fixtures/difftext/argo_unified_u3.txt");
+    let out = bin().args(["analyze", "--diff", fixture.to_str().unwrap(), "--format", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    common::assert_valid(&report);
+    assert!(report.resources.iter().any(|r| r.kind == "Deployment"));
+    let bad = bin().args(["analyze", "--diff", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut bad = bad;
+    bad.stdin.take().unwrap().write_all(b"this is not diff output at all\n").unwrap();
+    let out = bad.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("drift-doctor: diff side"));
+}
+
+#[test]
+fn user_ignore_rules_hide_what_they_cover() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-app-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let app = dir.join("app.yaml");
+    std::fs::write(
+        &app,
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n",
+    )
+    .unwrap();
+    let args = |extra: &[&str]| {
+        let mut v = vec!["analyze".to_string(), "--git".into(), scenario("autoscaler-hpa-replicas", "git"), "--live".into(), scenario("autoscaler-hpa-replicas", "live"), "--format".into(), "json".into()];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let out = bin().args(args(&["--app", app.to_str().unwrap(), "--include-hidden"])).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "the HPA replicas difference is ignored by the rule");
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let replicas = report.resources.iter().flat_map(|r| &r.differences).find(|d| d.pointer == "/spec/replicas").unwrap();
+    assert!(!replicas.visible);
+    assert!(replicas.hidden_reason.as_deref().unwrap().contains("ignored by your rule Application shop spec.ignoreDifferences[0]"));
+}
+
+#[test]
+fn link_prints_a_fragment_url_without_secret_values() {
+    let out = bin()
+        .args(["link", "--git", &scenario("helm-random-secret", "git"), "--live", &scenario("helm-random-secret", "live"), "--base", "https://tools.example.com/drift-doctor/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(url.starts_with("https://tools.example.com/drift-doctor/#v1."), "{url}");
+    let state = drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap();
+    let live = common::read("tests/fixtures/scenarios/helm-random-secret/live.yaml");
+    let secret_line = live.lines().find(|l| l.contains("redis-password:")).unwrap();
+    let value = secret_line.split(':').nth(1).unwrap().trim();
+    assert!(!state.live.contains(value), "the link carries a Secret value");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Secret value(s) replaced by masks"));
+}

@@ -4,7 +4,7 @@
 mod common;
 
 use drift_doctor::rules::{catalog, docs, predicates};
-use drift_doctor::{analyze, CompareOptions, Options};
+use drift_doctor::{analyze, CompareOptions, Options, Strategy};
 
 #[test]
 fn every_rule_example_classifies_to_its_rule() {
@@ -80,7 +80,6 @@ fn codes_are_unique_and_prefixed_by_cause() {
 }
 
 #[test]
-#[ignore = "enabled once the catalogue uses every predicate"]
 fn every_named_predicate_is_used_by_some_rule() {
     let catalog = catalog().unwrap();
     for name in predicates::NAMES {
@@ -97,4 +96,297 @@ fn the_generated_catalogue_is_up_to_date() {
         committed == generated,
         "docs/rules.md is stale: run `cargo run -- rules --markdown > docs/rules.md`"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Drift safety: no ignore fix is ever offered for real drift or for a
+// security-relevant field, in any fixture this repository holds.
+// ---------------------------------------------------------------------------
+
+/// One Git/live input pair with the options it is analysed with.
+struct Fixture {
+    name: String,
+    git: String,
+    live: String,
+    opts: Options,
+}
+
+fn scenario_fixtures() -> Vec<Fixture> {
+    #[derive(serde::Deserialize, Default)]
+    struct ScenarioOptions {
+        namespace: Option<String>,
+        strategy: Option<String>,
+        #[serde(default)]
+        ignore_aggregated_roles: bool,
+    }
+    let dir = common::root().join("tests/fixtures/scenarios");
+    let mut out = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let base = format!("tests/fixtures/scenarios/{name}");
+        // Keys only the scenario test reads (expectations) are skipped here.
+        let so: ScenarioOptions = std::fs::read_to_string(dir.join(&name).join("options.yaml"))
+            .ok()
+            .map(|t| serde_yaml::from_str(&t).expect("options.yaml parses"))
+            .unwrap_or_default();
+        for strategy in [None, Some("server-side-apply"), Some("server-side-diff")] {
+            let strategy = strategy.or(so.strategy.as_deref());
+            out.push(Fixture {
+                name: format!("scenario {name} ({})", strategy.unwrap_or("legacy")),
+                git: common::read(format!("{base}/git.yaml")),
+                live: common::read(format!("{base}/live.yaml")),
+                opts: Options {
+                    namespace: so.namespace.clone(),
+                    compare: CompareOptions {
+                        strategy: strategy.map(|s| Strategy::from_id(s).expect("known strategy")).unwrap_or_default(),
+                        ignore_aggregated_roles: so.ignore_aggregated_roles,
+                        include_hidden: true,
+                        ..Default::default()
+                    },
+                },
+            });
+        }
+    }
+    out
+}
+
+fn example_fixtures() -> Vec<Fixture> {
+    let catalog = catalog().unwrap();
+    let mut out = Vec::new();
+    for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
+        for (i, ex) in rule.examples.iter().enumerate() {
+            for strategy in [Strategy::Legacy, Strategy::ServerSideApply, Strategy::ServerSideDiff] {
+                out.push(Fixture {
+                    name: format!("{} example {i} ({})", rule.code, strategy.id()),
+                    git: ex.git.clone(),
+                    live: ex.live.clone(),
+                    opts: Options {
+                        namespace: ex.namespace.clone(),
+                        compare: CompareOptions { strategy, include_hidden: true, ..Default::default() },
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+fn corpus_fixtures() -> Vec<Fixture> {
+    let dir = "tests/corpus/gitops-engine";
+    let cases: serde_json::Value = serde_json::from_str(&common::read(format!("{dir}/cases.json"))).unwrap();
+    let mut out = Vec::new();
+    for case in cases.as_array().unwrap() {
+        let (Some(config), Some(live)) = (case["config"].as_str(), case["live"].as_str()) else { continue };
+        out.push(Fixture {
+            name: format!("corpus {}", case["id"].as_str().unwrap_or("?")),
+            git: common::read(format!("{dir}/{config}")),
+            live: common::read(format!("{dir}/{live}")),
+            opts: Options { namespace: Some("default".into()), compare: CompareOptions { include_hidden: true, ..Default::default() } },
+        });
+    }
+    out
+}
+
+/// The jsonPointers and jq expressions an ignore snippet names.
+fn ignored_paths(snippet: &str) -> (Vec<String>, Vec<String>) {
+    let (mut pointers, mut jqs) = (Vec::new(), Vec::new());
+    for line in snippet.lines().map(str::trim) {
+        if let Some(p) = line.strip_prefix("- /") {
+            pointers.push(format!("/{p}"));
+        } else if let Some(q) = line.strip_prefix("- '").and_then(|q| q.strip_suffix('\'')) {
+            jqs.push(q.replace("''", "'"));
+        }
+    }
+    (pointers, jqs)
+}
+
+fn covers_pointer(ignored: &str, pointer: &str) -> bool {
+    pointer == ignored || pointer.starts_with(&format!("{ignored}/")) || ignored.is_empty()
+}
+
+fn covers_jq(ignored: &str, jq: &str) -> bool {
+    jq == ignored || jq.strip_prefix(ignored).is_some_and(|rest| rest.starts_with(['.', '[', ' ', '|']))
+}
+
+#[test]
+fn no_ignore_fix_covers_drift_or_a_security_relevant_field() {
+    let fixtures: Vec<Fixture> = scenario_fixtures().into_iter().chain(example_fixtures()).chain(corpus_fixtures()).collect();
+    assert!(fixtures.len() > 300, "expected scenarios, rule examples and the corpus, got {}", fixtures.len());
+    let mut failures = Vec::new();
+    let mut drift_findings = 0;
+    for fx in &fixtures {
+        let report = match analyze(&fx.git, &fx.live, &fx.opts) {
+            Ok(r) => r,
+            Err(e) => {
+                failures.push(format!("{}: input error: {e}", fx.name));
+                continue;
+            }
+        };
+        common::assert_invariants(&report);
+        for r in &report.resources {
+            let key = drift_doctor::identity::ResourceKey {
+                group: r.group.clone(),
+                kind: r.kind.clone(),
+                namespace: r.namespace.clone(),
+                name: r.name.clone(),
+            };
+            let ignores: Vec<&drift_doctor::Fix> = r.fixes.iter().filter(|f| f.kind == drift_doctor::FixKind::Ignore).collect();
+            for f in &ignores {
+                if f.cause == drift_doctor::Cause::Drift {
+                    failures.push(format!("{}: {} has an ignore fix with cause drift", fx.name, r.id));
+                }
+                for p in &f.pointers {
+                    if drift_doctor::fixes::is_sensitive(&key, p) {
+                        failures.push(format!("{}: {} ignore fix covers security-relevant {p}", fx.name, r.id));
+                    }
+                }
+            }
+            for d in &r.differences {
+                if d.cause != drift_doctor::Cause::Drift {
+                    continue;
+                }
+                drift_findings += 1;
+                let jq = drift_doctor::path::jq_with(&d.segs, true);
+                for f in &ignores {
+                    let (pointers, jqs) = ignored_paths(&f.snippet);
+                    let hit = f.pointers.contains(&d.pointer)
+                        || pointers.iter().any(|p| covers_pointer(p, &d.pointer))
+                        || jqs.iter().any(|q| covers_jq(q, &jq));
+                    if hit {
+                        failures.push(format!(
+                            "{}: {} drift at {} ({}) is covered by the ignore fix `{}`",
+                            fx.name, r.id, d.pointer, d.rule, f.title
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(drift_findings > 50, "the fixtures should hold real drift to check, found {drift_findings}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Genuine drift that sits next to a rule's evidence must stay drift: each
+/// case is a near miss of a non-drift rule.
+#[test]
+fn near_misses_of_specific_rules_stay_drift() {
+    struct Case {
+        what: &'static str,
+        git: String,
+        live: String,
+        id: &'static str,
+        pointer: &'static str,
+    }
+    let deployment = |annotations: &str, container: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop{annotations}}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n      - {container}\n"
+        )
+    };
+    let cases = vec![
+        Case {
+            what: "a random-looking password rotated by hand in a Secret no chart renders",
+            git: "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\ndata: {password: dUg4cVp0NFdyMnhMOXBLbQ==}\n".into(),
+            live: "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: shop}\ndata: {password: UTNuVjd5Qm0xVGs1WmNSYQ==}\n".into(),
+            id: "/Secret/shop/db",
+            pointer: "/data/password",
+        },
+        Case {
+            what: "a date moved back by hand in a Helm ConfigMap",
+            git: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: window, namespace: shop, labels: {helm.sh/chart: shop-1.0.0}}\ndata: {maintenance: \"2026-12-05T02:00:00Z\"}\n".into(),
+            live: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: window, namespace: shop, labels: {helm.sh/chart: shop-1.0.0}}\ndata: {maintenance: \"2026-12-12T02:00:00Z\"}\n".into(),
+            id: "/ConfigMap/shop/window",
+            pointer: "/data/maintenance",
+        },
+        Case {
+            what: "replicas scaled with kubectl while no autoscaler exists",
+            git: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  managedFields:\n  - {manager: kubectl, operation: Update, subresource: scale, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {f:spec: {f:replicas: {}}}}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/replicas",
+        },
+        Case {
+            what: "an image changed by hand next to an injected Istio sidecar",
+            git: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}, annotations: {sidecar.istio.io/status: '{}'}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.1-debug\"}, {name: istio-proxy, image: \"istio/proxyv2:1.22.1\"}]}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/spec/containers/0/image",
+        },
+        Case {
+            what: "a resource limit changed by hand on an Autopilot cluster (not Autopilot's value)",
+            git: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\", resources: {limits: {memory: 512Mi}}}]}\n".into(),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, annotations: {autopilot.gke.io/resource-adjustment: '{\"output\":{\"containers\":[{\"limits\":{\"memory\":\"512Mi\"},\"name\":\"web\"}]}}'}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\", resources: {limits: {memory: 3Gi}}}]}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/spec/containers/0/resources/limits/memory",
+        },
+        Case {
+            what: "a field Kyverno did not patch on an object Kyverno mutated",
+            git: deployment("", "{name: web, image: \"shop/web:2.0.0\", env: [{name: MODE, value: safe}]}"),
+            live: deployment(
+                    ", annotations: {policies.kyverno.io/last-applied-patches: 'add-labels.add-team.kyverno.io: added /metadata/labels/team'}",
+                    "{name: web, image: \"shop/web:2.0.0\", env: [{name: MODE, value: unsafe}]}",
+                ),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/spec/containers/0/env/0/value",
+        },
+        Case {
+            what: "Istio's webhook weakened from Fail to Ignore",
+            git: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: istiod-default-validator, labels: {app: istiod}}\nwebhooks:\n- {name: validation.istio.io, clientConfig: {service: {name: istiod, namespace: istio-system}}, failurePolicy: Fail, admissionReviewVersions: [v1], sideEffects: None}\n".into(),
+            live: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: istiod-default-validator, labels: {app: istiod}}\nwebhooks:\n- {name: validation.istio.io, clientConfig: {service: {name: istiod, namespace: istio-system}}, failurePolicy: Ignore, admissionReviewVersions: [v1], sideEffects: None}\n".into(),
+            id: "admissionregistration.k8s.io/ValidatingWebhookConfiguration//istiod-default-validator",
+            pointer: "/webhooks/0/failurePolicy",
+        },
+        Case {
+            what: "HPA metrics changed, not merely reordered",
+            git: "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}}\n  - {type: Resource, resource: {name: memory, target: {type: Utilization, averageUtilization: 80}}}\n".into(),
+            live: "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - {type: Resource, resource: {name: memory, target: {type: Utilization, averageUtilization: 95}}}\n  - {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}}\n".into(),
+            id: "autoscaling/HorizontalPodAutoscaler/shop/web",
+            pointer: "/spec/metrics/0/resource/name",
+        },
+        Case {
+            what: "a pull secret added by hand to a ServiceAccount",
+            git: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: shop}\nimagePullSecrets: [{name: registry}]\n".into(),
+            live: "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: shop}\nimagePullSecrets: [{name: registry}, {name: personal-registry}]\n".into(),
+            id: "/ServiceAccount/shop/web",
+            pointer: "/imagePullSecrets/1",
+        },
+        Case {
+            what: "an env var that looks like an injector's but without the injector",
+            git: deployment("", "{name: web, image: \"shop/web:2.0.0\", env: [{name: MODE, value: safe}]}"),
+            live: deployment("", "{name: web, image: \"shop/web:2.0.0\", env: [{name: MODE, value: safe}, {name: AWS_REGION, value: us-east-1}]}"),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/spec/containers/0/env/1",
+        },
+        Case {
+            what: "a privileged flag set by a policy engine is still never ignored",
+            git: deployment("", "{name: web, image: \"shop/web:2.0.0\", securityContext: {privileged: false}}"),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  managedFields:\n  - {manager: kubectl-patch, operation: Update, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {f:spec: {f:template: {f:spec: {f:containers: {'k:{\"name\":\"web\"}': {f:securityContext: {f:privileged: {}}}}}}}}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: \"shop/web:2.0.0\", securityContext: {privileged: true}}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/spec/containers/0/securityContext/privileged",
+        },
+    ];
+    let mut failures = Vec::new();
+    for c in &cases {
+        let opts = Options { compare: CompareOptions { include_hidden: true, ..Default::default() }, ..Default::default() };
+        let report = analyze(&c.git, &c.live, &opts).unwrap_or_else(|e| panic!("{}: {e}", c.what));
+        common::assert_invariants(&report);
+        let res = report.resources.iter().find(|r| r.id == c.id);
+        let d = res.and_then(|r| r.differences.iter().find(|d| d.pointer == c.pointer));
+        match d {
+            Some(d) if d.cause == drift_doctor::Cause::Drift => {
+                let covered = res.unwrap().fixes.iter().any(|f| f.kind == drift_doctor::FixKind::Ignore && f.pointers.contains(&d.pointer));
+                if covered {
+                    failures.push(format!("{}: an ignore fix covers {}", c.what, c.pointer));
+                }
+            }
+            Some(d) => failures.push(format!("{}: {} went to {} ({})", c.what, c.pointer, d.rule, d.evidence)),
+            None => failures.push(format!("{}: no difference at {} {}", c.what, c.id, c.pointer)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

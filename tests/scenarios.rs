@@ -49,6 +49,7 @@ fn run(name: &str) -> drift_doctor::Report {
             strategy: so.strategy.as_deref().map(|s| Strategy::from_id(s).expect("known strategy")).unwrap_or_default(),
             ignore_aggregated_roles: so.ignore_aggregated_roles,
             include_hidden: so.include_hidden,
+            ..Default::default()
         },
     };
     let report = analyze(&common::read(format!("{dir}/git.yaml")), &common::read(format!("{dir}/live.yaml")), &opts)

@@ -1,5 +1,10 @@
 //! The drift-doctor command line: a thin shell over the library.
 
+// Parsing builds many small maps; mimalloc makes the CLI markedly faster.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
@@ -72,11 +77,20 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         #[command(after_help = EXAMPLES)]
         Analyze {
             /// Desired manifests (multi-document YAML, JSON, List, `argocd app manifests`), or - for stdin
-            #[arg(long, value_name = "FILE", required = true)]
-            git: String,
+            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "live")]
+            git: Option<String>,
             /// Live objects (`kubectl get -o yaml|json`, `argocd app manifests --source live`), or - for stdin
-            #[arg(long, value_name = "FILE", required = true)]
-            live: String,
+            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "git")]
+            live: Option<String>,
+            /// Instead of the two sides: what `argocd app diff` or `kubectl diff` printed, or - for stdin
+            #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
+            diff: Option<String>,
+            /// An Application whose spec.ignoreDifferences should apply (YAML)
+            #[arg(long, value_name = "FILE")]
+            app: Option<String>,
+            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* should apply
+            #[arg(long = "argocd-cm", value_name = "FILE")]
+            argocd_cm: Option<String>,
             #[arg(long, value_enum, default_value = "text")]
             format: Format,
             /// The Application's destination namespace, for Git objects without one
@@ -94,6 +108,20 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Colour in text output
             #[arg(long, value_enum, default_value = "auto")]
             color: Color,
+        },
+        /// Print the link that opens this analysis in the drift-doctor page (Secret values masked)
+        Link {
+            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "live")]
+            git: Option<String>,
+            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "git")]
+            live: Option<String>,
+            #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
+            diff: Option<String>,
+            #[arg(long, value_name = "NS")]
+            namespace: Option<String>,
+            /// Where the page is served (the link's part before `#`)
+            #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
+            base: String,
         },
         /// List the rules of the knowledge base
         Rules {
@@ -133,11 +161,27 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     pub fn run() -> i32 {
         let cli = Cli::parse();
         match cli.command {
-            Command::Analyze { git, live, format, namespace, include_hidden, strategy, ignore_aggregated_roles, color } => {
+            Command::Analyze { git, live, diff, app, argocd_cm, format, namespace, include_hidden, strategy, ignore_aggregated_roles, color } => {
                 let mut stdin_used = false;
-                let texts = read_input(&git, Side::Git, &mut stdin_used)
-                    .and_then(|g| read_input(&live, Side::Live, &mut stdin_used).map(|l| (g, l)));
-                let (git_text, live_text) = match texts {
+                let mut ignore_rules = Vec::new();
+                for path in app.iter().chain(argocd_cm.iter()) {
+                    let rules = read_input(path, Side::Git, &mut stdin_used)
+                        .and_then(|t| drift_doctor::ignore::parse_rules(&t).map_err(|e| format!("{path}: {e}")));
+                    match rules {
+                        Ok(r) => ignore_rules.extend(r),
+                        Err(e) => {
+                            eprintln!("drift-doctor: {e}");
+                            return 2;
+                        }
+                    }
+                }
+                let inputs = match (&diff, &git, &live) {
+                    (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| (t, None)),
+                    (None, Some(g), Some(l)) => read_input(g, Side::Git, &mut stdin_used)
+                        .and_then(|g| read_input(l, Side::Live, &mut stdin_used).map(|l| (g, Some(l)))),
+                    _ => Err("give --git and --live, or --diff".to_string()),
+                };
+                let (first_text, live_text) = match inputs {
                     Ok(t) => t,
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
@@ -154,9 +198,15 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                         },
                         ignore_aggregated_roles,
                         include_hidden,
+                        ignore_rules,
+                        ..Default::default()
                     },
                 };
-                let report = match analyze(&git_text, &live_text, &opts) {
+                let result = match &live_text {
+                    Some(live_text) => analyze(&first_text, live_text, &opts),
+                    None => drift_doctor::analyze_diff(&first_text, &opts),
+                };
+                let report = match result {
                     Ok(r) => r,
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
@@ -177,6 +227,41 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 };
                 let _ = std::io::stdout().write_all(text.as_bytes());
                 exit_code(&report)
+            }
+            Command::Link { git, live, diff, namespace, base } => {
+                let mut stdin_used = false;
+                let mut state = drift_doctor::share::ShareState { namespace: namespace.unwrap_or_default(), ..Default::default() };
+                let read = match (&diff, &git, &live) {
+                    (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| {
+                        state.mode = "diff".into();
+                        state.diff = t;
+                    }),
+                    (None, Some(g), Some(l)) => read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
+                        read_input(l, Side::Live, &mut stdin_used).map(|l| {
+                            state.mode = "sides".into();
+                            state.git = g;
+                            state.live = l;
+                        })
+                    }),
+                    _ => Err("give --git and --live, or --diff".to_string()),
+                };
+                if let Err(e) = read {
+                    eprintln!("drift-doctor: {e}");
+                    return 2;
+                }
+                let (url, masked) = drift_doctor::share::share_url(&base, &state);
+                if masked > 0 {
+                    eprintln!("drift-doctor: {masked} Secret value(s) replaced by masks in the link");
+                }
+                let fragment_len = url.split_once('#').map_or(0, |(_, f)| f.len());
+                if fragment_len > drift_doctor::share::MAX_LINK_FRAGMENT {
+                    eprintln!(
+                        "drift-doctor: the link is {fragment_len} characters, more than ticket systems handle well ({}); attach a share file instead (the page offers one)",
+                        drift_doctor::share::MAX_LINK_FRAGMENT
+                    );
+                }
+                println!("{url}");
+                0
             }
             Command::Rules { markdown } => match rules::catalog() {
                 Ok(c) if markdown => {

@@ -47,19 +47,8 @@ use serde_json::Value;
 
 use paths::{ViewLine, Workspace};
 
-/// One step of a path inside a Kubernetes object.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Seg {
-    /// A map key.
-    Key(String),
-    /// A list item: its index when known, and its merge key and value when the text shows it (e.g. ("name", "app")).
-    Item {
-        /// Position in the list (0-based), when the text shows the list from its start.
-        index: Option<usize>,
-        /// The item's merge key and its value (`("name", "app")`, `("containerPort", 8080)`).
-        key: Option<(String, Value)>,
-    },
-}
+/// One step of a path inside a Kubernetes object (shared with the core).
+pub use crate::path::Seg;
 
 /// Which tool printed a resource's diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -304,7 +304,7 @@ pub(crate) struct Shape {
 impl Shape {
     /// Declared nodes whose children are written at column `col`.
     pub(crate) fn at_child_col(&self, col: usize) -> &[usize] {
-        if !col.is_multiple_of(2) {
+        if col % 2 != 0 {
             return &[];
         }
         self.by_child_col

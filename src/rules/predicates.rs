@@ -29,6 +29,26 @@ pub const NAMES: &[&str] = &[
     "generator_hash_suffix",
     "git_value_empty",
     "ignore_extraneous",
+    "istio_injected",
+    "linkerd_injected",
+    "vault_agent_injected",
+    "datadog_injected",
+    "aws_identity_injected",
+    "azure_identity_injected",
+    "istio_webhook",
+    "aks_admissions_enforcer",
+    "autopilot_adjusted",
+    "git_holds_vault_reference",
+    "same_quantity",
+    "list_reordered",
+    "controller_metadata",
+    "kyverno_managed",
+    "too_large_for_client_side_apply",
+    "service_account_token_secret",
+    "immutable_object",
+    "secret_value_masked",
+    "injected_collection",
+    "openshift_image_trigger",
 ];
 
 pub fn exists(name: &str) -> bool {
@@ -56,6 +76,26 @@ pub fn eval(name: &str, f: &Finding<'_>) -> Option<Vars> {
         "generator_hash_suffix" => generator_hash_suffix(f),
         "git_value_empty" => git_value_empty(f),
         "ignore_extraneous" => ignore_extraneous(f),
+        "istio_injected" => injected_by(&ISTIO, f),
+        "linkerd_injected" => injected_by(&LINKERD, f),
+        "vault_agent_injected" => injected_by(&VAULT_AGENT, f),
+        "datadog_injected" => injected_by(&DATADOG, f),
+        "aws_identity_injected" => injected_by(&AWS_IDENTITY, f),
+        "azure_identity_injected" => injected_by(&AZURE_IDENTITY, f),
+        "istio_webhook" => istio_webhook(f),
+        "aks_admissions_enforcer" => aks_admissions_enforcer(f),
+        "autopilot_adjusted" => autopilot_adjusted(f),
+        "git_holds_vault_reference" => git_holds_vault_reference(f),
+        "same_quantity" => same_quantity(f),
+        "list_reordered" => list_reordered(f),
+        "controller_metadata" => controller_metadata(f),
+        "kyverno_managed" => kyverno_managed(f),
+        "too_large_for_client_side_apply" => too_large_for_client_side_apply(f),
+        "service_account_token_secret" => service_account_token_secret(f),
+        "immutable_object" => immutable_object(f),
+        "secret_value_masked" => secret_value_masked(f),
+        "injected_collection" => injected_collection(f),
+        "openshift_image_trigger" => openshift_image_trigger(f),
         _ => None,
     }
 }
@@ -89,6 +129,10 @@ fn vpa_targets(f: &Finding<'_>) -> Option<Vars> {
 /// The workload opts in to Stakater Reloader (or a similar reloader).
 fn reloader_annotated(f: &Finding<'_>) -> Option<Vars> {
     objects(f).flat_map(annotations).find_map(|(k, _)| {
+        // The stamps the reloaders write themselves are not an opt-in.
+        if k == "reloader.stakater.com/last-reloaded-from" || k == "wave.pusher.com/config-hash" {
+            return None;
+        }
         let hit = k.starts_with("reloader.stakater.com/")
             || k.starts_with("configmap.reloader.stakater.com/")
             || k.starts_with("secret.reloader.stakater.com/")
@@ -150,10 +194,36 @@ fn has_timestamp(s: &str) -> bool {
     }) || (s.len() >= 9 && s.len() <= 13 && s.bytes().all(|c| c.is_ascii_digit()) && s.starts_with('1'))
 }
 
-/// Both sides hold (or embed) timestamps: `now`, `date`, epoch seconds.
+/// The first date (`YYYY-MM-DD...`) or epoch-seconds run in a string, as a
+/// sortable key.
+fn timestamp_key(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let date = b.windows(10).position(|w| {
+        w[0..4].iter().all(u8::is_ascii_digit)
+            && w[4] == b'-'
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && w[7] == b'-'
+            && w[8..10].iter().all(u8::is_ascii_digit)
+    });
+    if let Some(i) = date {
+        // Date, then the time digits that follow, ignoring separators.
+        let tail: String = s[i..].chars().take(25).filter(char::is_ascii_digit).collect();
+        return Some(format!("d{tail:0<17}"));
+    }
+    (s.len() >= 9 && s.len() <= 13 && s.bytes().all(|c| c.is_ascii_digit())).then(|| format!("e{s:0>13}"))
+}
+
+/// Both sides hold (or embed) timestamps (`now`, `date`, epoch seconds) and
+/// Git's is the later one: a value rendered at refresh time is always newer
+/// than the one written at the last sync, while a hand-edited date can go
+/// either way.
 fn values_look_like_time(f: &Finding<'_>) -> Option<Vars> {
     let (g, l) = both_strings(f)?;
-    (g != l && has_timestamp(g) && has_timestamp(l)).then(|| vec![var("value", l.to_string())])
+    if g == l || !has_timestamp(g) || !has_timestamp(l) {
+        return None;
+    }
+    let (gk, lk) = (timestamp_key(g)?, timestamp_key(l)?);
+    (gk[..1] == lk[..1] && gk > lk).then(|| vec![var("value", l.to_string())])
 }
 
 fn is_certificate(s: &str) -> bool {
@@ -221,11 +291,16 @@ fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
 }
 
 /// A hook without a delete policy: the old hook object blocks the next run.
+/// Git's object is looked at first; when it is not a hook, the live one is
+/// (a Job that an earlier version of the chart ran as a hook stays behind).
 fn hook_without_delete_policy(f: &Finding<'_>) -> Option<Vars> {
-    let obj = f.git_obj.or(f.live_obj)?;
-    let hook = annotation(obj, "argocd.argoproj.io/hook").or_else(|| annotation(obj, "helm.sh/hook"))?;
-    let policy = annotation(obj, "argocd.argoproj.io/hook-delete-policy").or_else(|| annotation(obj, "helm.sh/hook-delete-policy"));
-    policy.is_none().then(|| vec![var("hook", hook)])
+    let check = |obj: &Value| -> Option<Vars> {
+        let hook = annotation(obj, "argocd.argoproj.io/hook").or_else(|| annotation(obj, "helm.sh/hook"))?;
+        let policy =
+            annotation(obj, "argocd.argoproj.io/hook-delete-policy").or_else(|| annotation(obj, "helm.sh/hook-delete-policy"));
+        policy.is_none().then(|| vec![var("hook", hook)])
+    };
+    f.git_obj.and_then(check).or_else(|| f.live_obj.and_then(check))
 }
 
 /// The resource's namespace is created by the same app and is not live yet.
@@ -283,4 +358,595 @@ fn git_value_empty(f: &Finding<'_>) -> Option<Vars> {
 fn ignore_extraneous(f: &Finding<'_>) -> Option<Vars> {
     let obj = f.live_obj?;
     annotation(obj, "argocd.argoproj.io/compare-options")?.contains("IgnoreExtraneous").then(Vec::new)
+}
+
+// ---------------------------------------------------------------------------
+// Injectors: the artefacts a mutating webhook adds to a pod template (or a
+// Pod). Each injector's names come from its own documentation and source.
+// ---------------------------------------------------------------------------
+
+/// What one injector adds. Keys ending in `*` are prefixes.
+struct Injector {
+    name: &'static str,
+    /// Annotation and label keys the injector writes (never the opt-in keys users set).
+    keys: &'static [&'static str],
+    /// Keys it rewrites that users also set: they count only when a strong
+    /// artefact of the injector is present live too.
+    weak_keys: &'static [&'static str],
+    containers: &'static [&'static str],
+    /// Volume names; volume mounts use the same names.
+    volumes: &'static [&'static str],
+    /// Env var names added to the application's containers.
+    env: &'static [&'static str],
+    /// Env names that count only when a strong artefact is present live too.
+    weak_env: &'static [&'static str],
+    /// Strings whose presence in the live object confirms the injector.
+    strong: &'static [&'static str],
+}
+
+const ISTIO: Injector = Injector {
+    name: "Istio's sidecar injector (istiod)",
+    keys: &[
+        "sidecar.istio.io/status",
+        "kubectl.kubernetes.io/default-container",
+        "kubectl.kubernetes.io/default-logs-container",
+        "security.istio.io/tlsMode",
+        "service.istio.io/canonical-name",
+        "service.istio.io/canonical-revision",
+    ],
+    weak_keys: &["prometheus.io/*"],
+    containers: &["istio-proxy", "istio-init", "istio-validation"],
+    volumes: &[
+        "istio-envoy",
+        "istio-data",
+        "istio-podinfo",
+        "istio-token",
+        "istiod-ca-cert",
+        "workload-socket",
+        "credential-socket",
+        "workload-certs",
+    ],
+    env: &[],
+    weak_env: &[],
+    strong: &["sidecar.istio.io/status", "\"istio-proxy\""],
+};
+
+const LINKERD: Injector = Injector {
+    name: "Linkerd's proxy injector",
+    keys: &[
+        "linkerd.io/created-by",
+        "linkerd.io/proxy-version",
+        "linkerd.io/trust-root-sha256",
+        "linkerd.io/identity-mode",
+        "linkerd.io/control-plane-ns",
+        "linkerd.io/workload-ns",
+        "linkerd.io/proxy-*",
+        "viz.linkerd.io/tap-enabled",
+    ],
+    weak_keys: &[],
+    containers: &["linkerd-proxy", "linkerd-init", "linkerd-network-validator"],
+    volumes: &["linkerd-identity-end-entity", "linkerd-proxy-init-xtables-lock", "linkerd-identity-token"],
+    env: &[],
+    weak_env: &[],
+    strong: &["linkerd.io/proxy-version", "\"linkerd-proxy\""],
+};
+
+const VAULT_AGENT: Injector = Injector {
+    name: "the Vault agent injector (vault-k8s)",
+    keys: &["vault.hashicorp.com/agent-inject-status"],
+    weak_keys: &[],
+    containers: &["vault-agent", "vault-agent-init"],
+    volumes: &["home-init", "home-sidecar", "vault-secrets"],
+    env: &[],
+    weak_env: &[],
+    strong: &["vault.hashicorp.com/agent-inject-status", "\"vault-agent"],
+};
+
+const DATADOG: Injector = Injector {
+    name: "the Datadog admission controller",
+    keys: &["admission.datadoghq.com/injected*", "apm.datadoghq.com/injected*"],
+    weak_keys: &[],
+    containers: &["datadog-lib-*-init", "datadog-init-apm-inject", "datadog-apm-inject-preload"],
+    volumes: &["datadog", "datadog-auto-instrumentation", "datadog-auto-instrumentation-etc", "datadog-dogstatsd", "datadog-trace-agent"],
+    env: &["DD_AGENT_HOST", "DD_ENTITY_ID", "DD_DOGSTATSD_URL", "DD_TRACE_AGENT_URL", "DD_EXTERNAL_ENV", "DD_INSTRUMENTATION_*"],
+    weak_env: &["DD_ENV", "DD_SERVICE", "DD_VERSION", "DD_TRACE_*", "DD_LOGS_INJECTION", "DD_RUNTIME_METRICS_ENABLED"],
+    strong: &["admission.datadoghq.com/", "\"DD_AGENT_HOST\"", "\"DD_ENTITY_ID\"", "\"DD_TRACE_AGENT_URL\"", "\"DD_DOGSTATSD_URL\""],
+};
+
+const AWS_IDENTITY: Injector = Injector {
+    name: "the EKS pod identity webhook (IRSA / EKS Pod Identity)",
+    keys: &[],
+    weak_keys: &[],
+    containers: &[],
+    volumes: &["aws-iam-token", "eks-pod-identity-token"],
+    env: &["AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"],
+    weak_env: &["AWS_STS_REGIONAL_ENDPOINTS", "AWS_DEFAULT_REGION", "AWS_REGION"],
+    strong: &["\"AWS_WEB_IDENTITY_TOKEN_FILE\"", "\"AWS_CONTAINER_CREDENTIALS_FULL_URI\"", "\"aws-iam-token\"", "\"eks-pod-identity-token\""],
+};
+
+const AZURE_IDENTITY: Injector = Injector {
+    name: "the Azure Workload Identity webhook",
+    keys: &[],
+    weak_keys: &[],
+    containers: &["azwi-proxy", "azwi-proxy-init"],
+    volumes: &["azure-identity-token"],
+    env: &["AZURE_FEDERATED_TOKEN_FILE"],
+    weak_env: &["AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_AUTHORITY_HOST"],
+    strong: &["\"AZURE_FEDERATED_TOKEN_FILE\"", "\"azure-identity-token\""],
+};
+
+fn name_in(name: &str, set: &[&str]) -> bool {
+    set.iter().any(|p| if p.contains('*') { super::glob(p, name) } else { *p == name })
+}
+
+fn seg_key(s: &crate::path::Seg) -> Option<&str> {
+    match s {
+        crate::path::Seg::Key(k) => Some(k.as_str()),
+        _ => None,
+    }
+}
+
+fn item_name(v: &Value) -> Option<&str> {
+    v.get("name").and_then(Value::as_str)
+}
+
+fn live_text(f: &Finding<'_>) -> String {
+    f.live_obj.map(|o| o.to_string()).unwrap_or_default()
+}
+
+/// Whether the differing value (a key, a whole map, a list item or a whole
+/// list that Git lacks) is something this injector adds.
+fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?;
+    let n = f.path.len();
+    let last = f.path.last()?;
+    let parent = if n >= 2 { seg_key(&f.path[n - 2]) } else { None };
+    let strong_present = || {
+        let text = live_text(f);
+        inj.strong.iter().any(|s| text.contains(s))
+    };
+    let env_ok = |name: &str| name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong_present());
+    let key_ok = |key: &str| name_in(key, inj.keys) || (name_in(key, inj.weak_keys) && strong_present());
+    let found = |what: String| Some(vec![var("injector", inj.name), var("artefact", what)]);
+    match (parent, last) {
+        // One annotation or label key.
+        (Some("annotations" | "labels"), crate::path::Seg::Key(k)) => {
+            if key_ok(k) {
+                return found(format!("{} `{k}`", if parent == Some("labels") { "label" } else { "annotation" }));
+            }
+            None
+        }
+        // One list item: a container, a volume, a mount or an env var.
+        (Some(list), crate::path::Seg::Item { .. }) if f.git.is_none() => {
+            let name = item_name(live)?;
+            let hit = match list {
+                "containers" | "initContainers" => name_in(name, inj.containers),
+                "volumes" | "volumeMounts" => name_in(name, inj.volumes),
+                "env" => env_ok(name),
+                _ => false,
+            };
+            hit.then(|| vec![var("injector", inj.name), var("artefact", format!("{} `{name}`", singular(list)))])
+        }
+        // A whole map or list Git does not have.
+        (_, crate::path::Seg::Key(k)) if f.git.is_none() => match (k.as_str(), live) {
+            ("annotations" | "labels", Value::Object(m)) if !m.is_empty() => {
+                (m.keys().all(|key| key_ok(key)) && m.keys().any(|key| name_in(key, inj.keys))).then(|| {
+                    vec![var("injector", inj.name), var("artefact", format!("{k} {}", m.keys().cloned().collect::<Vec<_>>().join(", ")))]
+                })
+            }
+            (list @ ("containers" | "initContainers" | "volumes" | "volumeMounts" | "env"), Value::Array(items)) if !items.is_empty() => {
+                let all = items.iter().all(|it| {
+                    item_name(it).is_some_and(|name| match list {
+                        "containers" | "initContainers" => name_in(name, inj.containers),
+                        "volumes" | "volumeMounts" => name_in(name, inj.volumes),
+                        _ => env_ok(name),
+                    })
+                });
+                let names: Vec<&str> = items.iter().filter_map(item_name).collect();
+                all.then(|| vec![var("injector", inj.name), var("artefact", format!("{list} {}", names.join(", ")))])
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn singular(list: &str) -> &str {
+    match list {
+        "containers" => "container",
+        "initContainers" => "init container",
+        "volumes" => "volume",
+        "volumeMounts" => "volume mount",
+        "env" => "env var",
+        other => other,
+    }
+}
+
+/// The webhook configuration belongs to Istio (istiod manages it).
+fn istio_webhook(f: &Finding<'_>) -> Option<Vars> {
+    for obj in objects(f) {
+        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+        if let Some(l) = labels {
+            for key in ["istio.io/rev", "istio", "app", "operator.istio.io/component", "istio.io/owned-by"] {
+                if let Some(v) = l.get(key).and_then(Value::as_str) {
+                    let istio = key.contains("istio") || v.starts_with("istio") || v == "sidecar-injector";
+                    if istio {
+                        return Some(vec![var("evidence", format!("label {key}: {v}"))]);
+                    }
+                }
+            }
+        }
+        let services = obj.get("webhooks").and_then(Value::as_array).into_iter().flatten();
+        for w in services {
+            if let Some(svc) = w.pointer("/clientConfig/service/name").and_then(Value::as_str) {
+                if svc.starts_with("istiod") {
+                    return Some(vec![var("evidence", format!("its webhooks call the `{svc}` service"))]);
+                }
+            }
+        }
+    }
+    None
+}
+
+const AKS_KEYS: [&str; 2] = ["control-plane", "kubernetes.azure.com/managedby"];
+
+fn aks_expression(v: &Value) -> bool {
+    v.get("key").and_then(Value::as_str).is_some_and(|k| AKS_KEYS.contains(&k))
+}
+
+/// AKS's Admissions Enforcer added its namespace exclusions to a webhook.
+fn aks_admissions_enforcer(f: &Finding<'_>) -> Option<Vars> {
+    let in_selector = f.path.iter().any(|s| seg_key(s) == Some("namespaceSelector"));
+    if !in_selector || f.git.is_some() {
+        return None;
+    }
+    let live = f.live?;
+    let ok = match live {
+        Value::Array(items) => !items.is_empty() && items.iter().all(aks_expression),
+        Value::Object(m) if m.contains_key("key") => aks_expression(live),
+        Value::Object(m) => {
+            m.keys().all(|k| k == "matchExpressions")
+                && m.get("matchExpressions").and_then(Value::as_array).is_some_and(|a| !a.is_empty() && a.iter().all(aks_expression))
+        }
+        _ => false,
+    };
+    ok.then(|| vec![var("keys", AKS_KEYS.join(", "))])
+}
+
+/// GKE Autopilot annotated the workload after adjusting its resources. For
+/// a resource quantity, the live value must also be one Autopilot recorded
+/// in its annotations (its `resource-adjustment` output).
+fn autopilot_adjusted(f: &Finding<'_>) -> Option<Vars> {
+    let obj = f.live_obj?;
+    let mut found = annotations(obj).filter(|(k, _)| k.starts_with("autopilot.gke.io/"));
+    let (first, _) = found.next()?;
+    let in_resources = f.path.iter().any(|s| seg_key(s) == Some("resources"));
+    if in_resources {
+        if let Some(live @ Value::String(_)) = f.live {
+            let needle = format!("\"{}\"", value_text(live));
+            let recorded = annotations(obj)
+                .filter(|(k, _)| k.starts_with("autopilot.gke.io/"))
+                .any(|(_, v)| value_text(v).contains(&needle));
+            if !recorded {
+                return None;
+            }
+        }
+    }
+    Some(vec![var("annotation", first.clone())])
+}
+
+/// Git's Secret value is a Bank-Vaults reference (`vault:path#key`) that
+/// the secrets webhook replaces with the secret itself.
+fn git_holds_vault_reference(f: &Finding<'_>) -> Option<Vars> {
+    use base64::Engine;
+    let g = f.git?.as_str()?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(g.as_bytes())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_else(|| g.to_string());
+    let t = decoded.trim();
+    let is_ref = t.starts_with("vault:") || t.starts_with(">>vault:") || t.contains("${vault:");
+    is_ref.then(|| {
+        let path = t.trim_start_matches(">>").trim_start_matches("${").split(['#', '}']).next().unwrap_or("").to_string();
+        vec![var("reference", path)]
+    })
+}
+
+/// Both sides are the same quantity or duration written differently
+/// (`1000m`/`1`, `0.5`/`500m`, `3072Mi`/`3Gi`, `8760h`/`8760h0m0s`).
+fn same_quantity(f: &Finding<'_>) -> Option<Vars> {
+    let (g, l) = (f.git?, f.live?);
+    if crate::compare::json_eq(g, l) {
+        return None;
+    }
+    if let (Some(a), Some(b)) = (crate::k8s::canonical_quantity(g), crate::k8s::canonical_quantity(l)) {
+        if a == b {
+            return Some(vec![var("canonical", a)]);
+        }
+    }
+    let (Some(gs), Some(ls)) = (g.as_str(), l.as_str()) else { return None };
+    let looks_like_duration = |s: &str| s.ends_with(['h', 'm', 's']) && s.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    if !looks_like_duration(gs) || !looks_like_duration(ls) {
+        return None;
+    }
+    let (mut a, mut b) = (g.clone(), l.clone());
+    crate::k8s::normalize_as_type("meta/v1/Duration", &mut a);
+    crate::k8s::normalize_as_type("meta/v1/Duration", &mut b);
+    (a == b).then(|| vec![var("canonical", value_text(&a))])
+}
+
+/// The list that holds the difference has the same items on both sides in
+/// another order.
+fn list_reordered(f: &Finding<'_>) -> Option<Vars> {
+    let (git_obj, live_obj) = (f.git_obj?, f.live_obj?);
+    for n in (1..=f.path.len()).rev() {
+        let prefix = &f.path[..n];
+        let ptr = crate::path::pointer(prefix);
+        let (Some(Value::Array(g)), Some(Value::Array(l))) = (git_obj.pointer(&ptr), live_obj.pointer(&ptr)) else {
+            continue;
+        };
+        if g.len() != l.len() || g.len() < 2 || crate::compare::json_eq(&Value::Array(g.clone()), &Value::Array(l.clone())) {
+            return None;
+        }
+        let mut used = vec![false; l.len()];
+        for item in g {
+            match l.iter().enumerate().position(|(i, x)| !used[i] && crate::compare::json_eq(item, x)) {
+                Some(i) => used[i] = true,
+                None => return None,
+            }
+        }
+        return Some(vec![var("list", crate::path::dotted(prefix))]);
+    }
+    None
+}
+
+/// Annotation keys Kubernetes' own controllers write on the objects they manage.
+const CONTROLLER_KEYS: &[&str] = &[
+    "deployment.kubernetes.io/revision",
+    "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas",
+    "deprecated.daemonset.template.generation",
+    "pv.kubernetes.io/bind-completed",
+    "pv.kubernetes.io/bound-by-controller",
+    "pv.kubernetes.io/provisioned-by",
+    "pv.kubernetes.io/migrated-to",
+    "volume.beta.kubernetes.io/storage-provisioner",
+    "volume.kubernetes.io/storage-provisioner",
+    "volume.kubernetes.io/selected-node",
+    "batch.kubernetes.io/job-tracking",
+    "batch.kubernetes.io/cronjob-scheduled-timestamp",
+    "endpoints.kubernetes.io/last-change-trigger-time",
+    "control-plane.alpha.kubernetes.io/leader",
+    "kubernetes.io/service-account.uid",
+];
+
+/// Annotation keys other well-known controllers write on objects they manage.
+const OTHER_CONTROLLER_KEYS: &[&str] = &[
+    "cert-manager.io/*",
+    "reconcile.external-secrets.io/*",
+    "ingress.kubernetes.io/*",
+    "cloud.google.com/neg-status",
+    "field.cattle.io/publicEndpoints",
+    "argo-rollouts.argoproj.io/*",
+    "crossplane.io/*",
+    "openshift.io/sa.scc.*",
+    "policies.kyverno.io/last-applied-patches",
+    "gatekeeper.sh/mutation*",
+];
+
+/// The differing annotation is one Kubernetes' controllers write, or the
+/// difference is a whole annotation map Git lacks made only of keys that
+/// Kubernetes or other well-known controllers write.
+fn controller_metadata(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?;
+    let n = f.path.len();
+    let last = seg_key(f.path.last()?)?;
+    let parent = if n >= 2 { seg_key(&f.path[n - 2]) } else { None };
+    if parent == Some("annotations") && name_in(last, CONTROLLER_KEYS) {
+        return Some(vec![var("keys", last)]);
+    }
+    if last == "annotations" && f.git.is_none() {
+        let m = live.as_object()?;
+        if !m.is_empty() && m.keys().all(|k| name_in(k, CONTROLLER_KEYS) || name_in(k, OTHER_CONTROLLER_KEYS)) {
+            return Some(vec![var("keys", m.keys().cloned().collect::<Vec<_>>().join(", "))]);
+        }
+    }
+    None
+}
+
+/// Kyverno recorded a mutation of this field: the difference is the
+/// `policies.kyverno.io/last-applied-patches` annotation itself, or a path
+/// that annotation lists (or lies under).
+fn kyverno_managed(f: &Finding<'_>) -> Option<Vars> {
+    const KEYS: [&str; 2] = ["policies.kyverno.io/last-applied-patches", "policies.kyverno.io/patches"];
+    let last = f.path.last().and_then(seg_key);
+    if last.is_some_and(|k| KEYS.contains(&k)) {
+        return Some(vec![var("patch", format!("the annotation {}", last.unwrap_or_default()))]);
+    }
+    let obj = f.live_obj?;
+    let (_, value) = annotations(obj).find(|(k, _)| KEYS.contains(&k.as_str()))?;
+    let text = value_text(value);
+    let pointer = f.pointer;
+    text.lines().find_map(|line| {
+        let listed = line.split_whitespace().find(|w| w.starts_with('/'))?;
+        let covers = pointer == listed
+            || pointer.starts_with(&format!("{listed}/"))
+            || listed.starts_with(&format!("{pointer}/"));
+        covers.then(|| vec![var("patch", line.trim().to_string())])
+    })
+}
+
+/// Git's object is too large for client-side apply: its last-applied
+/// annotation would exceed the 262144-byte limit on annotations.
+fn too_large_for_client_side_apply(f: &Finding<'_>) -> Option<Vars> {
+    let size = f.git_obj?.to_string().len();
+    (size > 262_144).then(|| vec![var("size", size.to_string())])
+}
+
+/// The Secret is a service-account token Secret, which the token
+/// controller fills with `token`, `ca.crt` and `namespace`.
+fn service_account_token_secret(f: &Finding<'_>) -> Option<Vars> {
+    let sa = objects(f).find_map(|o| {
+        (o.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token"))
+            .then(|| annotation(o, "kubernetes.io/service-account.name").unwrap_or("its service account").to_string())
+    })?;
+    Some(vec![var("sa", sa)])
+}
+
+/// The live ConfigMap or Secret is marked `immutable: true`.
+fn immutable_object(f: &Finding<'_>) -> Option<Vars> {
+    (f.live_obj?.get("immutable")? == &Value::Bool(true)).then(Vec::new)
+}
+
+/// One side holds Argo CD's mask for Secret values (a run of `+`).
+fn secret_value_masked(f: &Finding<'_>) -> Option<Vars> {
+    let masked = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|s| s.len() >= 3 && s.bytes().all(|b| b == b'+'));
+    (masked(f.git) || masked(f.live)).then(Vec::new)
+}
+
+const INJECTORS: [&Injector; 6] = [&ISTIO, &LINKERD, &VAULT_AGENT, &DATADOG, &AWS_IDENTITY, &AZURE_IDENTITY];
+
+/// A whole map or list Git lacks whose every key or item was added by the
+/// known injectors (one or several on the same pod template).
+fn injected_collection(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?;
+    if f.git.is_some() {
+        return None;
+    }
+    let list = seg_key(f.path.last()?)?;
+    let text = live_text(f);
+    let strong = |inj: &Injector| inj.strong.iter().any(|s| text.contains(s));
+    let owner_of_item = |name: &str| -> Option<&'static str> {
+        INJECTORS.iter().find_map(|inj| {
+            let hit = match list {
+                "containers" | "initContainers" => name_in(name, inj.containers),
+                "volumes" | "volumeMounts" => name_in(name, inj.volumes),
+                "env" => name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong(inj)),
+                "annotations" | "labels" => name_in(name, inj.keys) || (name_in(name, inj.weak_keys) && strong(inj)),
+                _ => false,
+            };
+            hit.then_some(inj.name)
+        })
+    };
+    let names: Vec<String> = match live {
+        Value::Array(items) => items.iter().map(|it| item_name(it).map(str::to_string)).collect::<Option<Vec<_>>>()?,
+        Value::Object(m) if matches!(list, "annotations" | "labels") => m.keys().cloned().collect(),
+        _ => return None,
+    };
+    if names.is_empty() {
+        return None;
+    }
+    let mut owners: Vec<&str> = Vec::new();
+    for n in &names {
+        let o = owner_of_item(n)?;
+        if !owners.contains(&o) {
+            owners.push(o);
+        }
+    }
+    Some(vec![var("injectors", owners.join(" and ")), var("artefact", format!("{list} {}", names.join(", ")))])
+}
+
+/// OpenShift's image trigger controller resolves this container's image: the
+/// workload carries `image.openshift.io/triggers` (or is a DeploymentConfig
+/// with an ImageChange trigger) and the live image is a resolved reference.
+fn openshift_image_trigger(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?.as_str()?;
+    let resolved = live.contains("@sha256:") || live.starts_with("image-registry.openshift-image-registry.svc");
+    if !resolved {
+        return None;
+    }
+    objects(f).find_map(|o| {
+        if annotation(o, "image.openshift.io/triggers").is_some() {
+            return Some(vec![var("trigger", "an `image.openshift.io/triggers` annotation".to_string())]);
+        }
+        let dc_trigger = o
+            .pointer("/spec/triggers")
+            .and_then(Value::as_array)
+            .is_some_and(|ts| ts.iter().any(|t| t.get("type").and_then(Value::as_str) == Some("ImageChange")));
+        dc_trigger.then(|| vec![var("trigger", "an ImageChange trigger".to_string())])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::InputContext;
+    use crate::identity::ResourceKey;
+    use crate::model::{Change, Presence};
+    use crate::path::{parse_pointer, Seg};
+    use serde_json::json;
+
+    fn check(name: &str, kind: (&str, &str), pointer: &str, git: Option<Value>, live: Option<Value>, live_obj: Value) -> Option<Vars> {
+        let key = ResourceKey { group: kind.0.into(), kind: kind.1.into(), namespace: "shop".into(), name: "web".into() };
+        let path: Vec<Seg> = parse_pointer(pointer);
+        let change = match (&git, &live) {
+            (None, Some(_)) => Change::Added,
+            (Some(_), None) => Change::Removed,
+            _ => Change::Changed,
+        };
+        let input = InputContext::default();
+        let f = Finding {
+            key: &key,
+            path: &path,
+            pointer,
+            change,
+            presence: Presence::Both,
+            git: git.as_ref(),
+            live: live.as_ref(),
+            git_obj: None,
+            live_obj: Some(&live_obj),
+            manager: None,
+            input: &input,
+        };
+        eval(name, &f)
+    }
+
+    #[test]
+    fn render_times_are_newer_in_git() {
+        let obj = json!({});
+        let later = check("values_look_like_time", ("", "ConfigMap"), "/data/at", Some(json!("2026-11-29T10:00:00Z")), Some(json!("2026-11-28T10:00:00Z")), obj.clone());
+        assert!(later.is_some());
+        let earlier = check("values_look_like_time", ("", "ConfigMap"), "/data/at", Some(json!("2026-11-27T10:00:00Z")), Some(json!("2026-11-28T10:00:00Z")), obj);
+        assert!(earlier.is_none(), "a date moved forward live is not a render time");
+    }
+
+    #[test]
+    fn quantities_and_durations_compare_by_value() {
+        let obj = json!({});
+        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/cpu", Some(json!("1000m")), Some(json!("1")), obj.clone()).is_some());
+        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/ttl", Some(json!("8760h")), Some(json!("8760h0m0s")), obj.clone()).is_some());
+        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/cpu", Some(json!("1")), Some(json!("2")), obj).is_none());
+    }
+
+    #[test]
+    fn injected_items_need_the_injector_s_names() {
+        let obj = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "AWS_REGION", "value": "eu-west-1"}]}]}}}});
+        let region = Some(json!({"name": "AWS_REGION", "value": "eu-west-1"}));
+        let p = "/spec/template/spec/containers/0/env/0";
+        assert!(check("aws_identity_injected", ("apps", "Deployment"), p, None, region.clone(), obj).is_none(), "a region alone is not IRSA");
+        let with_role = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [
+            {"name": "AWS_REGION", "value": "eu-west-1"}, {"name": "AWS_WEB_IDENTITY_TOKEN_FILE", "value": "/var/run/token"}]}]}}}});
+        assert!(check("aws_identity_injected", ("apps", "Deployment"), p, None, region, with_role).is_some());
+        let sidecar = Some(json!({"name": "istio-proxy", "image": "istio/proxyv2:1.22.1"}));
+        assert!(check("istio_injected", ("apps", "Deployment"), "/spec/template/spec/containers/1", None, sidecar, json!({})).is_some());
+        let changed = check("istio_injected", ("apps", "Deployment"), "/spec/template/spec/containers/1", Some(json!({"name": "istio-proxy"})), Some(json!({"name": "istio-proxy", "image": "x"})), json!({}));
+        assert!(changed.is_none(), "only items Git lacks count as injected");
+    }
+
+    #[test]
+    fn aks_expressions_only() {
+        let obj = json!({});
+        let aks = Some(json!({"key": "control-plane", "operator": "DoesNotExist"}));
+        assert!(check("aks_admissions_enforcer", ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), "/webhooks/0/namespaceSelector/matchExpressions/1", None, aks, obj.clone()).is_some());
+        let other = Some(json!({"key": "team", "operator": "Exists"}));
+        assert!(check("aks_admissions_enforcer", ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), "/webhooks/0/namespaceSelector/matchExpressions/1", None, other, obj).is_none());
+    }
+
+    #[test]
+    fn masked_secret_values() {
+        let obj = json!({});
+        assert!(check("secret_value_masked", ("", "Secret"), "/data/a", Some(json!("aGk=")), Some(json!("++++++++")), obj.clone()).is_some());
+        assert!(check("secret_value_masked", ("", "Secret"), "/data/a", Some(json!("aGk=")), Some(json!("aGV5")), obj).is_none());
+    }
 }

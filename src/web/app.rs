@@ -3,7 +3,7 @@
 //! rule catalogue as a second view (`#rules`, `#rule-CODE`).
 
 use super::card::ResourceCard;
-use super::client::{Answer, Client};
+use super::client::{Answer, Client, Handler};
 use super::editor::{Edit, Editor};
 use super::examples::{self, EXAMPLES};
 use super::protocol::{ErrorInfo, Input};
@@ -27,8 +27,8 @@ pub const DEBOUNCE_MS: u32 = 300;
 pub enum Backend {
     /// In a web worker loaded from this script (relative to the page).
     Worker(AttrValue),
-    /// On the page's thread (browser tests).
-    Inline,
+    /// On the page's thread, by this handler (browser tests).
+    Inline(Handler),
 }
 
 #[derive(Properties, PartialEq)]
@@ -106,10 +106,12 @@ pub fn App(props: &AppProps) -> Html {
         let backend = props.backend.clone();
         use_memo((), move |_| {
             let on_answer = Callback::from(move |a: Answer| dispatch.dispatch(Action::Answer(a)));
-            match &backend {
-                Backend::Worker(url) => Client::new(Some(url), on_answer),
-                Backend::Inline => Client::new(None, on_answer),
-            }
+            let client = match &backend {
+                Backend::Worker(url) => Client::new(Ok(url), on_answer),
+                Backend::Inline(handler) => Client::new(Err(handler.clone()), on_answer),
+            };
+            client.rules();
+            client
         })
     };
 
@@ -402,7 +404,7 @@ pub fn App(props: &AppProps) -> Html {
                     </section>
                 </div>
                 if let View::Rules(focus) = &*view {
-                    <RulesView focus={focus.clone()} />
+                    <RulesView focus={focus.clone()} rules={state.rules.clone()} />
                 }
             </main>
             <footer class="foot">
@@ -467,7 +469,8 @@ fn resource_list(state: &AppState, shown: &Shown, on_page: Callback<usize>, on_d
                         default_open={open && shown.resources[i].status == drift_doctor::Status::OutOfSync}
                         show_hidden={state.show_hidden}
                         diff={state.diffs.get(&shown.resources[i].id).cloned()}
-                        on_diff={on_diff.clone()} />
+                        on_diff={on_diff.clone()}
+                        rules={state.rules.clone().and_then(Result::ok)} />
                 }
             </div>
             { pager("bottom") }

@@ -2,6 +2,7 @@
 //! fixes (copyable snippets) and, on demand, its YAML side by side.
 
 use super::diffview::DiffView;
+use super::protocol::RuleDoc;
 use super::state::{DiffState, Shared};
 use super::summary::CauseBadge;
 use super::util::{copy_to_clipboard, inline_code, plural, select_contents, split_ignore_snippet, value_text};
@@ -17,6 +18,8 @@ pub struct CardProps {
     pub show_hidden: bool,
     pub diff: Option<DiffState>,
     pub on_diff: Callback<String>,
+    /// The rule catalogue, for the titles of the rule links (when it has arrived).
+    pub rules: Option<Shared<Vec<RuleDoc>>>,
 }
 
 fn presence_text(p: Presence) -> &'static str {
@@ -36,8 +39,8 @@ fn fix_kind_text(k: FixKind) -> &'static str {
     }
 }
 
-fn rule_title(code: &str) -> Option<String> {
-    drift_doctor::rules::catalog().ok()?.get(code).map(|r| r.title.clone())
+fn rule_title(rules: &Option<Shared<Vec<RuleDoc>>>, code: &str) -> Option<String> {
+    rules.as_ref()?.iter().find(|r| r.code == code).map(|r| r.title.clone())
 }
 
 #[component]
@@ -96,9 +99,9 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                         <p class="muted">{ "No difference that Argo CD counts." }</p>
                     } else {
                         <ul class="diffs">
-                            for d in visible.iter() { { difference(d) } }
+                            for d in visible.iter() { { difference(d, &props.rules) } }
                             if props.show_hidden {
-                                for d in hidden.iter() { { difference(d) } }
+                                for d in hidden.iter() { { difference(d, &props.rules) } }
                             }
                         </ul>
                     }
@@ -123,8 +126,8 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     }
 }
 
-fn difference(d: &Difference) -> Html {
-    let title = rule_title(&d.rule);
+fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
+    let title = rule_title(rules, &d.rule);
     html! {
         <li class={classes!("diff", (!d.visible).then_some("diff-hidden"))} data-pointer={d.pointer.clone()}>
             <div class="diff-head">

@@ -16,6 +16,7 @@ pub fn options(input: &Input) -> Options {
             strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
             ignore_aggregated_roles: input.ignore_aggregated_roles,
             include_hidden: true,
+            ..CompareOptions::default()
         },
     }
 }
