@@ -125,7 +125,7 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         _ => desired.clone(),
     };
 
-    if kind == "StatefulSet" && group == "apps" {
+    if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
         statefulset_workaround(&original, &mut live_n);
     }
 
@@ -190,9 +190,12 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         }
         // Trusted managers: fields they own live keep their live value.
         visible.retain(|d| {
-            let Some(owner) = crate::managed_fields::owner_of(live, &d.path) else { return true };
-            match rules.iter().find(|r| r.managed_fields_managers.iter().any(|m| *m == owner)) {
-                Some(r) => {
+            let owners = crate::managed_fields::owners_of(live, &d.path);
+            let trusted = rules.iter().find_map(|r| {
+                owners.iter().find(|o| r.managed_fields_managers.contains(o)).map(|o| (r, o.clone()))
+            });
+            match trusted {
+                Some((r, owner)) => {
                     let mut h = d.clone();
                     h.hidden_reason = Some(format!("owned live by field manager `{owner}`, which your rule {} trusts", r.source));
                     hidden.push(h);
@@ -208,12 +211,9 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
     };
     if opts.include_hidden {
         let mut raw = Vec::new();
-        let mut live_plain = norm.normalize(live);
-        if kind == "StatefulSet" && group == "apps" {
-            // Compare the templates the user wrote, not the server's echo.
-            statefulset_workaround(&desired, &mut live_plain);
-        }
-        diff_values(&desired, &live_plain, schema, &mut Vec::new(), &mut raw);
+        let live_plain = norm.normalize_keeping_zero_values(live);
+        let desired_plain = norm.normalize_keeping_zero_values(git);
+        diff_values(&desired_plain, &live_plain, schema, &mut Vec::new(), &mut raw);
         let shown: std::collections::HashSet<String> =
             visible.iter().chain(hidden.iter()).map(|d| crate::path::pointer(&d.path)).collect();
         for mut d in raw {

@@ -146,3 +146,16 @@ fn merge_skeletons(a: Value, b: Value) -> Value {
         (_, b) => b,
     }
 }
+
+/// Every manager whose field set holds this exact path (fields can be co-owned).
+pub fn owners_of(live: &Value, path: &[Seg]) -> Vec<String> {
+    let Some(entries) = live.pointer("/metadata/managedFields").and_then(Value::as_array) else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in entries {
+        let (Some(manager), Some(fields)) = (entry.get("manager").and_then(Value::as_str), entry.get("fieldsV1")) else { continue };
+        if match_depth(fields, path) > 0 && !out.iter().any(|m| m == manager) {
+            out.push(manager.to_string());
+        }
+    }
+    out
+}

@@ -22,7 +22,17 @@ pub struct Normalizer<'a> {
 }
 
 impl Normalizer<'_> {
+    /// The same normalisation but keeping zero values such as
+    /// `readOnly: false`, to explain them as hidden differences.
+    pub fn normalize_keeping_zero_values(&self, obj: &Value) -> Value {
+        self.normalize_inner(obj, false)
+    }
+
     pub fn normalize(&self, obj: &Value) -> Value {
+        self.normalize_inner(obj, true)
+    }
+
+    fn normalize_inner(&self, obj: &Value, drop_zero_values: bool) -> Value {
         let mut v = if self.group.is_empty() && self.kind == "Secret" {
             // A Secret's null data value is an empty one (Argo CD NormalizeSecret).
             let mut s = obj.clone();
@@ -76,6 +86,9 @@ impl Normalizer<'_> {
             _ => {}
         }
         k8s::normalize_known_types(self.group, self.kind, &mut v);
+        if drop_zero_values && k8s::root(self.group, self.kind).is_some() {
+            drop_omitted_zero_values(&mut v);
+        }
         v
     }
 
@@ -193,5 +206,45 @@ mod tests {
         assert!(keep.normalize(&obj).get("rules").is_some());
         let drop = Normalizer { group: "rbac.authorization.k8s.io", kind: "ClusterRole", ignore_aggregated_roles: true };
         assert!(drop.normalize(&obj).get("rules").is_none());
+    }
+}
+
+/// Plain (non-pointer) `omitempty` fields of the pod API that the API server
+/// never stores at their zero value; Argo CD's typed round trip drops them
+/// too, so `readOnly: false` in Git equals its absence live. Pointer fields
+/// (`privileged`, `allowPrivilegeEscalation`, `automountServiceAccountToken`)
+/// keep `false`: there it means something.
+const ZERO_BOOL_FIELDS: &[&str] = &["readOnly", "stdin", "stdinOnce", "tty", "hostNetwork", "hostPID", "hostIPC"];
+
+pub fn drop_omitted_zero_values(v: &mut Value) {
+    drop_zero(v, 0);
+}
+
+fn drop_zero(v: &mut Value, depth: usize) {
+    if depth > 96 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, x| !(x == &Value::Bool(false) && ZERO_BOOL_FIELDS.contains(&k.as_str())));
+            if let Some(Value::Array(env)) = m.get_mut("env") {
+                for e in env.iter_mut() {
+                    if let Value::Object(em) = e {
+                        if em.get("value") == Some(&Value::String(String::new())) {
+                            em.remove("value");
+                        }
+                    }
+                }
+            }
+            for x in m.values_mut() {
+                drop_zero(x, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                drop_zero(x, depth + 1);
+            }
+        }
+        _ => {}
     }
 }

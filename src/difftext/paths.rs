@@ -306,8 +306,10 @@ impl<'s, 'a> Walker<'s, 'a> {
         let t = &self.nodes[top];
         let is_list =
             matches!(t.kind, NKind::Key | NKind::Anon) && t.col <= col && t.child_col >= col;
-        let root_list = t.kind == NKind::Root && col == 0;
-        if !is_list && !root_list {
+        // A Kubernetes object is a map, so items at column 0 belong to a top-level list whose key
+        // is above the hunk (sigs.k8s.io/yaml writes list items at their key's column); they are
+        // never items of the object itself.
+        if !is_list {
             // The list's key is not shown: an unnamed list frame at this column.
             self.fill_gap(col);
             let parent = self.top();
@@ -607,7 +609,7 @@ fn choose_seed<'s, 'a>(
     if firsts.is_empty()
         || firsts
             .iter()
-            .all(|(f, _)| matches!(f, First::Key(0) | First::Dash(0)))
+            .all(|(f, _)| matches!(f, First::Key(0)))
     {
         return Seeding {
             frames: Vec::new(),
@@ -631,7 +633,9 @@ fn choose_seed<'s, 'a>(
                     }
                 }
             }
-            First::Dash(d) if d > 0 => {
+            First::Dash(d) => {
+                // Items at column `d` of a list whose key is at `d` (at 0: a top-level list such
+                // as `webhooks`, `rules` or `subjects`).
                 for &n in shape.at_child_col(d + 2) {
                     let nd = &shape.nodes[n];
                     if nd.is_item && usable(n) {

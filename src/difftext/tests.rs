@@ -1262,3 +1262,33 @@ fn large_paste_is_fast() {
     assert!(rs.len() > size / 1000, "{}", rs.len());
     assert!(took.as_millis() < limit_ms, "{took:?}");
 }
+
+#[test]
+fn zz_scratch() {
+    let cases = [
+        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n--- /tmp/argocd-diff1/payments-webhook-live.yaml\n+++ /tmp/argocd-diff1/payments-webhook\n@@ -15,7 +15,7 @@\n - admissionReviewVersions:\n   - v1\n   clientConfig:\n-    caBundle: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvRENDQWVTZ0F3SUJBZ0lSQUw0YQ==\n+    caBundle: ''\n     service:\n       name: payments-webhook\n       namespace: payments\n",
+        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n@@ -12,7 +12,7 @@\n   name: payments-webhook\n webhooks:\n - admissionReviewVersions:\n   clientConfig:\n-    caBundle: abc\n+    caBundle: ''\n     service:\n",
+        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n18c18\n<     caBundle: abc\n---\n>     caBundle: ''\n30a31,33\n> - admissionReviewVersions:\n>   - v1\n>   name: b.example.com\n",
+        "===== admissionregistration.k8s.io/ValidatingWebhookConfiguration /v ======\n@@ -20,6 +20,6 @@\n - admissionReviewVersions:\n   - v1\n-  failurePolicy: Ignore\n+  failurePolicy: Fail\n   name: a.example.com\n",
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n@@ -8,7 +8,8 @@\n - apiGroups:\n   - \"\"\n   resources:\n   - pods\n   verbs:\n   - get\n+  - list\n",
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n12a13,16\n> - apiGroups:\n>   - apps\n>   resources:\n>   - deployments\n",
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n14c14\n<   - get\n---\n>   - list\n",
+        "===== rbac.authorization.k8s.io/Role ns/r ======\n@@ -8,4 +8,4 @@\n - apiGroups:\n   - \"\"\n-  resources:\n+  resourceNames:\n",
+        "===== rbac.authorization.k8s.io/RoleBinding ns/rb ======\n@@ -12,4 +12,4 @@\n - kind: ServiceAccount\n-  name: old\n+  name: new\n   namespace: ns\n",
+        "===== rbac.authorization.k8s.io/ClusterRoleBinding /crb ======\n14,16d13\n< - kind: ServiceAccount\n<   name: old\n<   namespace: ns\n",
+        "===== apps/Deployment default/web ======\n@@ -40,7 +40,7 @@\n       - name: app\n         image: app:1\n-        imagePullPolicy: Always\n+        imagePullPolicy: IfNotPresent\n",
+        "===== apps/Deployment default/web ======\n40c40\n<       - image: app:1\n---\n>       - image: app:2\n",
+        "===== example.com/Widget ns/w ======\n@@ -20,4 +20,4 @@\n - name: a\n-  size: 1\n+  size: 2\n",
+        "===== example.com/Widget ns/w ======\n@@ -20,4 +20,4 @@\n-- a\n+- b\n",
+        "===== /ServiceAccount ns/sa ======\n@@ -20,4 +20,4 @@\n - name: a\n-- name: b\n+- name: c\n",
+    ];
+    for c in cases {
+        let rs = parse_diff_text(c).unwrap();
+        for r in &rs {
+            for ch in &r.changes {
+                eprintln!("{} {} {} {} -> {} {:?}", r.kind, if ch.certain {'!'} else {'?'}, path_str(&ch.path), short(&ch.live), short(&ch.git), ch.note);
+            }
+        }
+        eprintln!("--");
+    }
+}

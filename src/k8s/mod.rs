@@ -335,6 +335,8 @@ pub fn normalize_as_type(argo_type: &str, value: &mut Value) -> bool {
     if let Some(node) = s.type_nodes.get(idx as usize) {
         normalize_node(node, value, 0);
     }
+    // The typed round trip also drops zero values the API never stores.
+    crate::normalize::drop_omitted_zero_values(value);
     true
 }
 

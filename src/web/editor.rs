@@ -4,7 +4,7 @@
 use super::protocol::ErrorInfo;
 use super::util::textarea_value;
 use wasm_bindgen::JsCast;
-use web_sys::{DragEvent, HtmlInputElement, HtmlTextAreaElement, InputEvent, KeyboardEvent};
+use web_sys::{ClipboardEvent, DragEvent, HtmlInputElement, HtmlTextAreaElement, InputEvent, KeyboardEvent};
 use yew::prelude::*;
 
 /// How an edit should be analysed.
@@ -14,6 +14,31 @@ pub enum Edit {
     Typed,
     /// Paste, drop, Ctrl+Enter: now.
     Now,
+}
+
+/// Texts longer than this (bytes) stay out of the textarea: browsers take
+/// seconds to lay out a multi-megabyte textarea, freezing the page.
+pub const LARGE_INPUT: usize = 300_000;
+
+/// A side held outside the textarea because it is large.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BigInfo {
+    pub bytes: usize,
+    pub lines: usize,
+}
+
+impl BigInfo {
+    pub fn of(text: &str) -> BigInfo {
+        BigInfo { bytes: text.len(), lines: text.lines().count() }
+    }
+}
+
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1_000_000 {
+        format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+    } else {
+        format!("{} KB", bytes.div_ceil(1000))
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -26,6 +51,13 @@ pub struct EditorProps {
     pub error: Option<ErrorInfo>,
     pub on_edit: Callback<Edit>,
     pub on_file: Callback<web_sys::File>,
+    /// Replace the whole side with this text (a large paste).
+    pub on_replace: Callback<String>,
+    /// Set when the side is held outside the textarea.
+    pub big: Option<BigInfo>,
+    /// Move a large side into the textarea after all.
+    pub on_show_big: Callback<()>,
+    pub on_clear: Callback<()>,
 }
 
 /// The UTF-16 range of 1-based `line` in `text` (what `setSelectionRange` takes).
@@ -63,6 +95,28 @@ pub fn Editor(props: &EditorProps) -> Html {
             if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
                 e.prevent_default();
                 on_edit.emit(Edit::Now);
+            }
+        })
+    };
+    // A large paste replaces the side and stays out of the textarea.
+    let onpaste_textarea = {
+        let on_replace = props.on_replace.clone();
+        Callback::from(move |e: Event| {
+            let Ok(e) = e.dyn_into::<ClipboardEvent>() else { return };
+            let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) else { return };
+            if text.len() > LARGE_INPUT {
+                e.prevent_default();
+                on_replace.emit(text);
+            }
+        })
+    };
+    let onpaste_panel = {
+        let on_replace = props.on_replace.clone();
+        Callback::from(move |e: Event| {
+            let Ok(e) = e.dyn_into::<ClipboardEvent>() else { return };
+            if let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) {
+                e.prevent_default();
+                on_replace.emit(text);
             }
         })
     };
@@ -119,21 +173,42 @@ pub fn Editor(props: &EditorProps) -> Html {
         })
     });
 
+    let show_big = {
+        let cb = props.on_show_big.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let clear = {
+        let cb = props.on_clear.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
     let invalid = props.error.is_some();
     let describedby = if invalid { format!("{help_id} {err_id}") } else { help_id.clone() };
     html! {
         <div class={classes!("editor", (*dragging).then_some("dragging"), invalid.then_some("invalid"))}>
             <div class="editor-head">
-                <label for={id.clone()} class="editor-title">{ props.title.clone() }</label>
+                <label for={id.clone()} id={format!("{}-title", props.side)} class="editor-title">{ props.title.clone() }</label>
                 <input type="file" id={file_id.clone()} class="visually-hidden"
                     accept=".yaml,.yml,.json,.txt,text/yaml,application/json,text/plain" {onchange} />
                 <label for={file_id} class="button small">{ "Open file…" }</label>
             </div>
             <p id={help_id} class="editor-help">{ props.hint.clone() }</p>
+            if let Some(big) = props.big {
+                <div class="big-input" tabindex="0" role="group" id={format!("{}-big", props.side)}
+                    aria-labelledby={format!("{}-title", props.side)} aria-describedby={err_id.clone()}
+                    onpaste={onpaste_panel} ondragover={ondragover.clone()} ondragleave={ondragleave.clone()} ondrop={ondrop.clone()}>
+                    <p><strong>{ format!("Large input: {}, {} lines.", size_text(big.bytes), big.lines) }</strong></p>
+                    <p class="muted">{ "It is analysed in full but kept out of the text box, which would freeze the page at this size. Paste or drop here to replace it." }</p>
+                    <p class="big-actions">
+                        <button type="button" class="button small" onclick={show_big}>{ "Edit as text (slow)" }</button>
+                        <button type="button" class="button small" onclick={clear}>{ "Clear" }</button>
+                    </p>
+                </div>
+            }
             <textarea id={id} ref={props.node.clone()} class="code-input" spellcheck="false"
-                autocomplete="off" autocapitalize="off" wrap="off"
+                autocomplete="off" autocapitalize="off" wrap="off" hidden={props.big.is_some()}
                 aria-invalid={if invalid { "true" } else { "false" }}
                 aria-describedby={describedby}
+                onpaste={onpaste_textarea}
                 {oninput} {onkeydown} {ondragover} {ondragleave} {ondrop} />
             <div id={err_id} class="editor-error" role="alert">
                 if let Some(e) = &props.error {

@@ -6,8 +6,7 @@ use drift_doctor::view::{self, LineTag, ResourceTexts};
 use drift_doctor::{CompareOptions, Options, Strategy};
 use std::collections::BTreeMap;
 
-/// The options the page passes to the core. Hidden differences are always
-/// computed: the page only shows them on request.
+/// The options the page passes to the core.
 pub fn options(input: &Input) -> Options {
     let namespace = input.namespace.trim();
     Options {
@@ -15,7 +14,7 @@ pub fn options(input: &Input) -> Options {
         compare: CompareOptions {
             strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
             ignore_aggregated_roles: input.ignore_aggregated_roles,
-            include_hidden: true,
+            include_hidden: input.include_hidden,
             ..CompareOptions::default()
         },
     }

@@ -12,6 +12,9 @@ pub struct Input {
     /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
     pub strategy: String,
     pub ignore_aggregated_roles: bool,
+    /// Also compute the differences Argo CD does not count (several times
+    /// slower on big inputs, so only when the page shows them).
+    pub include_hidden: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
