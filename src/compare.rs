@@ -113,7 +113,7 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         .filter(Value::is_object);
 
     let norm = normalize::Normalizer { group, kind, ignore_aggregated_roles: opts.ignore_aggregated_roles };
-    let desired = norm.normalize(git);
+    let mut desired = norm.normalize(git);
     let mut live_n = norm.normalize(live);
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
     let original = match (&last_applied, opts.strategy) {
@@ -124,6 +124,8 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         }
         _ => desired.clone(),
     };
+
+    add_tracking_label(&mut desired, &original, &live_n);
 
     if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
         statefulset_workaround(&original, &mut live_n);
@@ -209,6 +211,24 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         }
         visible
     };
+    let mut visible = visible;
+    if group.is_empty() && kind == "Secret" {
+        // Argo CD masks live Secret values (`++++++++`); a masked value cannot
+        // be compared with a plain one from Git.
+        visible.retain(|d| {
+            let masked = d.live.as_ref().and_then(Value::as_str).is_some_and(is_argo_mask)
+                && !d.git.as_ref().and_then(Value::as_str).is_some_and(is_argo_mask);
+            if masked {
+                let mut h = d.clone();
+                h.hidden_reason = Some("the live value is masked by Argo CD (++++++++), so it cannot be compared with Git's value".into());
+                hidden.push(h);
+            }
+            !masked
+        });
+        if !opts.include_hidden {
+            hidden.clear();
+        }
+    }
     if opts.include_hidden {
         let mut raw = Vec::new();
         let live_plain = norm.normalize_keeping_zero_values(live);
@@ -267,6 +287,27 @@ fn hidden_reason(d: &RawDiff, three_way: bool, group: &str, kind: &str, live: &V
             "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)".into()
         }
         Change::Changed => "equal after Argo CD's normalisation (defaults, quantities, merge semantics)".into(),
+    }
+}
+
+/// Argo CD's masks for Secret values: runs of `+`.
+fn is_argo_mask(s: &str) -> bool {
+    s.len() >= 8 && s.bytes().all(|b| b == b'+')
+}
+
+/// Argo CD adds its tracking label to what it applies; raw Git lacks it.
+/// When the last-applied configuration carries the label with the live
+/// value, Git did too, as Argo CD rendered it.
+fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
+    const LABEL: &str = "app.kubernetes.io/instance";
+    let Some(applied) = original.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) else { return };
+    if live.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) != Some(applied) {
+        return;
+    }
+    let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    let labels = meta.entry("labels").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(l) = labels {
+        l.entry(LABEL.to_string()).or_insert_with(|| applied.clone());
     }
 }
 
