@@ -222,7 +222,7 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                     paths.push(p);
                 }
             }
-            let title = format!("Ignore {} ({})", paths.iter().map(|p| path::dotted(p)).collect::<Vec<_>>().join(", "), rule.title.to_lowercase());
+            let title = format!("Ignore {}: {}", paths.iter().map(|p| path::dotted(p)).collect::<Vec<_>>().join(", "), rule.title);
             let has_better_fix = t.git.is_some() || t.render.is_some() || t.sync_order.is_some();
             out.push(Fix {
                 cause: rule.cause,
@@ -237,7 +237,7 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
         out.push(Fix {
             cause: rule.cause,
             kind: FixKind::Git,
-            title: if rule.cause == Cause::Drift { "Sync, or fix Git".to_string() } else { format!("Fix in Git: {}", rule.title.to_lowercase()) },
+            title: if rule.cause == Cause::Drift { "Sync, or fix Git".to_string() } else { format!("Fix in Git: {}", rule.title) },
             pointers: pointers.clone(),
             snippet: fill(git, &vars),
         });
@@ -251,7 +251,7 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
         out.push(Fix {
             cause: rule.cause,
             kind: FixKind::SyncOrder,
-            title: format!("Change sync order: {}", rule.title.to_lowercase()),
+            title: format!("Change sync order: {}", rule.title),
             pointers: pointers.clone(),
             snippet,
         });
@@ -260,7 +260,7 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
         out.push(Fix {
             cause: rule.cause,
             kind: FixKind::Render,
-            title: format!("Make rendering deterministic: {}", rule.title.to_lowercase()),
+            title: format!("Make rendering deterministic: {}", rule.title),
             pointers,
             snippet: fill(render, &vars),
         });
