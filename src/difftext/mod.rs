@@ -17,7 +17,9 @@
 //! Paths are rebuilt from what each hunk shows: indentation, the keys above a line, list markers,
 //! and, where the hunk starts below the top of the object (always so for the normal format, which
 //! has no context), from the usual shape of the kind (`replicas:` at two spaces in a Deployment is
-//! `/spec/replicas`). Guessed paths come back with `certain: false` and a one-sentence `note`.
+//! `/spec/replicas`; `- admissionReviewVersions:` at column 0 in a MutatingWebhookConfiguration is an
+//! item of `/webhooks`, since list items are written at their key's column and an object is never a
+//! list). Guessed paths come back with `certain: false` and a one-sentence `note`.
 //!
 //! For example this text gives one `apps/Deployment default/web` resource with one change at
 //! `[Key("spec"), Key("replicas")]`, `live` 5, `git` 2, `certain`:

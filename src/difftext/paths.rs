@@ -322,7 +322,7 @@ impl<'s, 'a> Walker<'s, 'a> {
             self.stack.push(id);
         }
         let parent = self.top();
-        self.score_dash(parent);
+        self.score_dash(parent, rest);
         let index = match self.nodes[parent].list_count {
             Some(n) => {
                 self.nodes[parent].list_count = Some(n + 1);
@@ -417,14 +417,28 @@ impl<'s, 'a> Walker<'s, 'a> {
         }
     }
 
-    fn score_dash(&mut self, parent: usize) {
+    /// Score an item placed under `parent`; `rest` is what follows its `- `.
+    fn score_dash(&mut self, parent: usize, rest: &str) {
         let Some(sn) = self.nodes[parent].shape else {
             return;
         };
-        if self.shape.item(sn).is_some() {
-            self.score += 2;
-        } else if self.shape.hints(sn).is_some() {
-            self.score -= 2;
+        match self.shape.item(sn) {
+            Some(item) => {
+                // A plain scalar item in a list whose items are maps (`- get` under
+                // `ownerReferences`) is a list of another key.
+                let maps = matches!(self.shape.hints(item), Some(Hints::Closed(_)));
+                let scalar = !rest.is_empty()
+                    && !rest.starts_with(['{', '&', '*', '!'])
+                    && dash_rest(rest).is_none()
+                    && split_key(rest).is_none();
+                if maps && scalar {
+                    self.score -= 3;
+                } else {
+                    self.score += 2;
+                }
+            }
+            None if self.shape.hints(sn).is_some() => self.score -= 2,
+            None => {}
         }
     }
 
@@ -606,11 +620,7 @@ fn choose_seed<'s, 'a>(
             first_line(view).filter(|f| !firsts.iter().any(|(x, _): &(First, String)| *x == f.0));
         firsts.extend(f);
     }
-    if firsts.is_empty()
-        || firsts
-            .iter()
-            .all(|(f, _)| matches!(f, First::Key(0)))
-    {
+    if firsts.is_empty() || firsts.iter().all(|(f, _)| matches!(f, First::Key(0))) {
         return Seeding {
             frames: Vec::new(),
             source: SeedSource::None,
@@ -668,6 +678,22 @@ fn choose_seed<'s, 'a>(
                 // Often the same as a shape candidate: no need to try it twice.
                 if !candidates.iter().any(|(c, _)| same_chain(c, chain)) {
                     candidates.push((chain.to_vec(), SeedSource::Carry));
+                }
+            }
+        }
+        // Items of an unnamed list held by a known map whose keys are at `d` (`- pods` of
+        // `rules[].resources` in a ClusterRole): only the keys after the list can name the map,
+        // so these come after the previous hunk's ancestors.
+        if let First::Dash(d @ 1..) = *first {
+            for &n in shape.at_child_col(d) {
+                let closed = matches!(shape.nodes[n].hints, Some(Hints::Closed(_)));
+                if closed && usable(n) {
+                    let mut chain = chain_for(shape, n);
+                    let mut f = Frame::new(NKind::Anon, d, d + 2);
+                    f.guessed = true;
+                    f.seeded = true;
+                    chain.push(f);
+                    candidates.push((chain, SeedSource::Table));
                 }
             }
         }
@@ -863,9 +889,22 @@ impl Side<'_, '_, '_> {
     }
 
     /// The outermost nodes whose lines changed: a whole added/removed map or item is one unit.
-    fn units(&self) -> Vec<usize> {
+    ///
+    /// `alone`: the other side of the hunk changes nothing (lines only added or only removed).
+    /// Otherwise an item whose changed lines run to the end of this side may go on below the
+    /// hunk (plain `diff` shows no context), so it is a unit only when a later line closes it or
+    /// when its merge key changed (another item): `- image: app:1` replaced by `- image: app:2`
+    /// changes the image, not the whole container; `- name: A` replaced by `- name: B` is
+    /// another item.
+    fn units(&self, alone: bool) -> Vec<usize> {
         let mut order = Vec::new();
         let mut seen = vec![false; self.nodes.len()];
+        // The last line with text: a node ending before it is closed by a later line.
+        let last_text = self
+            .view
+            .iter()
+            .rposition(|l| !l.text.trim().is_empty())
+            .unwrap_or(0);
         for (j, l) in self.view.iter().enumerate() {
             if !l.changed {
                 continue;
@@ -884,6 +923,11 @@ impl Side<'_, '_, '_> {
                 }
                 let pn = &self.nodes[p];
                 if pn.own_line.is_none() || pn.guessed || !self.fully_changed(p) {
+                    break;
+                }
+                let closed = pn.last != NONE && pn.last < last_text;
+                let keyed = pn.kind == NKind::Item && !pn.merge.is_empty();
+                if !alone && !closed && !keyed {
                     break;
                 }
                 u = p;
@@ -1057,7 +1101,11 @@ impl Side<'_, '_, '_> {
                         key,
                     });
                 }
-                NKind::Anon => note(Reason::Anon(n.child_col)),
+                NKind::Anon => {
+                    // Nothing above an unnamed ancestor can be placed: the path starts below it.
+                    note(Reason::Anon(n.child_col));
+                    break;
+                }
                 NKind::Holder => {
                     holder = true;
                     match &n.key {
@@ -1182,8 +1230,18 @@ fn changes(
     notes: &mut Vec<(Reason, SeedSource, String)>,
     out: &mut Vec<TextChange>,
 ) {
-    let mut old_units: Vec<Unit> = old.units().into_iter().map(|u| old.path(u)).collect();
-    let mut new_units: Vec<Unit> = new.units().into_iter().map(|u| new.path(u)).collect();
+    let old_alone = !new.view.iter().any(|l| l.changed);
+    let new_alone = !old.view.iter().any(|l| l.changed);
+    let mut old_units: Vec<Unit> = old
+        .units(old_alone)
+        .into_iter()
+        .map(|u| old.path(u))
+        .collect();
+    let mut new_units: Vec<Unit> = new
+        .units(new_alone)
+        .into_iter()
+        .map(|u| new.path(u))
+        .collect();
     let mut new_used = vec![false; new_units.len()];
     let mut pairs: Vec<(Option<usize>, Option<usize>)> = Vec::new();
     let mut old_used = vec![false; old_units.len()];

@@ -192,7 +192,16 @@ spec.tls[]: hosts secretName
 spec: behavior maxReplicas metrics minReplicas scaleTargetRef targetCPUUtilizationPercentage
 spec.scaleTargetRef: apiVersion kind name
 spec.metrics[]: containerResource external object pods resource type
+spec.metrics[].resource: name target
+spec.metrics[].resource.target: averageUtilization averageValue type value
+spec.metrics[].containerResource: container name target
+spec.metrics[].containerResource.target: averageUtilization averageValue type value
+spec.metrics[].pods: metric target
+spec.metrics[].external: metric target
+spec.metrics[].object: describedObject metric target
 spec.behavior: scaleDown scaleUp
+spec.behavior.scaleDown: policies selectPolicy stabilizationWindowSeconds
+spec.behavior.scaleUp: policies selectPolicy stabilizationWindowSeconds
 
 [kind PersistentVolumeClaim]
 spec: accessModes dataSource dataSourceRef resources selector storageClassName volumeAttributesClassName volumeMode volumeName
@@ -257,6 +266,9 @@ spec.destination: name namespace server
 spec.source: chart directory helm kustomize path plugin ref repoURL targetRevision
 spec.sources[]: chart directory helm kustomize name path plugin ref repoURL targetRevision
 spec.syncPolicy: automated managedNamespaceMetadata retry syncOptions
+spec.syncPolicy.automated: allowEmpty enabled prune selfHeal
+spec.syncPolicy.retry: backoff limit
+spec.syncPolicy.retry.backoff: duration factor maxDuration
 spec.ignoreDifferences[]: group jqPathExpressions jsonPointers kind managedFieldsManagers name namespace
 "#;
 

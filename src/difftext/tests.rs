@@ -1263,32 +1263,293 @@ fn large_paste_is_fast() {
     assert!(took.as_millis() < limit_ms, "{took:?}");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Lists whose key the hunk does not show
+// ---------------------------------------------------------------------------------------------
+
+/// Diff text from its lines (string continuations would eat the leading blanks of context lines).
+fn lines(l: &[&str]) -> String {
+    let mut s = l.join("\n");
+    s.push('\n');
+    s
+}
+
+/// The pointer the analysis prints for a text path.
+fn pointer_of(c: &TextChange) -> String {
+    crate::path::pointer(&c.path)
+}
+
 #[test]
-fn zz_scratch() {
-    let cases = [
-        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n--- /tmp/argocd-diff1/payments-webhook-live.yaml\n+++ /tmp/argocd-diff1/payments-webhook\n@@ -15,7 +15,7 @@\n - admissionReviewVersions:\n   - v1\n   clientConfig:\n-    caBundle: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvRENDQWVTZ0F3SUJBZ0lSQUw0YQ==\n+    caBundle: ''\n     service:\n       name: payments-webhook\n       namespace: payments\n",
-        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n@@ -12,7 +12,7 @@\n   name: payments-webhook\n webhooks:\n - admissionReviewVersions:\n   clientConfig:\n-    caBundle: abc\n+    caBundle: ''\n     service:\n",
-        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======\n18c18\n<     caBundle: abc\n---\n>     caBundle: ''\n30a31,33\n> - admissionReviewVersions:\n>   - v1\n>   name: b.example.com\n",
-        "===== admissionregistration.k8s.io/ValidatingWebhookConfiguration /v ======\n@@ -20,6 +20,6 @@\n - admissionReviewVersions:\n   - v1\n-  failurePolicy: Ignore\n+  failurePolicy: Fail\n   name: a.example.com\n",
-        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n@@ -8,7 +8,8 @@\n - apiGroups:\n   - \"\"\n   resources:\n   - pods\n   verbs:\n   - get\n+  - list\n",
-        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n12a13,16\n> - apiGroups:\n>   - apps\n>   resources:\n>   - deployments\n",
-        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======\n14c14\n<   - get\n---\n>   - list\n",
-        "===== rbac.authorization.k8s.io/Role ns/r ======\n@@ -8,4 +8,4 @@\n - apiGroups:\n   - \"\"\n-  resources:\n+  resourceNames:\n",
-        "===== rbac.authorization.k8s.io/RoleBinding ns/rb ======\n@@ -12,4 +12,4 @@\n - kind: ServiceAccount\n-  name: old\n+  name: new\n   namespace: ns\n",
-        "===== rbac.authorization.k8s.io/ClusterRoleBinding /crb ======\n14,16d13\n< - kind: ServiceAccount\n<   name: old\n<   namespace: ns\n",
-        "===== apps/Deployment default/web ======\n@@ -40,7 +40,7 @@\n       - name: app\n         image: app:1\n-        imagePullPolicy: Always\n+        imagePullPolicy: IfNotPresent\n",
-        "===== apps/Deployment default/web ======\n40c40\n<       - image: app:1\n---\n>       - image: app:2\n",
-        "===== example.com/Widget ns/w ======\n@@ -20,4 +20,4 @@\n - name: a\n-  size: 1\n+  size: 2\n",
-        "===== example.com/Widget ns/w ======\n@@ -20,4 +20,4 @@\n-- a\n+- b\n",
-        "===== /ServiceAccount ns/sa ======\n@@ -20,4 +20,4 @@\n - name: a\n-- name: b\n+- name: c\n",
-    ];
-    for c in cases {
-        let rs = parse_diff_text(c).unwrap();
-        for r in &rs {
-            for ch in &r.changes {
-                eprintln!("{} {} {} {} -> {} {:?}", r.kind, if ch.certain {'!'} else {'?'}, path_str(&ch.path), short(&ch.live), short(&ch.git), ch.note);
-            }
-        }
-        eprintln!("--");
-    }
+fn top_level_list_items_keep_their_key() {
+    // sigs.k8s.io/yaml writes the items of `webhooks:` at column 0; the hunk starts below the key.
+    let text = lines(&[
+        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======",
+        "--- /tmp/argocd-diff1/payments-webhook-live.yaml",
+        "+++ /tmp/argocd-diff1/payments-webhook",
+        "@@ -15,7 +15,7 @@",
+        " - admissionReviewVersions:",
+        "   - v1",
+        "   clientConfig:",
+        "-    caBundle: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvRENDQWVTZ0F3SUJBZ0lSQUw0YQ==",
+        "+    caBundle: ''",
+        "     service:",
+        "       name: payments-webhook",
+        "       namespace: payments",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    assert_eq!(rs[0].format, TextFormat::ArgoUnified);
+    assert_eq!(rs[0].changes.len(), 1, "{:#?}", rs[0].changes);
+    let c = &rs[0].changes[0];
+    assert_eq!(
+        c.path,
+        vec![
+            key("webhooks"),
+            Seg::Item {
+                index: None,
+                key: None
+            },
+            key("clientConfig"),
+            key("caBundle"),
+        ]
+    );
+    assert_eq!(pointer_of(c), "/webhooks/*/clientConfig/caBundle");
+    assert_eq!(
+        c.live,
+        Some(json!(
+            "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvRENDQWVTZ0F3SUJBZ0lSQUw0YQ=="
+        ))
+    );
+    assert_eq!(c.git, Some(json!("")));
+    assert!(!c.certain);
+    assert!(c.note.as_deref().is_some_and(|n| !n.is_empty()));
+    assert_eq!(
+        text.lines().nth(c.line - 1).map(|l| &l[..10]),
+        Some("-    caBun")
+    );
+
+    // When the hunk shows the list's key, the index is known and nothing is guessed.
+    let text = lines(&[
+        "===== admissionregistration.k8s.io/MutatingWebhookConfiguration /payments-webhook ======",
+        "@@ -12,6 +12,6 @@",
+        " webhooks:",
+        " - admissionReviewVersions:",
+        "   - v1",
+        "   clientConfig:",
+        "-    caBundle: abc",
+        "+    caBundle: ''",
+        "     service:",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let c = change(&rs[0], "/webhooks/0/clientConfig/caBundle");
+    assert!(c.certain, "{c:?}");
+
+    // Plain diff: the item's keys or its deeper lines name the list.
+    let text = lines(&[
+        "===== admissionregistration.k8s.io/ValidatingWebhookConfiguration /v ======",
+        "17c17",
+        "<     caBundle: abc",
+        "---",
+        ">     caBundle: ''",
+        "30a31,33",
+        "> - admissionReviewVersions:",
+        ">   - v1",
+        ">   name: b.example.com",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    assert_eq!(
+        summary(&text)[1..],
+        [
+            "  ? /webhooks/?/clientConfig/caBundle \"abc\" -> \"\"",
+            "  ? /webhooks/?[name=\"b.example.com\"] - -> {..}",
+        ]
+    );
+    assert_eq!(
+        rs[0].changes[1].git,
+        Some(json!({"admissionReviewVersions": ["v1"], "name": "b.example.com"}))
+    );
+}
+
+#[test]
+fn other_top_level_lists_keep_their_key() {
+    let rules = lines(&[
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
+        "@@ -8,6 +8,7 @@",
+        " - apiGroups:",
+        "   - \"\"",
+        "   resources:",
+        "   - pods",
+        "   verbs:",
+        "   - get",
+        "+  - list",
+    ]);
+    assert_eq!(summary(&rules)[1..], ["  ? /rules/?/verbs/1 - -> \"list\""]);
+    let added_rule = lines(&[
+        "===== rbac.authorization.k8s.io/Role ns/r ======",
+        "12a13,16",
+        "> - apiGroups:",
+        ">   - apps",
+        ">   resources:",
+        ">   - deployments",
+    ]);
+    assert_eq!(summary(&added_rule)[1..], ["  ? /rules/? - -> {..}"]);
+    // The hunk starts inside a rule, at the items of one of its lists.
+    let inside = lines(&[
+        "===== rbac.authorization.k8s.io/ClusterRole /monitoring-view ======",
+        "@@ -18,9 +18,7 @@",
+        "   - monitoring.coreos.com",
+        "   resources:",
+        "   - prometheuses",
+        "-  - alertmanagers",
+        "   - servicemonitors",
+        "   verbs:",
+        "   - get",
+        "   - list",
+        "-  - watch",
+    ]);
+    assert_eq!(
+        summary(&inside)[1..],
+        [
+            "  ? /rules/?/resources/1 \"alertmanagers\" -> -",
+            "  ? /rules/?/verbs/2 \"watch\" -> -",
+        ]
+    );
+    // A later hunk in the same list: the previous hunk named it.
+    let two_hunks = lines(&[
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
+        "@@ -8,6 +8,7 @@",
+        " - apiGroups:",
+        "   - \"\"",
+        "   resources:",
+        "   - pods",
+        "   verbs:",
+        "   - get",
+        "+  - list",
+        "@@ -20,2 +21,3 @@",
+        "   - watch",
+        "   - update",
+        "+  - patch",
+    ]);
+    let rs = parse_diff_text(&two_hunks).unwrap();
+    let c = &rs[0].changes[1];
+    assert_eq!(path_str(&c.path), "/rules/?/verbs/?");
+    assert_eq!(
+        (c.live.clone(), c.git.clone()),
+        (None, Some(json!("patch")))
+    );
+    assert!(c.note.as_deref().unwrap_or("").contains("previous hunk"));
+    let subjects = lines(&[
+        "===== rbac.authorization.k8s.io/RoleBinding ns/rb ======",
+        "@@ -12,3 +12,3 @@",
+        " - kind: ServiceAccount",
+        "-  name: old",
+        "+  name: new",
+        "   namespace: ns",
+    ]);
+    assert_eq!(
+        summary(&subjects)[1..],
+        ["  ? /subjects/?[name=\"old\"]/name \"old\" -> \"new\""]
+    );
+    let removed = lines(&[
+        "===== rbac.authorization.k8s.io/ClusterRoleBinding /crb ======",
+        "14,16d13",
+        "< - kind: ServiceAccount",
+        "<   name: old",
+        "<   namespace: ns",
+    ]);
+    assert_eq!(
+        summary(&removed)[1..],
+        ["  ? /subjects/?[name=\"old\"] {..} -> -"]
+    );
+    // A kind the table does not know: the list stays unnamed rather than the object being a list.
+    let unknown = lines(&[
+        "===== example.com/Widget ns/w ======",
+        "@@ -20,2 +20,2 @@",
+        " - name: a",
+        "-  size: 1",
+        "+  size: 2",
+    ]);
+    let rs = parse_diff_text(&unknown).unwrap();
+    let c = &rs[0].changes[0];
+    assert_eq!(path_str(&c.path), "/?[name=\"a\"]/size");
+    assert!(!c.certain);
+    assert!(c
+        .note
+        .as_deref()
+        .unwrap_or("")
+        .contains("does not show the keys"));
+}
+
+#[test]
+fn scalar_items_of_an_unshown_key_are_not_put_in_a_list_of_maps() {
+    // `- get` at two spaces in a ClusterRole is in `rules[].verbs` (or another list of the rule),
+    // not in `metadata.ownerReferences`, whose items are maps. The key is not shown, so the path
+    // starts at the item.
+    let text = lines(&[
+        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
+        "14c14",
+        "<   - get",
+        "---",
+        ">   - list",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let c = &rs[0].changes[0];
+    assert_eq!(path_str(&c.path), "/?");
+    assert_eq!(
+        (c.live.clone(), c.git.clone()),
+        (Some(json!("get")), Some(json!("list")))
+    );
+    assert!(!c.certain);
+}
+
+#[test]
+fn nested_list_items_without_their_key() {
+    // Unified: the hunk starts at a container.
+    let text = lines(&[
+        "===== apps/Deployment default/web ======",
+        "@@ -40,4 +40,4 @@",
+        "       - name: app",
+        "         image: app:1",
+        "-        imagePullPolicy: Always",
+        "+        imagePullPolicy: IfNotPresent",
+        "         ports:",
+    ]);
+    assert_eq!(
+        summary(&text)[1..],
+        ["  ? /spec/template/spec/containers/?[name=\"app\"]/imagePullPolicy \"Always\" -> \"IfNotPresent\""]
+    );
+    // Plain diff of an item's first line: the image changed, not the whole container (the
+    // container goes on below the hunk).
+    let text = lines(&[
+        "===== batch/Job shop/migrate ======",
+        "38c38",
+        "<       - image: registry.example.com/shop/migrate:3.3.2",
+        "---",
+        ">       - image: registry.example.com/shop/migrate:3.4.0",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let c = &rs[0].changes[0];
+    assert_eq!(pointer_of(c), "/spec/template/spec/containers/*/image");
+    assert_eq!(
+        c.git,
+        Some(json!("registry.example.com/shop/migrate:3.4.0"))
+    );
+    // A changed merge key is another item: one change holding both.
+    let text = lines(&[
+        "===== apps/Deployment default/web ======",
+        "50,51c50,51",
+        "<         - name: OLD",
+        "<           value: a",
+        "---",
+        ">         - name: NEW",
+        ">           value: b",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    assert_eq!(rs[0].changes.len(), 1, "{:#?}", rs[0].changes);
+    let c = &rs[0].changes[0];
+    assert_eq!(
+        path_str(&c.path),
+        "/spec/template/spec/containers/?/env/?[name=\"OLD\"]"
+    );
+    assert_eq!(c.live, Some(json!({"name": "OLD", "value": "a"})));
+    assert_eq!(c.git, Some(json!({"name": "NEW", "value": "b"})));
 }
