@@ -57,8 +57,22 @@ csp = html.find("Content-Security-Policy")
 first_script = html.find("<script")
 if csp < 0 or (first_script >= 0 and first_script < csp):
     sys.exit("build-web: the CSP meta tag must come before every script")
+# Trunk keeps the worker's file names fixed (the page names them at run
+# time); version them by content so a cached worker never meets a newer page.
+import os
+dist = os.path.dirname(path)
+h = hashlib.sha256()
+for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm"):
+    h.update(open(os.path.join(dist, f), "rb").read())
+v = h.hexdigest()[:16]
+loader = os.path.join(dist, "drift-doctor-worker_loader.js")
+open(loader, "w").write('importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v))
+meta = '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js">'
+if html.count(meta) != 1:
+    sys.exit("build-web: the drift-doctor-worker meta tag was not found in %s" % path)
+html = html.replace(meta, '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js?v=%s">' % v)
 open(path, "w", encoding="utf-8").write(html)
-print("[build-web] CSP script-src hashes: %s" % (" ".join(hashes) or "none"), file=sys.stderr)
+print("[build-web] CSP script-src hashes: %s; worker version %s" % (" ".join(hashes) or "none", v), file=sys.stderr)
 PY
 
 for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm csp-watch.js; do

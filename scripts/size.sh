@@ -14,5 +14,5 @@ while IFS= read -r f; do
   raw=$(wc -c <"$f"); z=$(gz "$f")
   total=$((total + raw)); total_gz=$((total_gz + z))
   case "$f" in *.wasm) printf '%-44s %s %s\n' "${f#dist/}" "$(kb "$raw")" "$(kb "$z")" ;; esac
-done < <(find dist -type f | sort)
-printf '%-44s %s %s\n' "dist/ (all $(find dist -type f | wc -l) files)" "$(kb "$total")" "$(kb "$total_gz")"
+done < <(find dist -type f ! -name '.*' | sort)
+printf '%-44s %s %s\n' "dist/ (all $(find dist -type f ! -name '.*' | wc -l) files)" "$(kb "$total")" "$(kb "$total_gz")"

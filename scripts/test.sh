@@ -1,5 +1,28 @@
 #!/usr/bin/env bash
-# Runs every test.
+# Runs every test: the native suite (core, CLI and the end-to-end browser
+# test against dist/) and the wasm-bindgen tests in headless Chromium.
+# Installs only what is missing first. Works unattended (CI=true, no stdin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
+export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+
+say() { printf '\n[test] %s\n' "$*" >&2; }
+
+say "tools"
+scripts/setup.sh </dev/null
+
+say "web page (dist/, needed by tests/e2e.rs)"
+scripts/build-web.sh
+
+say "native tests (cargo test)"
 cargo test --locked
+
+say "browser tests (wasm-bindgen-test in headless Chromium)"
+WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/webdriver.json" \
+WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-180}" \
+  cargo test --locked --target wasm32-unknown-unknown --test web_wasm
+
+say "all tests passed"

@@ -4,7 +4,7 @@
 
 use super::card::ResourceCard;
 use super::client::{Answer, Client, Handler};
-use super::editor::{Edit, Editor};
+use super::editor::{BigInfo, Edit, Editor, LARGE_INPUT};
 use super::examples::{self, EXAMPLES};
 use super::protocol::{ErrorInfo, Input};
 use super::rules_view::RulesView;
@@ -15,7 +15,7 @@ use drift_doctor::input::{decode_text, Side};
 use gloo::events::EventListener;
 use gloo::file::callbacks::FileReader;
 use gloo::timers::callback::Timeout;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -53,8 +53,9 @@ fn view_from_hash() -> View {
     }
 }
 
-/// The elements analysis reads its input from.
-#[derive(Clone, Default, PartialEq)]
+/// The elements analysis reads its input from, and the sides too large
+/// for a textarea (index 0: Git, 1: live).
+#[derive(Clone, Default)]
 struct Refs {
     git: NodeRef,
     live: NodeRef,
@@ -62,21 +63,64 @@ struct Refs {
     strategy: NodeRef,
     aggregated: NodeRef,
     example: NodeRef,
+    big: Rc<RefCell<[Option<String>; 2]>>,
+    include_hidden: Rc<Cell<bool>>,
+}
+
+fn slot(side: Side) -> usize {
+    if side == Side::Git {
+        0
+    } else {
+        1
+    }
 }
 
 impl Refs {
+    fn node(&self, side: Side) -> &NodeRef {
+        if side == Side::Git {
+            &self.git
+        } else {
+            &self.live
+        }
+    }
+
+    fn side_text(&self, side: Side) -> String {
+        match &self.big.borrow()[slot(side)] {
+            Some(text) => text.clone(),
+            None => textarea_value(self.node(side)),
+        }
+    }
+
+    /// Put `text` in a side: in the textarea, or held aside when large.
+    fn set_side(&self, side: Side, text: String) {
+        if text.len() > LARGE_INPUT {
+            set_textarea_value(self.node(side), "");
+            self.big.borrow_mut()[slot(side)] = Some(text);
+        } else {
+            set_textarea_value(self.node(side), &text);
+            self.big.borrow_mut()[slot(side)] = None;
+        }
+    }
+
+    fn big_infos(&self) -> [Option<BigInfo>; 2] {
+        let big = self.big.borrow();
+        [big[0].as_deref().map(BigInfo::of), big[1].as_deref().map(BigInfo::of)]
+    }
+
     fn input(&self) -> Input {
         Input {
-            git: textarea_value(&self.git),
-            live: textarea_value(&self.live),
+            git: self.side_text(Side::Git),
+            live: self.side_text(Side::Live),
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
+            include_hidden: self.include_hidden.get(),
         }
     }
 
     fn load_example(&self, name: &str) -> bool {
         let Some(ex) = examples::find(name) else { return false };
+        *self.big.borrow_mut() = [None, None];
         set_textarea_value(&self.git, ex.git);
         set_textarea_value(&self.live, ex.live);
         if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
@@ -101,6 +145,7 @@ pub fn App(props: &AppProps) -> Html {
     let view = use_state(view_from_hash);
     let saved_scroll = use_mut_ref(|| 0.0f64);
     let md_status = use_state(|| None::<bool>);
+    let big_info = use_state(|| [None::<BigInfo>, None::<BigInfo>]);
     let client = {
         let dispatch = state.dispatcher();
         let backend = props.backend.clone();
@@ -188,35 +233,64 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
-    let on_edit = {
+    // Typing in a side's textarea makes the textarea that side's text again.
+    let on_edit = |side: Side| {
         let run_now = run_now.clone();
         let run_later = run_later.clone();
         let refs = refs.clone();
+        let big_info = big_info.clone();
         Callback::from(move |e: Edit| {
             set_select_value(&refs.example, "");
+            if refs.big.borrow_mut()[slot(side)].take().is_some() {
+                big_info.set(refs.big_infos());
+            }
             match e {
                 Edit::Now => run_now(),
                 Edit::Typed => run_later(),
             }
         })
     };
-    let on_file = |side: Side| {
+    // Replace a side's whole text (a file, a large paste) and analyse it now.
+    let replace_side: Rc<dyn Fn(Side, String)> = {
         let refs = refs.clone();
         let run_now = run_now.clone();
+        let big_info = big_info.clone();
+        Rc::new(move |side: Side, text: String| {
+            refs.set_side(side, text);
+            big_info.set(refs.big_infos());
+            set_select_value(&refs.example, "");
+            run_now();
+        })
+    };
+    let on_replace = |side: Side| {
+        let replace_side = replace_side.clone();
+        Callback::from(move |text: String| replace_side(side, text))
+    };
+    let on_show_big = |side: Side| {
+        let refs = refs.clone();
+        let big_info = big_info.clone();
+        Callback::from(move |_| {
+            let text = refs.big.borrow_mut()[slot(side)].take();
+            if let Some(text) = text {
+                set_textarea_value(refs.node(side), &text);
+            }
+            big_info.set(refs.big_infos());
+        })
+    };
+    let on_clear = |side: Side| {
+        let replace_side = replace_side.clone();
+        Callback::from(move |_| replace_side(side, String::new()))
+    };
+    let on_file = |side: Side| {
+        let replace_side = replace_side.clone();
         let readers = readers.clone();
         let dispatch = state.dispatcher();
         Callback::from(move |file: web_sys::File| {
-            let target = if side == Side::Git { refs.git.clone() } else { refs.live.clone() };
-            let example = refs.example.clone();
-            let run_now = run_now.clone();
+            let replace_side = replace_side.clone();
             let dispatch = dispatch.clone();
             let reader = gloo::file::callbacks::read_as_bytes(&gloo::file::Blob::from(file), move |res| match res {
                 Ok(bytes) => match decode_text(&bytes, side) {
-                    Ok(text) => {
-                        set_textarea_value(&target, &text);
-                        set_select_value(&example, "");
-                        run_now();
-                    }
+                    Ok(text) => replace_side(side, text),
                     Err(e) => dispatch.dispatch(Action::LocalError(ErrorInfo::from(&e))),
                 },
                 Err(e) => {
@@ -232,9 +306,11 @@ pub fn App(props: &AppProps) -> Html {
     let on_example = {
         let refs = refs.clone();
         let run_now = run_now.clone();
+        let big_info = big_info.clone();
         Callback::from(move |_: Event| {
             let name = select_value(&refs.example);
             if refs.load_example(&name) {
+                big_info.set([None, None]);
                 run_now();
             }
         })
@@ -254,8 +330,12 @@ pub fn App(props: &AppProps) -> Html {
         let run_later = run_later.clone();
         Callback::from(move |_: InputEvent| run_later())
     };
+    // Hidden differences cost a lot to compute on big inputs: analyse again
+    // with them only when asked to show them.
     let on_hidden = {
         let dispatch = state.dispatcher();
+        let refs = refs.clone();
+        let run_now = run_now.clone();
         Callback::from(move |e: Event| {
             let on = e
                 .target()
@@ -263,6 +343,10 @@ pub fn App(props: &AppProps) -> Html {
                 .map(|i| i.checked())
                 .unwrap_or(false);
             dispatch.dispatch(Action::ShowHidden(on));
+            let had = refs.include_hidden.replace(on);
+            if on && !had {
+                run_now();
+            }
         })
     };
     let on_filter = {
@@ -359,10 +443,12 @@ pub fn App(props: &AppProps) -> Html {
                         <div class="editors">
                             <Editor side="git" title="Git (desired)" node={refs.git.clone()} error={error_for("git")}
                                 hint="Paste, type or drop the manifests Argo CD renders (argocd app manifests --source git, helm template, kustomize build)."
-                                on_edit={on_edit.clone()} on_file={on_file(Side::Git)} />
+                                on_edit={on_edit(Side::Git)} on_file={on_file(Side::Git)} on_replace={on_replace(Side::Git)}
+                                big={big_info[0]} on_show_big={on_show_big(Side::Git)} on_clear={on_clear(Side::Git)} />
                             <Editor side="live" title="Live (cluster)" node={refs.live.clone()} error={error_for("live")}
                                 hint="The objects in the cluster (argocd app manifests --source live, kubectl get -o yaml). Analysis runs as you type."
-                                on_edit={on_edit} on_file={on_file(Side::Live)} />
+                                on_edit={on_edit(Side::Live)} on_file={on_file(Side::Live)} on_replace={on_replace(Side::Live)}
+                                big={big_info[1]} on_show_big={on_show_big(Side::Live)} on_clear={on_clear(Side::Live)} />
                         </div>
                     </section>
                     <section id="report" class="results" aria-labelledby="report-h" data-state={status}

@@ -118,6 +118,7 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
             </p>
             <div class="sbs" role="region" aria-label="Git and live YAML side by side" tabindex="0">
                 <table class="sbs-table">
+                    <colgroup><col class="col-ln" /><col /><col class="col-ln" /><col /></colgroup>
                     <thead><tr><th scope="col" colspan="2">{ "Git (desired)" }</th><th scope="col" colspan="2">{ "Live (cluster)" }</th></tr></thead>
                     <tbody>
                         for row in all.iter() {

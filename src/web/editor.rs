@@ -157,7 +157,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             input.set_value("");
         })
     };
-    let goto_line = props.error.as_ref().filter(|e| e.line > 0).map(|e| {
+    let goto_line = props.error.as_ref().filter(|e| e.line > 0 && props.big.is_none()).map(|e| {
         let node = props.node.clone();
         let line = e.line;
         Callback::from(move |_: MouseEvent| {

@@ -26,8 +26,20 @@ pub mod util;
 pub mod worker;
 
 /// The worker's loader script, relative to the page (Trunk writes it beside
-/// `index.html` from `data-loader-shim`).
+/// `index.html` from `data-loader-shim`). The page reads the URL from
+/// `<meta name="drift-doctor-worker">`, where scripts/build-web.sh adds a
+/// content hash so that a cached worker never outlives its page.
 pub const WORKER_LOADER: &str = "drift-doctor-worker_loader.js";
+
+fn worker_url(document: &web_sys::Document) -> String {
+    document
+        .query_selector("meta[name=\"drift-doctor-worker\"]")
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"))
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| WORKER_LOADER.to_string())
+}
 
 /// Mount the page into `#app` (or `<body>`), analysing in the web worker.
 pub fn start_page() {
@@ -45,7 +57,7 @@ pub fn start_page() {
             None => return,
         },
     };
-    let props = app::AppProps { backend: app::Backend::Worker(WORKER_LOADER.into()) };
+    let props = app::AppProps { backend: app::Backend::Worker(worker_url(&document).into()) };
     yew::Renderer::<app::App>::with_root_and_props(root, props).render();
 }
 
