@@ -51,5 +51,8 @@ pub fn schema_passes(docs: &[drift_doctor::input::Document]) {
     for d in docs {
         let _ = d.object.clone();
     }
-    println!("clone only {:?}, known types (+clone) {t_known:?}, defaults (+clone) {t_defaults:?}", t.elapsed());
+    println!(
+        "clone only {:?}, known types (+clone) {t_known:?}, defaults (+clone) {t_defaults:?}",
+        t.elapsed()
+    );
 }

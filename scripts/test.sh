@@ -17,6 +17,9 @@ scripts/setup.sh </dev/null
 say "web page (dist/, needed by tests/e2e.rs)"
 scripts/build-web.sh
 
+say "formatting (cargo fmt --check)"
+cargo fmt --check
+
 say "native tests (cargo test)"
 cargo test --locked
 

@@ -40,17 +40,34 @@ fn is_hook(obj: &Value) -> bool {
 }
 
 /// Objects a controller created, that Argo CD never counts as part of the app.
-fn created_by_controller(key: &ResourceKey, obj: &Value, service_names: &[(String, String)]) -> bool {
-    if obj.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|o| !o.is_empty()) {
+fn created_by_controller(
+    key: &ResourceKey,
+    obj: &Value,
+    service_names: &[(String, String)],
+) -> bool {
+    if obj
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|o| !o.is_empty())
+    {
         return true;
     }
     match (key.group.as_str(), key.kind.as_str()) {
-        ("", "Event") | ("events.k8s.io", "Event") | ("", "Pod") | ("apps", "ReplicaSet") | ("apps", "ControllerRevision")
-        | ("coordination.k8s.io", "Lease") | ("discovery.k8s.io", "EndpointSlice") => true,
-        ("", "Endpoints") => service_names.iter().any(|(ns, n)| *ns == key.namespace && *n == key.name),
+        ("", "Event")
+        | ("events.k8s.io", "Event")
+        | ("", "Pod")
+        | ("apps", "ReplicaSet")
+        | ("apps", "ControllerRevision")
+        | ("coordination.k8s.io", "Lease")
+        | ("discovery.k8s.io", "EndpointSlice") => true,
+        ("", "Endpoints") => service_names
+            .iter()
+            .any(|(ns, n)| *ns == key.namespace && *n == key.name),
         ("", "ConfigMap") => key.name == "kube-root-ca.crt" || key.name == "istio-ca-root-cert",
         ("", "ServiceAccount") => key.name == "default",
-        ("", "Secret") => obj.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token"),
+        ("", "Secret") => {
+            obj.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token")
+        }
         _ => false,
     }
 }
@@ -72,9 +89,14 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
     let mut git_map: BTreeMap<ResourceKey, &Value> = BTreeMap::new();
     for d in git_docs {
         let mut key = key_of(&d.object, &scopes, ns);
-        if key.namespace.is_empty() && !scopes.is_cluster_scoped(&key.group, &key.kind) && !live_map.contains_key(&key) {
+        if key.namespace.is_empty()
+            && !scopes.is_cluster_scoped(&key.group, &key.kind)
+            && !live_map.contains_key(&key)
+        {
             // No namespace given: pair with the one live object of that name.
-            let mut same = live_map.keys().filter(|k| k.group == key.group && k.kind == key.kind && k.name == key.name);
+            let mut same = live_map
+                .keys()
+                .filter(|k| k.group == key.group && k.kind == key.kind && k.name == key.name);
             if let (Some(only), None) = (same.next(), same.next()) {
                 key = only.clone();
             }
@@ -83,8 +105,11 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
         git_map.entry(key).or_insert(&d.object);
     }
 
-    let service_names: Vec<(String, String)> =
-        live_map.keys().filter(|k| k.group.is_empty() && k.kind == "Service").map(|k| (k.namespace.clone(), k.name.clone())).collect();
+    let service_names: Vec<(String, String)> = live_map
+        .keys()
+        .filter(|k| k.group.is_empty() && k.kind == "Service")
+        .map(|k| (k.namespace.clone(), k.name.clone()))
+        .collect();
     let app = ctx.application.clone();
     let app_tracks_objects = app.is_some();
 
@@ -95,7 +120,11 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
             skipped += 1;
             continue;
         }
-        pairs.push(Pair { key: key.clone(), git: Some(g), live: live_map.get(key).copied() });
+        pairs.push(Pair {
+            key: key.clone(),
+            git: Some(g),
+            live: live_map.get(key).copied(),
+        });
     }
     for (key, l) in &live_map {
         if git_map.contains_key(key) {
@@ -107,7 +136,11 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
             skipped += 1;
             continue;
         }
-        pairs.push(Pair { key: key.clone(), git: None, live: Some(l) });
+        pairs.push(Pair {
+            key: key.clone(),
+            git: None,
+            live: Some(l),
+        });
     }
     pairs.sort_by(|a, b| a.key.cmp(&b.key));
 
@@ -119,14 +152,21 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
     build_report(resources, skipped, app)
 }
 
-pub(crate) fn build_report(resources: Vec<ResourceReport>, skipped: usize, application: Option<String>) -> Report {
+pub(crate) fn build_report(
+    resources: Vec<ResourceReport>,
+    skipped: usize,
+    application: Option<String>,
+) -> Report {
     let mut causes: BTreeMap<Cause, usize> = BTreeMap::new();
     for r in &resources {
         for d in r.differences.iter().filter(|d| d.visible) {
             *causes.entry(d.cause).or_default() += 1;
         }
     }
-    let out_of_sync = resources.iter().filter(|r| r.status == Status::OutOfSync).count();
+    let out_of_sync = resources
+        .iter()
+        .filter(|r| r.status == Status::OutOfSync)
+        .count();
     let emergency = fixes::emergency_steps(&resources, application.as_deref());
     Report {
         version: REPORT_VERSION,
@@ -143,7 +183,12 @@ pub(crate) fn build_report(resources: Vec<ResourceReport>, skipped: usize, appli
     }
 }
 
-fn report_resource(pair: &Pair, ctx: &InputContext, catalog: Option<&rules::Catalog>, copts: &CompareOptions) -> ResourceReport {
+fn report_resource(
+    pair: &Pair,
+    ctx: &InputContext,
+    catalog: Option<&rules::Catalog>,
+    copts: &CompareOptions,
+) -> ResourceReport {
     let key = &pair.key;
     let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
         (Some(g), Some(l)) => {
@@ -154,11 +199,23 @@ fn report_resource(pair: &Pair, ctx: &InputContext, catalog: Option<&rules::Cata
         }
         (Some(g), None) => (
             Presence::GitOnly,
-            vec![RawDiff { path: vec![], change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None }],
+            vec![RawDiff {
+                path: vec![],
+                change: Change::Removed,
+                git: Some(g.clone()),
+                live: None,
+                hidden_reason: None,
+            }],
         ),
         (None, Some(l)) => (
             Presence::LiveOnly,
-            vec![RawDiff { path: vec![], change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None }],
+            vec![RawDiff {
+                path: vec![],
+                change: Change::Added,
+                git: None,
+                live: Some(l.clone()),
+                hidden_reason: None,
+            }],
         ),
         (None, None) => (Presence::Both, Vec::new()),
     };
@@ -169,8 +226,16 @@ fn report_resource(pair: &Pair, ctx: &InputContext, catalog: Option<&rules::Cata
     finish_resource(key, presence, differences)
 }
 
-pub(crate) fn finish_resource(key: &ResourceKey, presence: Presence, differences: Vec<Difference>) -> ResourceReport {
-    let status = if differences.iter().any(|d| d.visible) { Status::OutOfSync } else { Status::Synced };
+pub(crate) fn finish_resource(
+    key: &ResourceKey,
+    presence: Presence,
+    differences: Vec<Difference>,
+) -> ResourceReport {
+    let status = if differences.iter().any(|d| d.visible) {
+        Status::OutOfSync
+    } else {
+        Status::Synced
+    };
     let fixes = fixes::fixes_for(key, &differences);
     ResourceReport {
         id: key.to_string(),
@@ -217,7 +282,9 @@ pub(crate) fn classify(
         match v {
             None => Value::Null,
             Some(v) if secret => mask_json(v),
-            Some(Value::Object(o)) if key.group.is_empty() && key.kind == "Secret" && d.path.is_empty() => {
+            Some(Value::Object(o))
+                if key.group.is_empty() && key.kind == "Secret" && d.path.is_empty() =>
+            {
                 let mut obj = Value::Object(o);
                 secret_mask::mask_secret_object(&mut obj);
                 obj
@@ -251,13 +318,26 @@ pub(crate) fn classify(
                 ("kind".into(), key.kind.clone()),
                 ("name".into(), key.name.clone()),
                 ("namespace".into(), key.namespace.clone()),
-                ("path".into(), if d.path.is_empty() { "the whole object".into() } else { path::dotted(&d.path) }),
+                (
+                    "path".into(),
+                    if d.path.is_empty() {
+                        "the whole object".into()
+                    } else {
+                        path::dotted(&d.path)
+                    },
+                ),
                 ("git".into(), git_s),
                 ("live".into(), live_s),
-                ("manager".into(), manager.clone().unwrap_or_else(|| "unknown".into())),
+                (
+                    "manager".into(),
+                    manager.clone().unwrap_or_else(|| "unknown".into()),
+                ),
                 (
                     "manager_note".into(),
-                    manager.as_ref().map(|m| format!(" (field manager `{m}`)")).unwrap_or_default(),
+                    manager
+                        .as_ref()
+                        .map(|m| format!(" (field manager `{m}`)"))
+                        .unwrap_or_default(),
                 ),
             ];
             vars.extend(verdict.vars);
@@ -268,9 +348,19 @@ pub(crate) fn classify(
                     _ => Confidence::Low,
                 };
             }
-            (rule.code.clone(), rule.cause, confidence, fill(&rule.evidence, &vars))
+            (
+                rule.code.clone(),
+                rule.cause,
+                confidence,
+                fill(&rule.evidence, &vars),
+            )
         }
-        None => ("DR000".to_string(), Cause::Drift, Confidence::Low, "The rule catalogue could not be loaded.".to_string()),
+        None => (
+            "DR000".to_string(),
+            Cause::Drift,
+            Confidence::Low,
+            "The rule catalogue could not be loaded.".to_string(),
+        ),
     };
     let visible = d.hidden_reason.is_none();
     Difference {
@@ -293,7 +383,9 @@ fn mask_json(v: Value) -> Value {
     match v {
         Value::String(s) => {
             use base64::Engine;
-            let bytes = base64::engine::general_purpose::STANDARD.decode(s.as_bytes()).unwrap_or_else(|_| s.clone().into_bytes());
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(s.as_bytes())
+                .unwrap_or_else(|_| s.clone().into_bytes());
             Value::String(secret_mask::mask_value(&bytes))
         }
         Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, mask_json(v))).collect()),
@@ -349,7 +441,15 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         message: e.message,
     })?;
     let mut ctx = InputContext::default();
-    let mut merged: BTreeMap<ResourceKey, (Presence, Vec<crate::difftext::TextChange>, Option<Value>, Option<Value>)> = BTreeMap::new();
+    let mut merged: BTreeMap<
+        ResourceKey,
+        (
+            Presence,
+            Vec<crate::difftext::TextChange>,
+            Option<Value>,
+            Option<Value>,
+        ),
+    > = BTreeMap::new();
     for r in parsed {
         let key = ResourceKey {
             group: crate::identity::canonical_group(&r.group, &r.kind),
@@ -368,7 +468,9 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
             crate::difftext::TextPresence::GitOnly => Presence::GitOnly,
             crate::difftext::TextPresence::LiveOnly => Presence::LiveOnly,
         };
-        let entry = merged.entry(key).or_insert((presence, Vec::new(), None, None));
+        let entry = merged
+            .entry(key)
+            .or_insert((presence, Vec::new(), None, None));
         entry.1.extend(r.changes);
         entry.2 = entry.2.take().or(r.git_object);
         entry.3 = entry.3.take().or(r.live_object);
@@ -384,8 +486,23 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 (None, _) => Change::Added,
             };
             let note = c.note.clone();
-            let raw = RawDiff { path: c.path, change, git: c.git, live: c.live, hidden_reason: None };
-            let mut d = classify(&key, presence, raw, git_obj.as_ref(), live_obj.as_ref(), &ctx, catalog, c.certain);
+            let raw = RawDiff {
+                path: c.path,
+                change,
+                git: c.git,
+                live: c.live,
+                hidden_reason: None,
+            };
+            let mut d = classify(
+                &key,
+                presence,
+                raw,
+                git_obj.as_ref(),
+                live_obj.as_ref(),
+                &ctx,
+                catalog,
+                c.certain,
+            );
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
             }

@@ -112,7 +112,11 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         .and_then(|s| serde_json::from_str::<Value>(s).ok())
         .filter(Value::is_object);
 
-    let norm = normalize::Normalizer { group, kind, ignore_aggregated_roles: opts.ignore_aggregated_roles };
+    let norm = normalize::Normalizer {
+        group,
+        kind,
+        ignore_aggregated_roles: opts.ignore_aggregated_roles,
+    };
     let mut desired = norm.normalize(git);
     let mut live_n = norm.normalize(live);
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
@@ -120,7 +124,8 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         (Some(la), Strategy::Legacy) => norm.normalize(la),
         // Server-side apply removes what the applier owned and Git dropped.
         (_, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
-            crate::managed_fields::owned_skeleton(live, &opts.manager).unwrap_or_else(|| desired.clone())
+            crate::managed_fields::owned_skeleton(live, &opts.manager)
+                .unwrap_or_else(|| desired.clone())
         }
         _ => desired.clone(),
     };
@@ -151,7 +156,11 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         out
     };
 
-    let rules: Vec<&crate::ignore::IgnoreRule> = opts.ignore_rules.iter().filter(|r| r.applies_to(key)).collect();
+    let rules: Vec<&crate::ignore::IgnoreRule> = opts
+        .ignore_rules
+        .iter()
+        .filter(|r| r.applies_to(key))
+        .collect();
     let mut hidden = Vec::new();
     let visible = if rules.is_empty() {
         predict(&desired, &original, &live_n)
@@ -172,7 +181,10 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         };
         let mut visible = ruled(&rules);
         let before = predict(&desired, &original, &live_n);
-        let after: std::collections::HashSet<String> = visible.iter().map(|d| crate::path::pointer(&d.path)).collect();
+        let after: std::collections::HashSet<String> = visible
+            .iter()
+            .map(|d| crate::path::pointer(&d.path))
+            .collect();
         for mut d in before {
             let p = crate::path::pointer(&d.path);
             if after.contains(&p) {
@@ -183,7 +195,11 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
             } else {
                 rules
                     .iter()
-                    .find(|r| !ruled(&[**r]).iter().any(|x| crate::path::pointer(&x.path) == p))
+                    .find(|r| {
+                        !ruled(&[**r])
+                            .iter()
+                            .any(|x| crate::path::pointer(&x.path) == p)
+                    })
                     .map(|r| r.source.clone())
                     .unwrap_or_else(|| "set".to_string())
             };
@@ -194,12 +210,18 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         visible.retain(|d| {
             let owners = crate::managed_fields::owners_of(live, &d.path);
             let trusted = rules.iter().find_map(|r| {
-                owners.iter().find(|o| r.managed_fields_managers.contains(o)).map(|o| (r, o.clone()))
+                owners
+                    .iter()
+                    .find(|o| r.managed_fields_managers.contains(o))
+                    .map(|o| (r, o.clone()))
             });
             match trusted {
                 Some((r, owner)) => {
                     let mut h = d.clone();
-                    h.hidden_reason = Some(format!("owned live by field manager `{owner}`, which your rule {} trusts", r.source));
+                    h.hidden_reason = Some(format!(
+                        "owned live by field manager `{owner}`, which your rule {} trusts",
+                        r.source
+                    ));
                     hidden.push(h);
                     false
                 }
@@ -233,19 +255,36 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         let mut raw = Vec::new();
         let live_plain = norm.normalize_keeping_zero_values(live);
         let desired_plain = norm.normalize_keeping_zero_values(git);
-        diff_values(&desired_plain, &live_plain, schema, &mut Vec::new(), &mut raw);
-        let shown: std::collections::HashSet<String> =
-            visible.iter().chain(hidden.iter()).map(|d| crate::path::pointer(&d.path)).collect();
+        diff_values(
+            &desired_plain,
+            &live_plain,
+            schema,
+            &mut Vec::new(),
+            &mut raw,
+        );
+        let shown: std::collections::HashSet<String> = visible
+            .iter()
+            .chain(hidden.iter())
+            .map(|d| crate::path::pointer(&d.path))
+            .collect();
         for mut d in raw {
             let p = crate::path::pointer(&d.path);
-            if shown.contains(&p) || shown.iter().any(|s| p.starts_with(&format!("{s}/")) || s.starts_with(&format!("{p}/"))) {
+            if shown.contains(&p)
+                || shown
+                    .iter()
+                    .any(|s| p.starts_with(&format!("{s}/")) || s.starts_with(&format!("{p}/")))
+            {
                 continue;
             }
             d.hidden_reason = Some(hidden_reason(&d, three_way, group, kind, live, &p));
             hidden.push(d);
         }
     }
-    Compared { visible, hidden, three_way }
+    Compared {
+        visible,
+        hidden,
+        three_way,
+    }
 }
 
 /// Compare with a predicted live object the API server computed (a
@@ -253,8 +292,18 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
 /// diff use). With `revert_webhook_changes`, fields of the prediction that
 /// the applying manager does not own take their live value, as Argo CD's
 /// default `ignoreMutationWebhook` does.
-pub fn compare_with_predicted(key: &ResourceKey, predicted: &Value, live: &Value, opts: &CompareOptions, revert_webhook_changes: bool) -> Compared {
-    let norm = normalize::Normalizer { group: &key.group, kind: &key.kind, ignore_aggregated_roles: opts.ignore_aggregated_roles };
+pub fn compare_with_predicted(
+    key: &ResourceKey,
+    predicted: &Value,
+    live: &Value,
+    opts: &CompareOptions,
+    revert_webhook_changes: bool,
+) -> Compared {
+    let norm = normalize::Normalizer {
+        group: &key.group,
+        kind: &key.kind,
+        ignore_aggregated_roles: opts.ignore_aggregated_roles,
+    };
     let schema = k8s::root(&key.group, &key.kind);
     let p = norm.normalize(predicted);
     let l = norm.normalize(live);
@@ -263,13 +312,25 @@ pub fn compare_with_predicted(key: &ResourceKey, predicted: &Value, live: &Value
     if revert_webhook_changes {
         visible.retain(|d| {
             let owner = crate::managed_fields::owner_of(predicted, &d.path);
-            owner.as_deref() == Some(opts.manager.as_str()) || owner.is_none() && d.change != Change::Changed
+            owner.as_deref() == Some(opts.manager.as_str())
+                || owner.is_none() && d.change != Change::Changed
         });
     }
-    Compared { visible, hidden: Vec::new(), three_way: false }
+    Compared {
+        visible,
+        hidden: Vec::new(),
+        three_way: false,
+    }
 }
 
-fn hidden_reason(d: &RawDiff, three_way: bool, group: &str, kind: &str, live: &Value, pointer: &str) -> String {
+fn hidden_reason(
+    d: &RawDiff,
+    three_way: bool,
+    group: &str,
+    kind: &str,
+    live: &Value,
+    pointer: &str,
+) -> String {
     match d.change {
         Change::Added => {
             if let Some(default) = k8s::default_for(group, kind, live, pointer) {
@@ -300,21 +361,33 @@ fn is_argo_mask(s: &str) -> bool {
 /// value, Git did too, as Argo CD rendered it.
 fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
-    let Some(applied) = original.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) else { return };
+    let Some(applied) = original
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(LABEL))
+    else {
+        return;
+    };
     if live.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) != Some(applied) {
         return;
     }
-    let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else { return };
-    let labels = meta.entry("labels").or_insert_with(|| Value::Object(Map::new()));
+    let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let labels = meta
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(l) = labels {
-        l.entry(LABEL.to_string()).or_insert_with(|| applied.clone());
+        l.entry(LABEL.to_string())
+            .or_insert_with(|| applied.clone());
     }
 }
 
 /// Argo CD prunes live `volumeClaimTemplates` to the fields of the original,
 /// because the API server echoes them back with apiVersion, kind and status.
 fn statefulset_workaround(original: &Value, live: &mut Value) {
-    let Some(orig_vct) = original.pointer("/spec/volumeClaimTemplates") else { return };
+    let Some(orig_vct) = original.pointer("/spec/volumeClaimTemplates") else {
+        return;
+    };
     if let Some(live_vct) = live.pointer_mut("/spec/volumeClaimTemplates") {
         let trimmed = remove_map_fields(orig_vct, live_vct);
         *live_vct = trimmed;
@@ -331,9 +404,13 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
                 x.as_f64() == y.as_f64()
             }
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }
@@ -347,7 +424,11 @@ pub fn remove_map_fields(config: &Value, live: &Value) -> Value {
             let mut out = Map::new();
             for (k, cv) in c {
                 if let Some(lv) = l.get(k) {
-                    let v = if lv.is_null() { Value::Null } else { remove_map_fields(cv, lv) };
+                    let v = if lv.is_null() {
+                        Value::Null
+                    } else {
+                        remove_map_fields(cv, lv)
+                    };
                     out.insert(k.clone(), v);
                 }
             }
@@ -368,8 +449,15 @@ pub fn remove_map_fields(config: &Value, live: &Value) -> Value {
 
 /// Three-way JSON merge patch (original → desired deletions, trimmed live →
 /// desired additions and changes) applied to the full live object.
-pub fn json_merge(live: &Value, trimmed: Option<&Value>, original: Option<&Value>, desired: &Value) -> Value {
-    let Value::Object(d) = desired else { return desired.clone() };
+pub fn json_merge(
+    live: &Value,
+    trimmed: Option<&Value>,
+    original: Option<&Value>,
+    desired: &Value,
+) -> Value {
+    let Value::Object(d) = desired else {
+        return desired.clone();
+    };
     let mut out = match live {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -409,13 +497,21 @@ fn merge_key_of<'a>(item: &'a Value, keys: &[&str]) -> Option<Vec<&'a Value>> {
 fn same_key(a: &[&Value], b: &[&Value]) -> bool {
     // A missing secondary key matches any value: the API server defaults it.
     a.first().zip(b.first()).is_some_and(|(x, y)| json_eq(x, y))
-        && a.iter().zip(b).skip(1).all(|(x, y)| x.is_null() || y.is_null() || json_eq(x, y))
+        && a.iter()
+            .zip(b)
+            .skip(1)
+            .all(|(x, y)| x.is_null() || y.is_null() || json_eq(x, y))
 }
 
 /// Strategic-merge three-way patch applied to live: keys Git declares take
 /// Git's values (merged recursively), keys the original had and Git dropped
 /// are removed, everything else live has is kept.
-pub fn strategic_merge(live: &Value, original: Option<&Value>, desired: &Value, cursor: Option<Cursor>) -> Value {
+pub fn strategic_merge(
+    live: &Value,
+    original: Option<&Value>,
+    desired: &Value,
+    cursor: Option<Cursor>,
+) -> Value {
     match (live, desired) {
         (Value::Object(l), Value::Object(d)) => {
             let mut out = l.clone();
@@ -441,15 +537,24 @@ pub fn strategic_merge(live: &Value, original: Option<&Value>, desired: &Value, 
             let strategy = cursor.map_or(ListStrategy::Atomic, |c| c.list_strategy());
             let item_cursor = cursor.and_then(|c| c.item());
             match strategy {
-                ListStrategy::MergeByKey(keys) => merge_keyed_list(l, original.and_then(Value::as_array), d, keys, item_cursor)
-                    .unwrap_or_else(|| desired.clone()),
+                ListStrategy::MergeByKey(keys) => {
+                    merge_keyed_list(l, original.and_then(Value::as_array), d, keys, item_cursor)
+                        .unwrap_or_else(|| desired.clone())
+                }
                 ListStrategy::Set => {
                     let removed: Vec<&Value> = original
                         .and_then(Value::as_array)
-                        .map(|o| o.iter().filter(|x| !d.iter().any(|y| json_eq(x, y))).collect())
+                        .map(|o| {
+                            o.iter()
+                                .filter(|x| !d.iter().any(|y| json_eq(x, y)))
+                                .collect()
+                        })
                         .unwrap_or_default();
-                    let mut out: Vec<Value> =
-                        l.iter().filter(|x| !removed.iter().any(|r| json_eq(x, r))).cloned().collect();
+                    let mut out: Vec<Value> = l
+                        .iter()
+                        .filter(|x| !removed.iter().any(|r| json_eq(x, r)))
+                        .cloned()
+                        .collect();
                     for x in d {
                         if !out.iter().any(|y| json_eq(x, y)) {
                             out.push(x.clone());
@@ -474,8 +579,14 @@ fn merge_keyed_list(
     let mut out: Vec<Value> = live.to_vec();
     for d in desired {
         let dk = merge_key_of(d, keys)?;
-        let o = original.and_then(|o| o.iter().find(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk))));
-        match out.iter().position(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk))) {
+        let o = original.and_then(|o| {
+            o.iter()
+                .find(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk)))
+        });
+        match out
+            .iter()
+            .position(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk)))
+        {
             Some(i) => {
                 let merged = strategic_merge(&out[i], o, d, item_cursor);
                 out[i] = merged;
@@ -485,8 +596,12 @@ fn merge_keyed_list(
     }
     if let Some(orig) = original {
         for o in orig {
-            let Some(ok) = merge_key_of(o, keys) else { continue };
-            let still_desired = desired.iter().any(|d| merge_key_of(d, keys).is_some_and(|dk| same_key(&dk, &ok)));
+            let Some(ok) = merge_key_of(o, keys) else {
+                continue;
+            };
+            let still_desired = desired
+                .iter()
+                .any(|d| merge_key_of(d, keys).is_some_and(|dk| same_key(&dk, &ok)));
             if !still_desired {
                 out.retain(|x| !merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &ok)));
             }
@@ -497,7 +612,13 @@ fn merge_keyed_list(
 
 /// Walk two values and record every differing leaf (or whole subtree when
 /// one side lacks it). `git` is the desired/predicted side.
-pub fn diff_values(git: &Value, live: &Value, cursor: Option<Cursor>, path: &mut Vec<Seg>, out: &mut Vec<RawDiff>) {
+pub fn diff_values(
+    git: &Value,
+    live: &Value,
+    cursor: Option<Cursor>,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<RawDiff>,
+) {
     match (git, live) {
         (Value::Object(g), Value::Object(l)) => {
             for (k, gv) in g {
@@ -554,7 +675,10 @@ pub fn diff_values(git: &Value, live: &Value, cursor: Option<Cursor>, path: &mut
 }
 
 fn key_seg(keys: &[&str], item_key: &[&Value], index: usize) -> Seg {
-    Seg::Item { index: Some(index), key: Some((keys[0].to_string(), item_key[0].clone())) }
+    Seg::Item {
+        index: Some(index),
+        key: Some((keys[0].to_string(), item_key[0].clone())),
+    }
 }
 
 /// Returns false when some item lacks its merge key (then positional).
@@ -568,10 +692,15 @@ fn diff_keyed_lists(
 ) -> bool {
     let gk: Option<Vec<Vec<&Value>>> = git.iter().map(|x| merge_key_of(x, keys)).collect();
     let lk: Option<Vec<Vec<&Value>>> = live.iter().map(|x| merge_key_of(x, keys)).collect();
-    let (Some(gk), Some(lk)) = (gk, lk) else { return false };
+    let (Some(gk), Some(lk)) = (gk, lk) else {
+        return false;
+    };
     let mut live_matched = vec![false; live.len()];
     for (gi, g) in git.iter().enumerate() {
-        let found = lk.iter().enumerate().position(|(li, k)| !live_matched[li] && same_key(k, &gk[gi]));
+        let found = lk
+            .iter()
+            .enumerate()
+            .position(|(li, k)| !live_matched[li] && same_key(k, &gk[gi]));
         match found {
             Some(li) => {
                 live_matched[li] = true;
@@ -581,7 +710,13 @@ fn diff_keyed_lists(
             }
             None => {
                 path.push(key_seg(keys, &gk[gi], gi));
-                out.push(RawDiff { path: path.clone(), change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None });
+                out.push(RawDiff {
+                    path: path.clone(),
+                    change: Change::Removed,
+                    git: Some(g.clone()),
+                    live: None,
+                    hidden_reason: None,
+                });
                 path.pop();
             }
         }
@@ -589,21 +724,48 @@ fn diff_keyed_lists(
     for (li, l) in live.iter().enumerate() {
         if !live_matched[li] {
             path.push(key_seg(keys, &lk[li], li));
-            out.push(RawDiff { path: path.clone(), change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None });
+            out.push(RawDiff {
+                path: path.clone(),
+                change: Change::Added,
+                git: None,
+                live: Some(l.clone()),
+                hidden_reason: None,
+            });
             path.pop();
         }
     }
     true
 }
 
-fn diff_positional_lists(git: &[Value], live: &[Value], item_cursor: Option<Cursor>, path: &mut Vec<Seg>, out: &mut Vec<RawDiff>) {
+fn diff_positional_lists(
+    git: &[Value],
+    live: &[Value],
+    item_cursor: Option<Cursor>,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<RawDiff>,
+) {
     let n = git.len().max(live.len());
     for i in 0..n {
-        path.push(Seg::Item { index: Some(i), key: None });
+        path.push(Seg::Item {
+            index: Some(i),
+            key: None,
+        });
         match (git.get(i), live.get(i)) {
             (Some(g), Some(l)) => diff_values(g, l, item_cursor, path, out),
-            (Some(g), None) => out.push(RawDiff { path: path.clone(), change: Change::Removed, git: Some(g.clone()), live: None, hidden_reason: None }),
-            (None, Some(l)) => out.push(RawDiff { path: path.clone(), change: Change::Added, git: None, live: Some(l.clone()), hidden_reason: None }),
+            (Some(g), None) => out.push(RawDiff {
+                path: path.clone(),
+                change: Change::Removed,
+                git: Some(g.clone()),
+                live: None,
+                hidden_reason: None,
+            }),
+            (None, Some(l)) => out.push(RawDiff {
+                path: path.clone(),
+                change: Change::Added,
+                git: None,
+                live: Some(l.clone()),
+                hidden_reason: None,
+            }),
             (None, None) => {}
         }
         path.pop();

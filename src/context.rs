@@ -36,9 +36,16 @@ pub struct InputContext {
 
 fn scale_target(obj: &Value, field: &str) -> Option<(String, String, String)> {
     let t = obj.pointer(&format!("/spec/{field}"))?;
-    let kind = t.get("kind").and_then(Value::as_str).unwrap_or("Deployment");
+    let kind = t
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("Deployment");
     let name = t.get("name").and_then(Value::as_str)?;
-    let group = api_group(t.get("apiVersion").and_then(Value::as_str).unwrap_or("apps/v1"));
+    let group = api_group(
+        t.get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("apps/v1"),
+    );
     let group = crate::identity::canonical_group(group, kind);
     Some((group, kind.to_string(), name.to_string()))
 }
@@ -52,7 +59,10 @@ impl InputContext {
                 if ctx.scalers.iter().any(|s| s.describe == describe) {
                     return;
                 }
-                let mode = obj.pointer("/spec/updatePolicy/updateMode").and_then(Value::as_str).unwrap_or("Auto");
+                let mode = obj
+                    .pointer("/spec/updatePolicy/updateMode")
+                    .and_then(Value::as_str)
+                    .unwrap_or("Auto");
                 ctx.scalers.push(Scaler {
                     describe,
                     namespace: ns.clone(),
@@ -65,12 +75,24 @@ impl InputContext {
             }
         };
         match (key.group.as_str(), key.kind.as_str()) {
-            ("autoscaling", "HorizontalPodAutoscaler") => push(self, "HorizontalPodAutoscaler", "scaleTargetRef", false),
+            ("autoscaling", "HorizontalPodAutoscaler") => {
+                push(self, "HorizontalPodAutoscaler", "scaleTargetRef", false)
+            }
             ("keda.sh", "ScaledObject") => push(self, "KEDA ScaledObject", "scaleTargetRef", false),
-            ("autoscaling.k8s.io", "VerticalPodAutoscaler") => push(self, "VerticalPodAutoscaler", "targetRef", true),
+            ("autoscaling.k8s.io", "VerticalPodAutoscaler") => {
+                push(self, "VerticalPodAutoscaler", "targetRef", true)
+            }
             ("apiextensions.k8s.io", "CustomResourceDefinition") => {
-                let g = obj.pointer("/spec/group").and_then(Value::as_str).unwrap_or("").to_string();
-                let k = obj.pointer("/spec/names/kind").and_then(Value::as_str).unwrap_or("").to_string();
+                let g = obj
+                    .pointer("/spec/group")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let k = obj
+                    .pointer("/spec/names/kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
                 if from_git {
                     let wave = obj
                         .pointer("/metadata/annotations/argocd.argoproj.io~1sync-wave")
@@ -82,7 +104,10 @@ impl InputContext {
                 }
             }
             ("", "Namespace") => {
-                let present = self.namespaces_in_git.entry(key.name.clone()).or_insert(false);
+                let present = self
+                    .namespaces_in_git
+                    .entry(key.name.clone())
+                    .or_insert(false);
                 if !from_git {
                     *present = true;
                 }

@@ -48,7 +48,9 @@ fn tokens(pointer: &str) -> Vec<String> {
 fn pattern_matches(pattern: &[String], toks: &[String]) -> bool {
     match pattern.split_first() {
         None => toks.is_empty(),
-        Some((first, rest)) if first == "**" => (0..=toks.len()).any(|i| pattern_matches(rest, &toks[i..])),
+        Some((first, rest)) if first == "**" => {
+            (0..=toks.len()).any(|i| pattern_matches(rest, &toks[i..]))
+        }
         Some((first, rest)) => match toks.split_first() {
             Some((t, trest)) => (first == "*" || glob(first, t)) && pattern_matches(rest, trest),
             None => false,
@@ -59,14 +61,18 @@ fn pattern_matches(pattern: &[String], toks: &[String]) -> bool {
 /// Whether ignoring this field could hide a security-relevant change.
 pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
     let gk = key.group_kind();
-    if SENSITIVE_KINDS.contains(&gk.as_str()) && !(pointer == "/rules" || pointer.starts_with("/rules/")) {
+    if SENSITIVE_KINDS.contains(&gk.as_str())
+        && !(pointer == "/rules" || pointer.starts_with("/rules/"))
+    {
         return true;
     }
     if key.kind == "Secret" && key.group.is_empty() && pointer.is_empty() {
         return false;
     }
     let toks = tokens(pointer);
-    SENSITIVE_PATHS.iter().any(|p| pattern_matches(&tokens(p), &toks))
+    SENSITIVE_PATHS
+        .iter()
+        .any(|p| pattern_matches(&tokens(p), &toks))
 }
 
 /// The path an ignore rule should name for a difference: its own path, its
@@ -83,7 +89,10 @@ fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
             for (i, t) in toks.iter().enumerate() {
                 match (t.as_str(), diff_path.get(i)) {
                     ("*", Some(seg @ Seg::Item { key: Some(_), .. })) => out.push(seg.clone()),
-                    ("*", _) => out.push(Seg::Item { index: None, key: None }),
+                    ("*", _) => out.push(Seg::Item {
+                        index: None,
+                        key: None,
+                    }),
                     (k, _) => out.push(Seg::Key(k.to_string())),
                 }
             }
@@ -95,9 +104,13 @@ fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
 /// A YAML scalar: plain when it is safe to read back as the same string.
 fn yaml_quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
         && s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false" | "yes" | "no" | "on" | "off" | "null");
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off" | "null"
+        );
     if plain {
         s.to_string()
     } else {
@@ -106,7 +119,14 @@ fn yaml_quote(s: &str) -> String {
 }
 
 /// Render the Application and argocd-cm forms of an ignore rule.
-pub fn ignore_snippet(key: &ResourceKey, paths: &[Vec<Seg>], respect: bool, stop_gap: bool, managers: &[String], title: &str) -> String {
+pub fn ignore_snippet(
+    key: &ResourceKey,
+    paths: &[Vec<Seg>],
+    respect: bool,
+    stop_gap: bool,
+    managers: &[String],
+    title: &str,
+) -> String {
     let mut pointers = Vec::new();
     let mut jqs = Vec::new();
     for p in paths {
@@ -128,10 +148,17 @@ pub fn ignore_snippet(key: &ResourceKey, paths: &[Vec<Seg>], respect: bool, stop
         out.push_str("# Stop-gap: open a ticket for the Git fix and set a review date before merging this.\n");
     }
     out.push_str("# Application (this resource only):\nspec:\n  ignoreDifferences:\n");
-    out.push_str(&format!("    - group: {}\n      kind: {}\n", yaml_quote(&key.group), key.kind));
+    out.push_str(&format!(
+        "    - group: {}\n      kind: {}\n",
+        yaml_quote(&key.group),
+        key.kind
+    ));
     out.push_str(&format!("      name: {}\n", yaml_quote(&key.name)));
     if !key.namespace.is_empty() {
-        out.push_str(&format!("      namespace: {}\n", yaml_quote(&key.namespace)));
+        out.push_str(&format!(
+            "      namespace: {}\n",
+            yaml_quote(&key.namespace)
+        ));
     }
     let body = |indent: &str, out: &mut String| {
         if !pointers.is_empty() {
@@ -157,7 +184,11 @@ pub fn ignore_snippet(key: &ResourceKey, paths: &[Vec<Seg>], respect: bool, stop
     if respect {
         out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owner's live value when syncing\n      - RespectIgnoreDifferences=true\n");
     }
-    let cm_key = if key.group.is_empty() { key.kind.clone() } else { format!("{}_{}", key.group, key.kind) };
+    let cm_key = if key.group.is_empty() {
+        key.kind.clone()
+    } else {
+        format!("{}_{}", key.group, key.kind)
+    };
     out.push_str(&format!(
         "---\n# argocd-cm (every {} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{}: |\n",
         if key.group.is_empty() { key.kind.clone() } else { key.group_kind() },
@@ -174,7 +205,9 @@ fn single_quoted(s: &str) -> String {
 
 /// Every fix for one resource, in the order its rules first appear.
 pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
-    let Ok(catalog) = rules::catalog() else { return Vec::new() };
+    let Ok(catalog) = rules::catalog() else {
+        return Vec::new();
+    };
     let visible: Vec<&Difference> = differences.iter().filter(|d| d.visible).collect();
     let mut order: Vec<&str> = Vec::new();
     for d in &visible {
@@ -184,7 +217,9 @@ pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
     }
     let mut fixes = Vec::new();
     for code in order {
-        let Some(rule) = catalog.get(code) else { continue };
+        let Some(rule) = catalog.get(code) else {
+            continue;
+        };
         let diffs: Vec<&&Difference> = visible.iter().filter(|d| d.rule == code).collect();
         fixes.extend(fixes_for_rule(key, rule, &diffs));
     }
@@ -200,7 +235,10 @@ fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
         ("kind".into(), key.kind.clone()),
         ("name".into(), key.name.clone()),
         ("namespace".into(), key.namespace.clone()),
-        ("path".into(), path::dotted(&path::parse_pointer(&d.pointer))),
+        (
+            "path".into(),
+            path::dotted(&path::parse_pointer(&d.pointer)),
+        ),
         ("git".into(), text(&d.git)),
         ("live".into(), text(&d.live)),
     ]
@@ -208,12 +246,17 @@ fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
 
 fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec<Fix> {
     let mut out = Vec::new();
-    let Some(first) = diffs.first() else { return out };
+    let Some(first) = diffs.first() else {
+        return out;
+    };
     let vars = vars_for(key, first);
     let pointers: Vec<String> = diffs.iter().map(|d| d.pointer.clone()).collect();
     let t = &rule.fix;
     if let (Some(ig), false) = (&t.ignore, rule.cause == Cause::Drift) {
-        let eligible: Vec<&&&Difference> = diffs.iter().filter(|d| !is_sensitive(key, &d.pointer) && !d.pointer.is_empty()).collect();
+        let eligible: Vec<&&&Difference> = diffs
+            .iter()
+            .filter(|d| !is_sensitive(key, &d.pointer) && !d.pointer.is_empty())
+            .collect();
         if !eligible.is_empty() {
             let mut paths: Vec<Vec<Seg>> = Vec::new();
             for d in &eligible {
@@ -222,14 +265,29 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                     paths.push(p);
                 }
             }
-            let title = format!("Ignore {}: {}", paths.iter().map(|p| path::dotted(p)).collect::<Vec<_>>().join(", "), rule.title);
+            let title = format!(
+                "Ignore {}: {}",
+                paths
+                    .iter()
+                    .map(|p| path::dotted(p))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                rule.title
+            );
             let has_better_fix = t.git.is_some() || t.render.is_some() || t.sync_order.is_some();
             out.push(Fix {
                 cause: rule.cause,
                 kind: FixKind::Ignore,
                 title: title.clone(),
                 pointers: eligible.iter().map(|d| d.pointer.clone()).collect(),
-                snippet: ignore_snippet(key, &paths, ig.respect, has_better_fix, &ig.managers, &title),
+                snippet: ignore_snippet(
+                    key,
+                    &paths,
+                    ig.respect,
+                    has_better_fix,
+                    &ig.managers,
+                    &title,
+                ),
             });
         }
     }
@@ -237,7 +295,11 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
         out.push(Fix {
             cause: rule.cause,
             kind: FixKind::Git,
-            title: if rule.cause == Cause::Drift { "Sync, or fix Git".to_string() } else { format!("Fix in Git: {}", rule.title) },
+            title: if rule.cause == Cause::Drift {
+                "Sync, or fix Git".to_string()
+            } else {
+                format!("Fix in Git: {}", rule.title)
+            },
             pointers: pointers.clone(),
             snippet: fill(git, &vars),
         });
@@ -289,7 +351,11 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
     }
     if let Some((r, d)) = drift.first() {
         let p = path::dotted(&path::parse_pointer(&d.pointer));
-        let what = if p.is_empty() { "the object".to_string() } else { p };
+        let what = if p.is_empty() {
+            "the object".to_string()
+        } else {
+            p
+        };
         steps.push(format!(
             "Do not force `argocd app sync` before checking: it would push Git over {} live value(s) someone changed by hand (for example {} of {}), and the live value may be the right one. If it is, change Git instead.",
             drift.len(),

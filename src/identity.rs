@@ -15,7 +15,11 @@ pub struct ResourceKey {
 
 impl fmt::Display for ResourceKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}/{}", self.group, self.kind, self.namespace, self.name)
+        write!(
+            f,
+            "{}/{}/{}/{}",
+            self.group, self.kind, self.namespace, self.name
+        )
     }
 }
 
@@ -59,12 +63,24 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
     ("storage.k8s.io", "CSIDriver"),
     ("storage.k8s.io", "CSINode"),
     ("storage.k8s.io", "VolumeAttachment"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+    ),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+    ),
     ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    (
+        "admissionregistration.k8s.io",
+        "MutatingAdmissionPolicyBinding",
+    ),
     ("scheduling.k8s.io", "PriorityClass"),
     ("networking.k8s.io", "IngressClass"),
     ("networking.k8s.io", "IPAddress"),
@@ -115,17 +131,32 @@ impl ScopeTable {
 
     pub fn is_cluster_scoped(&self, group: &str, kind: &str) -> bool {
         group == "constraints.gatekeeper.sh"
-            || CLUSTER_SCOPED.iter().any(|(g, k)| *g == group && *k == kind)
-            || self.cluster_crds.contains(&(group.to_string(), kind.to_string()))
+            || CLUSTER_SCOPED
+                .iter()
+                .any(|(g, k)| *g == group && *k == kind)
+            || self
+                .cluster_crds
+                .contains(&(group.to_string(), kind.to_string()))
     }
 }
 
 /// The key of an object; namespaced objects without a namespace take
 /// `default_namespace` (Argo CD's destination namespace) when given.
 pub fn key_of(obj: &Value, scopes: &ScopeTable, default_namespace: Option<&str>) -> ResourceKey {
-    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    let group = canonical_group(api_group(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")), &kind);
-    let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = obj
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let group = canonical_group(
+        api_group(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")),
+        &kind,
+    );
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let namespace = if scopes.is_cluster_scoped(&group, &kind) {
         String::new()
     } else {
@@ -134,7 +165,12 @@ pub fn key_of(obj: &Value, scopes: &ScopeTable, default_namespace: Option<&str>)
             _ => default_namespace.unwrap_or("").to_string(),
         }
     };
-    ResourceKey { group, kind, namespace, name }
+    ResourceKey {
+        group,
+        kind,
+        namespace,
+        name,
+    }
 }
 
 #[cfg(test)]
@@ -145,8 +181,16 @@ mod tests {
     #[test]
     fn versions_do_not_matter_and_legacy_groups_pair() {
         let s = ScopeTable::default();
-        let a = key_of(&json!({"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"x","namespace":"n"}}), &s, None);
-        let b = key_of(&json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","namespace":"n"}}), &s, None);
+        let a = key_of(
+            &json!({"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"x","namespace":"n"}}),
+            &s,
+            None,
+        );
+        let b = key_of(
+            &json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x","namespace":"n"}}),
+            &s,
+            None,
+        );
         assert_eq!(a, b);
         assert_eq!(a.to_string(), "apps/Deployment/n/x");
     }
@@ -154,12 +198,24 @@ mod tests {
     #[test]
     fn cluster_scoped_kinds_never_carry_a_namespace() {
         let mut s = ScopeTable::default();
-        let k = key_of(&json!({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"view","namespace":"x"}}), &s, Some("d"));
+        let k = key_of(
+            &json!({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"view","namespace":"x"}}),
+            &s,
+            Some("d"),
+        );
         assert_eq!(k.to_string(), "rbac.authorization.k8s.io/ClusterRole//view");
         s.learn_from(&json!({"kind":"CustomResourceDefinition","spec":{"scope":"Cluster","group":"example.com","names":{"kind":"Widget"}}}));
-        let w = key_of(&json!({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}), &s, Some("d"));
+        let w = key_of(
+            &json!({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}),
+            &s,
+            Some("d"),
+        );
         assert_eq!(w.namespace, "");
-        let svc = key_of(&json!({"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}}), &s, Some("shop"));
+        let svc = key_of(
+            &json!({"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}}),
+            &s,
+            Some("shop"),
+        );
         assert_eq!(svc.to_string(), "/Service/shop/s");
     }
 }

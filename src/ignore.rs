@@ -23,7 +23,13 @@ pub struct IgnoreRule {
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn rule_body(source: String, group: &str, kind: &str, body: &Value) -> IgnoreRule {
@@ -32,7 +38,10 @@ fn rule_body(source: String, group: &str, kind: &str, body: &Value) -> IgnoreRul
         group: group.to_string(),
         kind: kind.to_string(),
         name: body.get("name").and_then(Value::as_str).map(str::to_string),
-        namespace: body.get("namespace").and_then(Value::as_str).map(str::to_string),
+        namespace: body
+            .get("namespace")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         json_pointers: strings(&body["jsonPointers"]),
         jq_path_expressions: strings(&body["jqPathExpressions"]),
         managed_fields_managers: strings(&body["managedFieldsManagers"]),
@@ -60,17 +69,30 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
     for d in docs {
         let obj = &d.object;
         let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-        let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if kind == "Application" {
-            if let Some(items) = obj.pointer("/spec/ignoreDifferences").and_then(Value::as_array) {
+            if let Some(items) = obj
+                .pointer("/spec/ignoreDifferences")
+                .and_then(Value::as_array)
+            {
                 for (i, item) in items.iter().enumerate() {
                     let g = item.get("group").and_then(Value::as_str).unwrap_or("");
                     let k = item.get("kind").and_then(Value::as_str).unwrap_or("");
-                    rules.push(rule_body(format!("Application {name} spec.ignoreDifferences[{i}]"), g, k, item));
+                    rules.push(rule_body(
+                        format!("Application {name} spec.ignoreDifferences[{i}]"),
+                        g,
+                        k,
+                        item,
+                    ));
                 }
             }
         } else if kind == "ConfigMap" {
-            let Some(data) = obj.get("data").and_then(Value::as_object) else { continue };
+            let Some(data) = obj.get("data").and_then(Value::as_object) else {
+                continue;
+            };
             for (key, val) in data {
                 let Some(text) = val.as_str() else { continue };
                 if let Some(gk) = key.strip_prefix("resource.customizations.ignoreDifferences.") {
@@ -80,13 +102,21 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
                 } else if key == "resource.customizations" {
                     let legacy: Value = serde_yaml::from_str(text).unwrap_or(Value::Null);
                     for (gk, entry) in legacy.as_object().into_iter().flatten() {
-                        let Some(inner) = entry.get("ignoreDifferences").and_then(Value::as_str) else { continue };
+                        let Some(inner) = entry.get("ignoreDifferences").and_then(Value::as_str)
+                        else {
+                            continue;
+                        };
                         let body: Value = serde_yaml::from_str(inner).unwrap_or(Value::Null);
                         let (g, k) = match gk.split_once('/') {
                             Some((g, k)) => (g.to_string(), k.to_string()),
                             None => (String::new(), gk.to_string()),
                         };
-                        rules.push(rule_body(format!("argocd-cm resource.customizations {gk}"), &g, &k, &body));
+                        rules.push(rule_body(
+                            format!("argocd-cm resource.customizations {gk}"),
+                            &g,
+                            &k,
+                            &body,
+                        ));
                     }
                 }
             }
@@ -99,8 +129,14 @@ impl IgnoreRule {
     pub fn applies_to(&self, key: &ResourceKey) -> bool {
         crate::rules::glob(&self.group, &key.group)
             && crate::rules::glob(&self.kind, &key.kind)
-            && self.name.as_ref().map_or(true, |n| n.is_empty() || *n == key.name)
-            && self.namespace.as_ref().map_or(true, |n| n.is_empty() || *n == key.namespace)
+            && self
+                .name
+                .as_ref()
+                .map_or(true, |n| n.is_empty() || *n == key.name)
+            && self
+                .namespace
+                .as_ref()
+                .map_or(true, |n| n.is_empty() || *n == key.namespace)
     }
 
     /// Remove what the rule ignores from an object. Failing pointers and jq
@@ -118,9 +154,15 @@ impl IgnoreRule {
 }
 
 fn remove_pointer(obj: &mut Value, pointer: &str) {
-    let Some((parent, last)) = pointer.rsplit_once('/') else { return };
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
     let last = crate::path::unescape_pointer_token(last);
-    let target = if parent.is_empty() { Some(obj) } else { obj.pointer_mut(parent) };
+    let target = if parent.is_empty() {
+        Some(obj)
+    } else {
+        obj.pointer_mut(parent)
+    };
     match target {
         Some(Value::Object(m)) => {
             m.remove(&last);
@@ -142,11 +184,23 @@ pub fn jq_delete(obj: &Value, expr: &str) -> Option<Value> {
     use jaq_core::load::{Arena, File, Loader};
     use jaq_core::{data, unwrap_valr, Compiler, Ctx, Vars};
     let code = format!("del({expr})");
-    let defs = jaq_core::defs().chain(jaq_std::defs()).chain(jaq_json::defs());
-    let funs = jaq_core::funs().chain(jaq_std::funs()).chain(jaq_json::funs());
+    let defs = jaq_core::defs()
+        .chain(jaq_std::defs())
+        .chain(jaq_json::defs());
+    let funs = jaq_core::funs()
+        .chain(jaq_std::funs())
+        .chain(jaq_json::funs());
     let loader = Loader::new(defs);
     let arena = Arena::default();
-    let modules = loader.load(&arena, File { code: code.as_str(), path: () }).ok()?;
+    let modules = loader
+        .load(
+            &arena,
+            File {
+                code: code.as_str(),
+                path: (),
+            },
+        )
+        .ok()?;
     let filter = Compiler::default().with_funs(funs).compile(modules).ok()?;
     let input_text = serde_json::to_string(obj).ok()?;
     let input = jaq_json::read::parse_single(input_text.as_bytes()).ok()?;
@@ -198,10 +252,18 @@ data:
         assert_eq!(rules.len(), 4);
         let by_kind = |k: &str| rules.iter().find(|r| r.kind == k).unwrap();
         assert_eq!(by_kind("Deployment").group, "apps");
-        assert_eq!(by_kind("MutatingWebhookConfiguration").group, "admissionregistration.k8s.io");
+        assert_eq!(
+            by_kind("MutatingWebhookConfiguration").group,
+            "admissionregistration.k8s.io"
+        );
         assert_eq!(by_kind("Service").group, "");
         assert_eq!(by_kind("*").group, "*");
-        let key = ResourceKey { group: "apps".into(), kind: "Deployment".into(), namespace: "n".into(), name: "cart".into() };
+        let key = ResourceKey {
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            namespace: "n".into(),
+            name: "cart".into(),
+        };
         assert!(by_kind("Deployment").applies_to(&key));
         assert!(!by_kind("MutatingWebhookConfiguration").applies_to(&key));
         assert!(by_kind("*").applies_to(&key));
@@ -210,8 +272,15 @@ data:
     #[test]
     fn jq_deletes_selected_items_and_pointers_remove_keys() {
         let obj = json!({"webhooks":[{"name":"a","clientConfig":{"caBundle":"x"}},{"name":"b","clientConfig":{"caBundle":"y"}}]});
-        let out = jq_delete(&obj, r#".webhooks[] | select(.name == "a") | .clientConfig.caBundle"#).unwrap();
-        assert_eq!(out, json!({"webhooks":[{"name":"a","clientConfig":{}},{"name":"b","clientConfig":{"caBundle":"y"}}]}));
+        let out = jq_delete(
+            &obj,
+            r#".webhooks[] | select(.name == "a") | .clientConfig.caBundle"#,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            json!({"webhooks":[{"name":"a","clientConfig":{}},{"name":"b","clientConfig":{"caBundle":"y"}}]})
+        );
         assert!(jq_delete(&obj, ".webhooks[").is_none());
         let mut o = json!({"metadata":{"labels":{"node-role.kubernetes.io/worker":""}}});
         remove_pointer(&mut o, "/metadata/labels/node-role.kubernetes.io~1worker");

@@ -70,7 +70,8 @@ pub fn decode_text(bytes: &[u8], side: Side) -> Result<String, InputError> {
                 document: 0,
                 line,
                 column,
-                message: "this is not UTF-8 text (binary data?): paste YAML or JSON manifests".into(),
+                message: "this is not UTF-8 text (binary data?): paste YAML or JSON manifests"
+                    .into(),
             })
         }
     }
@@ -93,7 +94,8 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
             document: 0,
             line,
             column,
-            message: "the text contains a NUL byte (binary data?): paste YAML or JSON manifests".into(),
+            message: "the text contains a NUL byte (binary data?): paste YAML or JSON manifests"
+                .into(),
         });
     }
     let trimmed = text.trim_start();
@@ -103,7 +105,10 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
             document: 0,
             line: 0,
             column: 0,
-            message: format!("the {} side is empty: paste at least one manifest", side.name()),
+            message: format!(
+                "the {} side is empty: paste at least one manifest",
+                side.name()
+            ),
         });
     }
     let raw = if trimmed.starts_with('{') || trimmed.starts_with('[') {
@@ -171,7 +176,8 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)
     for (i, line) in text.split('\n').enumerate() {
         let line_no = i + 1;
         let bare = line.trim_end_matches('\r');
-        let is_marker = bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") || bare == "...";
+        let is_marker =
+            bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") || bare == "...";
         if is_marker {
             if seen_content {
                 chunks.push((current_start, std::mem::take(&mut current)));
@@ -255,9 +261,11 @@ fn yaml_to_json(v: serde_yaml::Value, depth: usize) -> Option<Value> {
         serde_yaml::Value::Bool(b) => Value::Bool(b),
         serde_yaml::Value::Number(n) => serde_json::to_value(n).ok()?,
         serde_yaml::Value::String(s) => Value::String(s),
-        serde_yaml::Value::Sequence(seq) => {
-            Value::Array(seq.into_iter().map(|x| yaml_to_json(x, depth + 1)).collect::<Option<Vec<_>>>()?)
-        }
+        serde_yaml::Value::Sequence(seq) => Value::Array(
+            seq.into_iter()
+                .map(|x| yaml_to_json(x, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+        ),
         serde_yaml::Value::Mapping(m) => {
             let mut map = serde_json::Map::new();
             for (k, v) in m {
@@ -283,7 +291,13 @@ fn collect_objects(
     side: Side,
     out: &mut Vec<Document>,
 ) -> Result<(), InputError> {
-    let not_object = |message: String| InputError { side, document, line, column: 1, message };
+    let not_object = |message: String| InputError {
+        side,
+        document,
+        line,
+        column: 1,
+        message,
+    };
     match value {
         // `argocd app manifests` prints `null` for an object missing on that side.
         Value::Null => Ok(()),
@@ -326,7 +340,10 @@ fn collect_objects(
 
 fn check_object(v: &Value) -> Result<(), String> {
     let Some(map) = v.as_object() else {
-        return Err(format!("not a Kubernetes object: a {} rather than a mapping", type_name(v)));
+        return Err(format!(
+            "not a Kubernetes object: a {} rather than a mapping",
+            type_name(v)
+        ));
     };
     match map.get("kind") {
         Some(Value::String(k)) if !k.is_empty() => {}
@@ -385,7 +402,10 @@ mod tests {
         assert!(e.line >= 9, "{e}");
         let e = parse_side("apiVersion: v1\nmetadata:\n  name: a\n", Side::Git).unwrap_err();
         assert!(e.message.contains("no `kind`"), "{e}");
-        assert_eq!(e.to_string(), "git side, document 1, line 1, column 1: not a Kubernetes object: it has no `kind`");
+        assert_eq!(
+            e.to_string(),
+            "git side, document 1, line 1, column 1: not a Kubernetes object: it has no `kind`"
+        );
     }
 
     #[test]

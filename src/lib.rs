@@ -8,8 +8,8 @@
 pub mod analyze;
 pub mod compare;
 pub mod context;
-pub mod fixes;
 pub mod difftext;
+pub mod fixes;
 pub mod identity;
 pub mod ignore;
 pub mod input;

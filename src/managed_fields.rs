@@ -11,8 +11,12 @@ pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
     let entries = live.pointer("/metadata/managedFields")?.as_array()?;
     let mut best: Option<(usize, String)> = None;
     for entry in entries {
-        let Some(manager) = entry.get("manager").and_then(Value::as_str) else { continue };
-        let Some(fields) = entry.get("fieldsV1") else { continue };
+        let Some(manager) = entry.get("manager").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(fields) = entry.get("fieldsV1") else {
+            continue;
+        };
         let depth = match_depth(fields, path);
         if depth == 0 {
             continue;
@@ -21,7 +25,8 @@ pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
             best = Some((depth, manager.to_string()));
         }
     }
-    best.filter(|(d, _)| *d == path.len() || *d > 0).map(|(_, m)| m)
+    best.filter(|(d, _)| *d == path.len() || *d > 0)
+        .map(|(_, m)| m)
 }
 
 /// How many leading segments of `path` this field set covers (full length
@@ -29,10 +34,15 @@ pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
 fn match_depth(fields: &Value, path: &[Seg]) -> usize {
     let mut node = fields;
     for (i, seg) in path.iter().enumerate() {
-        let Some(map) = node.as_object() else { return i };
+        let Some(map) = node.as_object() else {
+            return i;
+        };
         let next = match seg {
             Seg::Key(k) => map.get(&format!("f:{k}")),
-            Seg::Item { key: Some((name, value)), index } => map
+            Seg::Item {
+                key: Some((name, value)),
+                index,
+            } => map
                 .iter()
                 .find(|(k, _)| {
                     k.strip_prefix("k:")
@@ -41,8 +51,14 @@ fn match_depth(fields: &Value, path: &[Seg]) -> usize {
                 })
                 .map(|(_, v)| v)
                 .or_else(|| index.and_then(|i| map.get(&format!("i:{i}")))),
-            Seg::Item { index: Some(i), key: None } => map.get(&format!("i:{i}")),
-            Seg::Item { index: None, key: None } => None,
+            Seg::Item {
+                index: Some(i),
+                key: None,
+            } => map.get(&format!("i:{i}")),
+            Seg::Item {
+                index: None,
+                key: None,
+            } => None,
         };
         match next {
             Some(n) => node = n,
@@ -68,10 +84,29 @@ mod tests {
             {"manager":"kubectl-rollout","fieldsV1":{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}}}},
             {"manager":"istio","fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"istio-proxy\"}":{".":{},"f:image":{}}}}}}
         ]}});
-        assert_eq!(owner_of(&live, &[Seg::key("spec"), Seg::key("replicas")]).as_deref(), Some("kube-controller-manager"));
-        let restart = [Seg::key("spec"), Seg::key("template"), Seg::key("metadata"), Seg::key("annotations"), Seg::key("kubectl.kubernetes.io/restartedAt")];
-        assert_eq!(owner_of(&live, &restart).as_deref(), Some("kubectl-rollout"));
-        let proxy = [Seg::key("spec"), Seg::key("containers"), Seg::Item { index: Some(1), key: Some(("name".into(), json!("istio-proxy"))) }];
+        assert_eq!(
+            owner_of(&live, &[Seg::key("spec"), Seg::key("replicas")]).as_deref(),
+            Some("kube-controller-manager")
+        );
+        let restart = [
+            Seg::key("spec"),
+            Seg::key("template"),
+            Seg::key("metadata"),
+            Seg::key("annotations"),
+            Seg::key("kubectl.kubernetes.io/restartedAt"),
+        ];
+        assert_eq!(
+            owner_of(&live, &restart).as_deref(),
+            Some("kubectl-rollout")
+        );
+        let proxy = [
+            Seg::key("spec"),
+            Seg::key("containers"),
+            Seg::Item {
+                index: Some(1),
+                key: Some(("name".into(), json!("istio-proxy"))),
+            },
+        ];
         assert_eq!(owner_of(&live, &proxy).as_deref(), Some("istio"));
         assert_eq!(owner_of(&live, &[Seg::key("data")]), None);
     }
@@ -83,7 +118,10 @@ mod tests {
 pub fn owned_skeleton(live: &Value, manager: &str) -> Option<Value> {
     let entries = live.pointer("/metadata/managedFields")?.as_array()?;
     let mut out: Option<Value> = None;
-    for e in entries.iter().filter(|e| e.get("manager").and_then(Value::as_str) == Some(manager)) {
+    for e in entries
+        .iter()
+        .filter(|e| e.get("manager").and_then(Value::as_str) == Some(manager))
+    {
         if let Some(fields) = e.get("fieldsV1") {
             let sk = skeleton(fields, 0);
             out = Some(match out {
@@ -96,17 +134,23 @@ pub fn owned_skeleton(live: &Value, manager: &str) -> Option<Value> {
 }
 
 fn skeleton(fields: &Value, depth: usize) -> Value {
-    let Some(map) = fields.as_object() else { return Value::Bool(true) };
+    let Some(map) = fields.as_object() else {
+        return Value::Bool(true);
+    };
     if depth > 64 || map.keys().all(|k| k == ".") {
         return Value::Bool(true);
     }
-    let is_list = map.keys().any(|k| k.starts_with("k:") || k.starts_with("v:") || k.starts_with("i:"));
+    let is_list = map
+        .keys()
+        .any(|k| k.starts_with("k:") || k.starts_with("v:") || k.starts_with("i:"));
     if is_list {
         let mut items = Vec::new();
         for (k, child) in map {
             if let Some(j) = k.strip_prefix("k:") {
                 let mut item = serde_json::from_str::<Value>(j).unwrap_or(Value::Null);
-                if let (Value::Object(im), Value::Object(cm)) = (&mut item, skeleton(child, depth + 1)) {
+                if let (Value::Object(im), Value::Object(cm)) =
+                    (&mut item, skeleton(child, depth + 1))
+                {
                     for (ck, cv) in cm {
                         im.entry(ck).or_insert(cv);
                     }
@@ -149,10 +193,20 @@ fn merge_skeletons(a: Value, b: Value) -> Value {
 
 /// Every manager whose field set holds this exact path (fields can be co-owned).
 pub fn owners_of(live: &Value, path: &[Seg]) -> Vec<String> {
-    let Some(entries) = live.pointer("/metadata/managedFields").and_then(Value::as_array) else { return Vec::new() };
+    let Some(entries) = live
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for entry in entries {
-        let (Some(manager), Some(fields)) = (entry.get("manager").and_then(Value::as_str), entry.get("fieldsV1")) else { continue };
+        let (Some(manager), Some(fields)) = (
+            entry.get("manager").and_then(Value::as_str),
+            entry.get("fieldsV1"),
+        ) else {
+            continue;
+        };
         if match_depth(fields, path) > 0 && !out.iter().any(|m| m == manager) {
             out.push(manager.to_string());
         }

@@ -12,8 +12,15 @@ use serde_json::{Map, Value};
 pub const TRACKING_ANNOTATION: &str = "argocd.argoproj.io/tracking-id";
 
 /// Metadata the API server owns; Argo CD never reports it as a difference.
-const SERVER_METADATA: &[&str] =
-    &["creationTimestamp", "managedFields", "resourceVersion", "uid", "generation", "selfLink", "namespace"];
+const SERVER_METADATA: &[&str] = &[
+    "creationTimestamp",
+    "managedFields",
+    "resourceVersion",
+    "uid",
+    "generation",
+    "selfLink",
+    "namespace",
+];
 
 pub struct Normalizer<'a> {
     pub group: &'a str,
@@ -49,7 +56,9 @@ impl Normalizer<'_> {
         } else {
             strip_nulls(obj)
         };
-        let Some(map) = v.as_object_mut() else { return v };
+        let Some(map) = v.as_object_mut() else {
+            return v;
+        };
         map.remove("status");
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
             for k in SERVER_METADATA {
@@ -62,12 +71,19 @@ impl Normalizer<'_> {
                         m.remove(TRACKING_ANNOTATION);
                     }
                 }
-                if meta.get(field).is_some_and(|m| m.as_object().is_some_and(Map::is_empty)) {
+                if meta
+                    .get(field)
+                    .is_some_and(|m| m.as_object().is_some_and(Map::is_empty))
+                {
                     meta.remove(field);
                 }
             }
         }
-        for template_meta in ["/spec/template/metadata", "/spec/jobTemplate/metadata", "/spec/jobTemplate/spec/template/metadata"] {
+        for template_meta in [
+            "/spec/template/metadata",
+            "/spec/jobTemplate/metadata",
+            "/spec/jobTemplate/spec/template/metadata",
+        ] {
             if let Some(Value::Object(m)) = v.pointer_mut(template_meta) {
                 m.remove("creationTimestamp");
             }
@@ -94,7 +110,9 @@ impl Normalizer<'_> {
 
     fn normalize_role(&self, v: &mut Value) {
         let Some(map) = v.as_object_mut() else { return };
-        let empty = map.get("rules").is_some_and(|r| r.as_array().is_some_and(Vec::is_empty));
+        let empty = map
+            .get("rules")
+            .is_some_and(|r| r.as_array().is_some_and(Vec::is_empty));
         let aggregated = self.ignore_aggregated_roles && map.get("aggregationRule").is_some();
         if empty || aggregated {
             map.remove("rules");
@@ -106,7 +124,9 @@ impl Normalizer<'_> {
 /// `status` and `metadata.managedFields` before copying, since they are often
 /// half of a live object.
 fn strip_nulls(v: &Value) -> Value {
-    let Value::Object(top) = v else { return strip_nulls_deep(v) };
+    let Value::Object(top) = v else {
+        return strip_nulls_deep(v);
+    };
     let mut out = Map::new();
     for (k, x) in top {
         if x.is_null() || k == "status" {
@@ -131,9 +151,12 @@ fn strip_nulls(v: &Value) -> Value {
 /// Nulls mean "absent" in Kubernetes JSON; drop them from maps.
 fn strip_nulls_deep(v: &Value) -> Value {
     match v {
-        Value::Object(m) => {
-            Value::Object(m.iter().filter(|(_, x)| !x.is_null()).map(|(k, x)| (k.clone(), strip_nulls_deep(x))).collect())
-        }
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k.clone(), strip_nulls_deep(x)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls_deep).collect()),
         other => other.clone(),
     }
@@ -142,8 +165,12 @@ fn strip_nulls_deep(v: &Value) -> Value {
 /// `stringData` is write-only: the API server stores it base64-encoded in `data`.
 fn normalize_secret(v: &mut Value) {
     let Some(map) = v.as_object_mut() else { return };
-    let Some(Value::Object(string_data)) = map.remove("stringData") else { return };
-    let data = map.entry("data").or_insert_with(|| Value::Object(Map::new()));
+    let Some(Value::Object(string_data)) = map.remove("stringData") else {
+        return;
+    };
+    let data = map
+        .entry("data")
+        .or_insert_with(|| Value::Object(Map::new()));
     if !data.is_object() {
         *data = Value::Object(Map::new());
     }
@@ -160,12 +187,15 @@ fn normalize_secret(v: &mut Value) {
 }
 
 fn normalize_endpoints(v: &mut Value) {
-    let Some(Value::Array(subsets)) = v.get_mut("subsets") else { return };
+    let Some(Value::Array(subsets)) = v.get_mut("subsets") else {
+        return;
+    };
     for subset in subsets.iter_mut() {
         if let Some(Value::Array(ports)) = subset.get_mut("ports") {
             for p in ports.iter_mut() {
                 if let Value::Object(pm) = p {
-                    pm.entry("protocol").or_insert_with(|| Value::String("TCP".into()));
+                    pm.entry("protocol")
+                        .or_insert_with(|| Value::String("TCP".into()));
                 }
             }
         }
@@ -185,7 +215,11 @@ mod tests {
 
     #[test]
     fn secret_string_data_becomes_data() {
-        let n = Normalizer { group: "", kind: "Secret", ignore_aggregated_roles: false };
+        let n = Normalizer {
+            group: "",
+            kind: "Secret",
+            ignore_aggregated_roles: false,
+        };
         let v = n.normalize(&json!({"kind":"Secret","metadata":{"name":"s"},"stringData":{"a":"hi"},"data":{"b":"eA=="}}));
         assert_eq!(v["data"], json!({"a":"aGk=","b":"eA=="}));
         assert!(v.get("stringData").is_none());
@@ -193,7 +227,11 @@ mod tests {
 
     #[test]
     fn server_metadata_and_status_are_dropped() {
-        let n = Normalizer { group: "", kind: "ConfigMap", ignore_aggregated_roles: false };
+        let n = Normalizer {
+            group: "",
+            kind: "ConfigMap",
+            ignore_aggregated_roles: false,
+        };
         let v = n.normalize(&json!({"kind":"ConfigMap","metadata":{"name":"c","uid":"u","resourceVersion":"1",
             "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"status":{"x":1}}));
         assert_eq!(v, json!({"kind":"ConfigMap","metadata":{"name":"c"}}));
@@ -202,9 +240,17 @@ mod tests {
     #[test]
     fn aggregated_role_rules_are_dropped_only_when_asked() {
         let obj = json!({"kind":"ClusterRole","metadata":{"name":"r"},"aggregationRule":{},"rules":[{"verbs":["get"]}]});
-        let keep = Normalizer { group: "rbac.authorization.k8s.io", kind: "ClusterRole", ignore_aggregated_roles: false };
+        let keep = Normalizer {
+            group: "rbac.authorization.k8s.io",
+            kind: "ClusterRole",
+            ignore_aggregated_roles: false,
+        };
         assert!(keep.normalize(&obj).get("rules").is_some());
-        let drop = Normalizer { group: "rbac.authorization.k8s.io", kind: "ClusterRole", ignore_aggregated_roles: true };
+        let drop = Normalizer {
+            group: "rbac.authorization.k8s.io",
+            kind: "ClusterRole",
+            ignore_aggregated_roles: true,
+        };
         assert!(drop.normalize(&obj).get("rules").is_none());
     }
 }
@@ -214,7 +260,15 @@ mod tests {
 /// too, so `readOnly: false` in Git equals its absence live. Pointer fields
 /// (`privileged`, `allowPrivilegeEscalation`, `automountServiceAccountToken`)
 /// keep `false`: there it means something.
-const ZERO_BOOL_FIELDS: &[&str] = &["readOnly", "stdin", "stdinOnce", "tty", "hostNetwork", "hostPID", "hostIPC"];
+const ZERO_BOOL_FIELDS: &[&str] = &[
+    "readOnly",
+    "stdin",
+    "stdinOnce",
+    "tty",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+];
 
 pub fn drop_omitted_zero_values(v: &mut Value) {
     drop_zero(v, 0);

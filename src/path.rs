@@ -55,7 +55,10 @@ fn jq_key(key: &str) -> String {
     if is_plain_identifier(key) {
         format!(".{key}")
     } else {
-        format!(".{}", serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into()))
+        format!(
+            ".{}",
+            serde_json::to_string(key).unwrap_or_else(|_| "\"\"".into())
+        )
     }
 }
 
@@ -84,7 +87,10 @@ pub fn jq_with(path: &[Seg], optional: bool) -> String {
                 }
                 out.push_str(&jq_key(k));
             }
-            Seg::Item { key: Some((name, value)), .. } => {
+            Seg::Item {
+                key: Some((name, value)),
+                ..
+            } => {
                 if after_select {
                     out.push_str(" | .");
                 }
@@ -92,10 +98,17 @@ pub fn jq_with(path: &[Seg], optional: bool) -> String {
                     out.push('.');
                 }
                 out.push_str(if optional { "[]?" } else { "[]" });
-                out.push_str(&format!(" | select(.{} == {})", jq_key(name).trim_start_matches('.'), jq_literal(value)));
+                out.push_str(&format!(
+                    " | select(.{} == {})",
+                    jq_key(name).trim_start_matches('.'),
+                    jq_literal(value)
+                ));
                 after_select = true;
             }
-            Seg::Item { index: Some(i), key: None } => {
+            Seg::Item {
+                index: Some(i),
+                key: None,
+            } => {
                 if after_select {
                     out.push_str(" | .");
                     after_select = false;
@@ -105,7 +118,10 @@ pub fn jq_with(path: &[Seg], optional: bool) -> String {
                 }
                 out.push_str(&format!("[{i}]"));
             }
-            Seg::Item { index: None, key: None } => {
+            Seg::Item {
+                index: None,
+                key: None,
+            } => {
                 if after_select {
                     out.push_str(" | .");
                     after_select = false;
@@ -135,9 +151,15 @@ pub fn parse_pointer(p: &str) -> Vec<Seg> {
         .split('/')
         .map(|t| {
             if t == "*" {
-                Seg::Item { index: None, key: None }
+                Seg::Item {
+                    index: None,
+                    key: None,
+                }
             } else if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && t.len() < 10 {
-                Seg::Item { index: t.parse().ok(), key: None }
+                Seg::Item {
+                    index: t.parse().ok(),
+                    key: None,
+                }
             } else {
                 Seg::Key(unescape_pointer_token(t))
             }
@@ -160,7 +182,9 @@ pub fn dotted(path: &[Seg]) -> String {
                     out.push_str(&format!("\"{k}\""));
                 }
             }
-            Seg::Item { key: Some((_, v)), .. } => {
+            Seg::Item {
+                key: Some((_, v)), ..
+            } => {
                 let shown = match v {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
@@ -180,36 +204,91 @@ mod tests {
     use serde_json::json;
 
     fn item(name: &str, i: usize) -> Seg {
-        Seg::Item { index: Some(i), key: Some(("name".into(), json!(name))) }
+        Seg::Item {
+            index: Some(i),
+            key: Some(("name".into(), json!(name))),
+        }
     }
 
     #[test]
     fn pointer_escapes_slashes_and_tildes() {
-        let p = vec![Seg::key("metadata"), Seg::key("annotations"), Seg::key("kubectl.kubernetes.io/restartedAt")];
-        assert_eq!(pointer(&p), "/metadata/annotations/kubectl.kubernetes.io~1restartedAt");
+        let p = vec![
+            Seg::key("metadata"),
+            Seg::key("annotations"),
+            Seg::key("kubectl.kubernetes.io/restartedAt"),
+        ];
+        assert_eq!(
+            pointer(&p),
+            "/metadata/annotations/kubectl.kubernetes.io~1restartedAt"
+        );
         assert_eq!(parse_pointer(&pointer(&p)), p);
         assert_eq!(pointer(&[Seg::key("a~b")]), "/a~0b");
     }
 
     #[test]
     fn jq_selects_keyed_items_and_quotes_odd_keys() {
-        let p = vec![Seg::key("spec"), Seg::key("template"), Seg::key("spec"), Seg::key("containers"), item("app", 0), Seg::key("image")];
-        assert_eq!(jq(&p), r#".spec.template.spec.containers[] | select(.name == "app") | .image"#);
+        let p = vec![
+            Seg::key("spec"),
+            Seg::key("template"),
+            Seg::key("spec"),
+            Seg::key("containers"),
+            item("app", 0),
+            Seg::key("image"),
+        ];
+        assert_eq!(
+            jq(&p),
+            r#".spec.template.spec.containers[] | select(.name == "app") | .image"#
+        );
         assert_eq!(pointer(&p), "/spec/template/spec/containers/0/image");
-        let a = vec![Seg::key("metadata"), Seg::key("annotations"), Seg::key("checksum/config")];
+        let a = vec![
+            Seg::key("metadata"),
+            Seg::key("annotations"),
+            Seg::key("checksum/config"),
+        ];
         assert_eq!(jq(&a), r#".metadata.annotations."checksum/config""#);
-        let w = vec![Seg::key("webhooks"), Seg::Item { index: None, key: None }, Seg::key("clientConfig"), Seg::key("caBundle")];
+        let w = vec![
+            Seg::key("webhooks"),
+            Seg::Item {
+                index: None,
+                key: None,
+            },
+            Seg::key("clientConfig"),
+            Seg::key("caBundle"),
+        ];
         assert_eq!(jq_with(&w, true), ".webhooks[]?.clientConfig.caBundle");
         assert_eq!(pointer(&w), "/webhooks/*/clientConfig/caBundle");
-        let nested = vec![Seg::key("spec"), Seg::key("containers"), item("a", 1), Seg::key("env"), item("X", 2)];
-        assert_eq!(jq(&nested), r#".spec.containers[] | select(.name == "a") | .env[] | select(.name == "X")"#);
+        let nested = vec![
+            Seg::key("spec"),
+            Seg::key("containers"),
+            item("a", 1),
+            Seg::key("env"),
+            item("X", 2),
+        ];
+        assert_eq!(
+            jq(&nested),
+            r#".spec.containers[] | select(.name == "a") | .env[] | select(.name == "X")"#
+        );
         assert_eq!(jq(&[]), ".");
-        assert_eq!(jq(&[Seg::key("rules"), Seg::Item { index: Some(3), key: None }]), ".rules[3]");
+        assert_eq!(
+            jq(&[
+                Seg::key("rules"),
+                Seg::Item {
+                    index: Some(3),
+                    key: None
+                }
+            ]),
+            ".rules[3]"
+        );
     }
 
     #[test]
     fn dotted_is_readable() {
-        let p = vec![Seg::key("spec"), Seg::key("containers"), item("app", 0), Seg::key("image")];
+        let p = vec![
+            Seg::key("spec"),
+            Seg::key("containers"),
+            item("app", 0),
+            Seg::key("image"),
+        ];
         assert_eq!(dotted(&p), "spec.containers[app].image");
     }
 }
@@ -219,5 +298,9 @@ pub fn split_pattern(pattern: &str) -> Vec<String> {
     if pattern.is_empty() {
         return Vec::new();
     }
-    pattern.trim_start_matches('/').split('/').map(unescape_pointer_token).collect()
+    pattern
+        .trim_start_matches('/')
+        .split('/')
+        .map(unescape_pointer_token)
+        .collect()
 }

@@ -61,7 +61,10 @@ pub fn mask_value(plain: &[u8]) -> String {
 
 /// Whether `s` is exactly a mask made by [`mask_value`].
 pub fn is_mask(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix("<secret: ").and_then(|r| r.strip_suffix('>')) else {
+    let Some(rest) = s
+        .strip_prefix("<secret: ")
+        .and_then(|r| r.strip_suffix('>'))
+    else {
         return false;
     };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -69,7 +72,9 @@ pub fn is_mask(s: &str) -> bool {
         return false;
     }
     let rest = &rest[digits..];
-    let hex = rest.strip_prefix(" bytes, sha256 ").or_else(|| rest.strip_prefix(" byte, sha256 "));
+    let hex = rest
+        .strip_prefix(" bytes, sha256 ")
+        .or_else(|| rest.strip_prefix(" byte, sha256 "));
     matches!(hex, Some(h) if h.len() == 8 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
 }
 
@@ -185,7 +190,10 @@ fn mask_all(v: &mut Value, style: Style, depth: usize) -> usize {
             }
             n
         }
-        Value::Array(items) => items.iter_mut().map(|c| mask_all(c, style, depth + 1)).sum(),
+        Value::Array(items) => items
+            .iter_mut()
+            .map(|c| mask_all(c, style, depth + 1))
+            .sum(),
         _ => 0,
     }
 }
@@ -224,9 +232,15 @@ fn mask_json_leaf(v: &mut Value, field: Field, style: Style) -> usize {
 
 /// The last-applied annotation of `m`, masked when `force` (m is a Secret) or when its JSON is a Secret.
 fn mask_last_applied_in(m: &mut Map<String, Value>, force: bool, style: Style) -> usize {
-    let Some(Value::Object(meta)) = m.get_mut("metadata") else { return 0 };
-    let Some(Value::Object(ann)) = meta.get_mut("annotations") else { return 0 };
-    let Some(v) = ann.get_mut(LAST_APPLIED_ANNOTATION) else { return 0 };
+    let Some(Value::Object(meta)) = m.get_mut("metadata") else {
+        return 0;
+    };
+    let Some(Value::Object(ann)) = meta.get_mut("annotations") else {
+        return 0;
+    };
+    let Some(v) = ann.get_mut(LAST_APPLIED_ANNOTATION) else {
+        return 0;
+    };
     match v {
         Value::Null => 0,
         Value::String(s) => match mask_last_applied_text(s, force, style) {
@@ -326,7 +340,10 @@ fn pointer_tokens(pointer: &str) -> Vec<String> {
     let p = pointer.strip_prefix('#').unwrap_or(pointer);
     match p.strip_prefix('/') {
         None => Vec::new(),
-        Some(rest) => rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect(),
+        Some(rest) => rest
+            .split('/')
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect(),
     }
 }
 
@@ -380,7 +397,10 @@ fn split_lines(text: &str) -> Vec<RawLine> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < b.len() {
-        let nl = b[start..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| start + p);
+        let nl = b[start..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| start + p);
         let mut end = nl;
         if end > start && b[end - 1] == b'\r' {
             end -= 1;
@@ -407,7 +427,10 @@ fn is_blank_or_comment(s: &str) -> bool {
 
 /// A YAML document marker at column 0: `---` (maybe followed by content) or `...`.
 fn is_doc_marker(s: &str) -> bool {
-    let marker = |m: &str| s.strip_prefix(m).is_some_and(|r| r.is_empty() || r.starts_with(' ') || r.starts_with('\t'));
+    let marker = |m: &str| {
+        s.strip_prefix(m)
+            .is_some_and(|r| r.is_empty() || r.starts_with(' ') || r.starts_with('\t'))
+    };
     marker("---") || marker("...")
 }
 
@@ -447,23 +470,41 @@ fn mask_documents(text: &str, raws: &[RawLine]) -> (String, usize) {
 
 /// One YAML or JSON document (or a run of JSON values): scan, replace, verify.
 fn mask_document(doc: &str) -> (String, usize) {
-    let could_hold_secret = doc.contains("Secret") || doc.contains(LAST_APPLIED_ANNOTATION) || doc.contains('\\');
+    let could_hold_secret =
+        doc.contains("Secret") || doc.contains(LAST_APPLIED_ANNOTATION) || doc.contains('\\');
     if !could_hold_secret {
         return (doc.to_string(), 0);
     }
     let trimmed = doc.trim_start();
-    let json_edits = if trimmed.starts_with('{') || trimmed.starts_with('[') { json_edits(doc) } else { None };
+    let json_edits = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        json_edits(doc)
+    } else {
+        None
+    };
     let edits = match json_edits {
         Some(e) => e,
         None => {
             let raws = split_lines(doc);
-            let lines: Vec<SLine> =
-                raws.iter().enumerate().map(|(i, r)| SLine { start: r.start, end: r.end, hunk: 0, raw: i }).collect();
+            let lines: Vec<SLine> = raws
+                .iter()
+                .enumerate()
+                .map(|(i, r)| SLine {
+                    start: r.start,
+                    end: r.end,
+                    hunk: 0,
+                    raw: i,
+                })
+                .collect();
             let mut scan = Scan::new(doc, &lines);
             scan.run();
             scan.decide(None)
                 .into_iter()
-                .map(|m| Edit { start: m.region.vstart, end: m.region.vend, text: m.text, count: m.count })
+                .map(|m| Edit {
+                    start: m.region.vstart,
+                    end: m.region.vend,
+                    text: m.text,
+                    count: m.count,
+                })
                 .collect()
         }
     };
@@ -489,7 +530,9 @@ fn apply_edits(text: &str, mut edits: Vec<Edit>) -> (String, usize) {
         if e.start < pos || e.end < e.start || e.end > text.len() {
             continue;
         }
-        let (Some(before), Some(_)) = (text.get(pos..e.start), text.get(e.start..e.end)) else { continue };
+        let (Some(before), Some(_)) = (text.get(pos..e.start), text.get(e.start..e.end)) else {
+            continue;
+        };
         out.push_str(before);
         out.push_str(&e.text);
         pos = e.end;
@@ -503,9 +546,15 @@ fn apply_edits(text: &str, mut edits: Vec<Edit>) -> (String, usize) {
 /// replace the document by a fully masked JSON rendering of the original.
 fn verify_document(orig: &str, masked: String, count: usize) -> (String, usize) {
     let render = |mut vals: Vec<Value>| -> (String, usize) {
-        let n: usize = vals.iter_mut().map(|v| mask_all(v, Style::Manifest, 0)).sum();
-        let mut out =
-            vals.iter().map(|v| serde_json::to_string_pretty(v).unwrap_or_default()).collect::<Vec<_>>().join("\n");
+        let n: usize = vals
+            .iter_mut()
+            .map(|v| mask_all(v, Style::Manifest, 0))
+            .sum();
+        let mut out = vals
+            .iter()
+            .map(|v| serde_json::to_string_pretty(v).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
         if orig.ends_with('\n') {
             out.push('\n');
         }
@@ -530,7 +579,9 @@ fn verify_document(orig: &str, masked: String, count: usize) -> (String, usize) 
 fn parse_values(doc: &str) -> Option<Vec<Value>> {
     let t = doc.trim_start();
     if t.starts_with('{') || t.starts_with('[') {
-        let vals: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(doc).into_iter::<Value>().collect();
+        let vals: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(doc)
+            .into_iter::<Value>()
+            .collect();
         if let Ok(vals) = vals {
             if !vals.is_empty() {
                 return Some(vals);
@@ -581,7 +632,9 @@ fn yaml_to_json(v: &serde_yaml::Value, depth: usize) -> Value {
             }
         }
         Y::String(s) => Value::String(s.clone()),
-        Y::Sequence(items) => Value::Array(items.iter().map(|i| yaml_to_json(i, depth + 1)).collect()),
+        Y::Sequence(items) => {
+            Value::Array(items.iter().map(|i| yaml_to_json(i, depth + 1)).collect())
+        }
         Y::Mapping(m) => {
             let mut out = Map::new();
             for (k, val) in m {
@@ -624,11 +677,15 @@ fn has_unmasked(v: &Value, depth: usize) -> bool {
             if secret && secret_fields_unmasked(m) {
                 return true;
             }
-            if let Some(Value::String(s)) =
-                m.get("metadata").and_then(|x| x.get("annotations")).and_then(|x| x.get(LAST_APPLIED_ANNOTATION))
+            if let Some(Value::String(s)) = m
+                .get("metadata")
+                .and_then(|x| x.get("annotations"))
+                .and_then(|x| x.get(LAST_APPLIED_ANNOTATION))
             {
                 let unmasked = match serde_json::from_str::<Value>(s) {
-                    Ok(Value::Object(o)) => (secret || is_secret_map(&o)) && secret_fields_unmasked(&o),
+                    Ok(Value::Object(o)) => {
+                        (secret || is_secret_map(&o)) && secret_fields_unmasked(&o)
+                    }
                     _ => secret && !is_already_masked(s),
                 };
                 if unmasked {
@@ -748,7 +805,8 @@ impl JsonSpans<'_> {
             b'"' => JNode::Str(self.string()?),
             b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
                 while self.pos < self.b.len()
-                    && (self.b[self.pos].is_ascii_alphanumeric() || matches!(self.b[self.pos], b'+' | b'-' | b'.'))
+                    && (self.b[self.pos].is_ascii_alphanumeric()
+                        || matches!(self.b[self.pos], b'+' | b'-' | b'.'))
                 {
                     self.pos += 1;
                 }
@@ -763,7 +821,11 @@ impl JsonSpans<'_> {
             }
             _ => return None,
         };
-        Some(JVal { start, end: self.pos, node })
+        Some(JVal {
+            start,
+            end: self.pos,
+            node,
+        })
     }
 
     fn string(&mut self) -> Option<String> {
@@ -789,7 +851,11 @@ impl JsonSpans<'_> {
 
 /// Edits for a document made of JSON values; `None` when it is not JSON.
 fn json_edits(doc: &str) -> Option<Vec<Edit>> {
-    let mut p = JsonSpans { s: doc, b: doc.as_bytes(), pos: 0 };
+    let mut p = JsonSpans {
+        s: doc,
+        b: doc.as_bytes(),
+        pos: 0,
+    };
     let mut vals = Vec::new();
     loop {
         p.ws();
@@ -822,8 +888,13 @@ fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usize) {
     }
     match &v.node {
         JNode::Obj(members) => {
-            let kind =
-                jget(members, "kind").and_then(|k| if let JNode::Str(s) = &k.node { Some(s.as_str()) } else { None });
+            let kind = jget(members, "kind").and_then(|k| {
+                if let JNode::Str(s) = &k.node {
+                    Some(s.as_str())
+                } else {
+                    None
+                }
+            });
             let api_ok = match jget(members, "apiVersion").map(|a| &a.node) {
                 None | Some(JNode::Null) => true,
                 Some(JNode::Str(s)) => s == "v1" || s.is_empty(),
@@ -856,8 +927,15 @@ fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usize) {
                         }
                         match &la.node {
                             JNode::Str(s) => {
-                                if let Some((new, n)) = mask_last_applied_text(s, secret, Style::Manifest) {
-                                    out.push(Edit { start: la.start, end: la.end, text: json_str(&new), count: n });
+                                if let Some((new, n)) =
+                                    mask_last_applied_text(s, secret, Style::Manifest)
+                                {
+                                    out.push(Edit {
+                                        start: la.start,
+                                        end: la.end,
+                                        text: json_str(&new),
+                                        count: n,
+                                    });
                                 }
                             }
                             JNode::Null => {}
@@ -897,7 +975,12 @@ fn json_leaf(doc: &str, leaf: &JVal, field: Field, out: &mut Vec<Edit>) {
         _ => doc.get(leaf.start..leaf.end).unwrap_or("").to_string(),
     };
     if let Some((masked, _)) = masked_for(field, &text, Style::Manifest) {
-        out.push(Edit { start: leaf.start, end: leaf.end, text: json_str(&masked), count: 1 });
+        out.push(Edit {
+            start: leaf.start,
+            end: leaf.end,
+            text: json_str(&masked),
+            count: 1,
+        });
     }
 }
 
@@ -968,13 +1051,20 @@ struct Scan<'a> {
 fn parse_key(s: &str, col: usize) -> Option<(String, usize)> {
     let b = s.as_bytes();
     let first = *b.get(col)?;
-    let colon_ok = |i: usize| b.get(i) == Some(&b':') && matches!(b.get(i + 1), None | Some(b' ') | Some(b'\t'));
+    let colon_ok = |i: usize| {
+        b.get(i) == Some(&b':') && matches!(b.get(i + 1), None | Some(b' ') | Some(b'\t'))
+    };
     match first {
         b'"' | b'\'' => {
-            let close = if first == b'"' { find_dq_end(b, col, b.len()) } else { find_sq_end(b, col, b.len()) }?;
+            let close = if first == b'"' {
+                find_dq_end(b, col, b.len())
+            } else {
+                find_sq_end(b, col, b.len())
+            }?;
             let inner = s.get(col + 1..close)?;
             let key = if first == b'"' {
-                serde_json::from_str::<String>(s.get(col..=close)?).unwrap_or_else(|_| inner.to_string())
+                serde_json::from_str::<String>(s.get(col..=close)?)
+                    .unwrap_or_else(|_| inner.to_string())
             } else {
                 inner.replace("''", "'")
             };
@@ -984,7 +1074,8 @@ fn parse_key(s: &str, col: usize) -> Option<(String, usize)> {
             }
             colon_ok(p).then_some((key, p + 1))
         }
-        b'{' | b'[' | b'}' | b']' | b',' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' => None,
+        b'{' | b'[' | b'}' | b']' | b',' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%'
+        | b'@' | b'`' => None,
         b'?' if matches!(b.get(col + 1), None | Some(b' ') | Some(b'\t')) => None,
         _ => {
             let mut i = col;
@@ -1039,7 +1130,8 @@ fn simple_scalar(v: &str) -> String {
         Some(b'"') => {
             if let Some(close) = find_dq_end(b, 0, b.len()) {
                 if let Some(lit) = v.get(..=close) {
-                    return serde_json::from_str::<String>(lit).unwrap_or_else(|_| v[1..close].to_string());
+                    return serde_json::from_str::<String>(lit)
+                        .unwrap_or_else(|_| v[1..close].to_string());
                 }
             }
             v.to_string()
@@ -1068,7 +1160,9 @@ fn scalar_value(raw: &str) -> Option<String> {
         return None;
     }
     if !raw.contains('\n')
-        && t.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_' | b'.'))
+        && t.bytes().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'-' | b'_' | b'.')
+        })
     {
         return Some(t.to_string());
     }
@@ -1109,11 +1203,24 @@ fn yaml_dq(s: &str) -> String {
 
 const METADATA_PAIRS: [(&str, &str); 2] = [("name", "namespace"), ("resourceVersion", "uid")];
 /// Nested blocks that only metadata has.
-const METADATA_BLOCKS: [&str; 5] = ["labels", "annotations", "managedFields", "ownerReferences", "finalizers"];
+const METADATA_BLOCKS: [&str; 5] = [
+    "labels",
+    "annotations",
+    "managedFields",
+    "ownerReferences",
+    "finalizers",
+];
 
 impl<'a> Scan<'a> {
     fn new(text: &'a str, lines: &'a [SLine]) -> Self {
-        Scan { text, lines, entries: Vec::new(), maps: Vec::new(), children: Vec::new(), loose: Vec::new() }
+        Scan {
+            text,
+            lines,
+            entries: Vec::new(),
+            maps: Vec::new(),
+            children: Vec::new(),
+            loose: Vec::new(),
+        }
     }
 
     fn content(&self, i: usize) -> &'a str {
@@ -1144,7 +1251,10 @@ impl<'a> Scan<'a> {
             let b = s.as_bytes();
             let mut col = indent(s);
             let mut dash = None;
-            while col < b.len() && b[col] == b'-' && matches!(b.get(col + 1), None | Some(b' ') | Some(b'\t')) {
+            while col < b.len()
+                && b[col] == b'-'
+                && matches!(b.get(col + 1), None | Some(b' ') | Some(b'\t'))
+            {
                 dash.get_or_insert(col);
                 col += 1;
                 while col < b.len() && (b[col] == b' ' || b[col] == b'\t') {
@@ -1175,7 +1285,12 @@ impl<'a> Scan<'a> {
                         .and_then(|&(_, m)| self.maps[m].entries.last().copied())
                         .filter(|&e| self.entries[e].shape == Shape::Empty);
                     let m = self.maps.len();
-                    self.maps.push(MapNode { col, parent, hunk: l.hunk, entries: Vec::new() });
+                    self.maps.push(MapNode {
+                        col,
+                        parent,
+                        hunk: l.hunk,
+                        entries: Vec::new(),
+                    });
                     if let Some(p) = parent {
                         self.children[p].push(m);
                     }
@@ -1185,7 +1300,12 @@ impl<'a> Scan<'a> {
             };
             let (shape, region, last) = self.value_at(i, col, l.start + after);
             let e = self.entries.len();
-            self.entries.push(Entry { key, map, shape, region });
+            self.entries.push(Entry {
+                key,
+                map,
+                shape,
+                region,
+            });
             self.children.push(Vec::new());
             self.maps[map].entries.push(e);
             i = last.max(i) + 1;
@@ -1263,11 +1383,21 @@ impl<'a> Scan<'a> {
                 let s = self.content(j);
                 let ind = indent(s);
                 let rest = &s[ind..];
-                let structural =
-                    rest.starts_with("- ") || rest == "-" || rest.starts_with("-\t") || parse_key(s, ind).is_some();
+                let structural = rest.starts_with("- ")
+                    || rest == "-"
+                    || rest.starts_with("-\t")
+                    || parse_key(s, ind).is_some();
                 if ind > kc && !structural {
                     let (shape, region, last) = self.value_from(j, self.lines[j].start + ind, kc);
-                    return (if shape == Shape::Flow { Shape::Flow } else { Shape::Scalar }, region, last);
+                    return (
+                        if shape == Shape::Flow {
+                            Shape::Flow
+                        } else {
+                            Shape::Scalar
+                        },
+                        region,
+                        last,
+                    );
                 }
             }
             return (Shape::Empty, None, i);
@@ -1280,28 +1410,56 @@ impl<'a> Scan<'a> {
     fn value_from(&self, i: usize, p: usize, kc: usize) -> (Shape, Option<Region>, usize) {
         let b = self.text.as_bytes();
         let l = self.lines[i];
-        let whole = |last: usize| Region { first: i, vstart: p, last, vend: self.trimmed_end(last) };
+        let whole = |last: usize| Region {
+            first: i,
+            vstart: p,
+            last,
+            vend: self.trimmed_end(last),
+        };
         match b[p] {
             b'|' | b'>' => {
                 let last = self.extent(i, kc);
                 let region = if last == i {
                     let s = self.text.get(p..l.end).unwrap_or("");
                     let hdr = comment_start(s).unwrap_or(s.len());
-                    Region { first: i, vstart: p, last: i, vend: p + s[..hdr].trim_end().len() }
+                    Region {
+                        first: i,
+                        vstart: p,
+                        last: i,
+                        vend: p + s[..hdr].trim_end().len(),
+                    }
                 } else {
                     whole(last)
                 };
                 (Shape::Block, Some(region), last)
             }
             b'"' | b'\'' => match self.scan_quoted(i, p, kc) {
-                Some((last, vend)) => (Shape::Scalar, Some(Region { first: i, vstart: p, last, vend }), last),
+                Some((last, vend)) => (
+                    Shape::Scalar,
+                    Some(Region {
+                        first: i,
+                        vstart: p,
+                        last,
+                        vend,
+                    }),
+                    last,
+                ),
                 None => {
                     let last = self.extent(i, kc);
                     (Shape::Scalar, Some(whole(last)), last)
                 }
             },
             b'{' | b'[' => match self.scan_flow(i, p, kc) {
-                Some((last, vend)) => (Shape::Flow, Some(Region { first: i, vstart: p, last, vend }), last),
+                Some((last, vend)) => (
+                    Shape::Flow,
+                    Some(Region {
+                        first: i,
+                        vstart: p,
+                        last,
+                        vend,
+                    }),
+                    last,
+                ),
                 None => {
                     let last = self.extent(i, kc);
                     (Shape::Flow, Some(whole(last)), last)
@@ -1313,7 +1471,16 @@ impl<'a> Scan<'a> {
                     let s = self.text.get(p..l.end).unwrap_or("");
                     let end = comment_start(s).unwrap_or(s.len());
                     let vend = p + s[..end].trim_end().len();
-                    (Shape::Scalar, Some(Region { first: i, vstart: p, last: i, vend }), i)
+                    (
+                        Shape::Scalar,
+                        Some(Region {
+                            first: i,
+                            vstart: p,
+                            last: i,
+                            vend,
+                        }),
+                        i,
+                    )
                 } else {
                     (Shape::Scalar, Some(whole(last)), last)
                 }
@@ -1392,7 +1559,9 @@ impl<'a> Scan<'a> {
                         }
                     }
                     None => match c {
-                        b'"' | b'\'' if matches!(prev, b'{' | b'[' | b',' | b':') => quote = Some(c),
+                        b'"' | b'\'' if matches!(prev, b'{' | b'[' | b',' | b':') => {
+                            quote = Some(c)
+                        }
                         b'{' | b'[' => depth += 1,
                         b'}' | b']' => {
                             depth = depth.saturating_sub(1);
@@ -1424,12 +1593,22 @@ impl<'a> Scan<'a> {
     fn region_text(&self, r: &Region) -> String {
         let t = self.text;
         if r.first == r.last {
-            return t.get(r.vstart..r.vend.max(r.vstart)).unwrap_or("").to_string();
+            return t
+                .get(r.vstart..r.vend.max(r.vstart))
+                .unwrap_or("")
+                .to_string();
         }
-        let mut out = t.get(r.vstart..self.lines[r.first].end).unwrap_or("").to_string();
+        let mut out = t
+            .get(r.vstart..self.lines[r.first].end)
+            .unwrap_or("")
+            .to_string();
         for li in r.first + 1..=r.last {
             let l = self.lines[li];
-            let end = if li == r.last { r.vend.max(l.start) } else { l.end };
+            let end = if li == r.last {
+                r.vend.max(l.start)
+            } else {
+                l.end
+            };
             out.push('\n');
             out.push_str(t.get(l.start..end).unwrap_or(""));
         }
@@ -1454,7 +1633,10 @@ impl<'a> Scan<'a> {
     }
 
     fn has_key(&self, m: usize, key: &str) -> bool {
-        self.maps[m].entries.iter().any(|&e| self.entries[e].key == key)
+        self.maps[m]
+            .entries
+            .iter()
+            .any(|&e| self.entries[e].key == key)
     }
 
     /// Keys that only the top of an object has (so a cut-off mapping holding them is an object, not `data`).
@@ -1471,11 +1653,11 @@ impl<'a> Scan<'a> {
 
     /// A cut-off mapping that is visibly not `data`: it nests blocks (data values never do) or has metadata pairs.
     fn looks_like_metadata(&self, m: usize) -> bool {
-        self.maps[m]
-            .entries
+        self.maps[m].entries.iter().any(|&e| {
+            !self.children[e].is_empty() && METADATA_BLOCKS.contains(&self.entries[e].key.as_str())
+        }) || METADATA_PAIRS
             .iter()
-            .any(|&e| !self.children[e].is_empty() && METADATA_BLOCKS.contains(&self.entries[e].key.as_str()))
-            || METADATA_PAIRS.iter().any(|(a, b)| self.has_key(m, a) && self.has_key(m, b))
+            .any(|(a, b)| self.has_key(m, a) && self.has_key(m, b))
     }
 
     /// Mask an entry's value, or every value nested under it.
@@ -1508,11 +1690,22 @@ impl<'a> Scan<'a> {
                 _ => continue,
             };
             let value = s.trim();
-            let Some((masked, is_b64)) = masked_for(field, value, Style::Manifest) else { continue };
-            let text = if is_b64 { masked } else { format!("\"{masked}\"") };
+            let Some((masked, is_b64)) = masked_for(field, value, Style::Manifest) else {
+                continue;
+            };
+            let text = if is_b64 {
+                masked
+            } else {
+                format!("\"{masked}\"")
+            };
             let vstart = l.start + indent(s);
             out.push(Masked {
-                region: Region { first: i, vstart, last: i, vend: self.trimmed_end(i) },
+                region: Region {
+                    first: i,
+                    vstart,
+                    last: i,
+                    vend: self.trimmed_end(i),
+                },
                 text,
                 count: 1,
             });
@@ -1538,9 +1731,13 @@ impl<'a> Scan<'a> {
                             match (sec, d.hunk_context(m.hunk)) {
                                 (SecKind::Other, _) => Role::None,
                                 (_, Some(c)) if c.starts_with("data:") => Role::Fields(Field::Data),
-                                (_, Some(c)) if c.starts_with("stringData:") => Role::Fields(Field::StringData),
+                                (_, Some(c)) if c.starts_with("stringData:") => {
+                                    Role::Fields(Field::StringData)
+                                }
                                 (_, Some(_)) => Role::None,
-                                (SecKind::Secret, None) if !self.looks_like_metadata(mi) => Role::Fields(Field::Guess),
+                                (SecKind::Secret, None) if !self.looks_like_metadata(mi) => {
+                                    Role::Fields(Field::Guess)
+                                }
                                 _ => Role::None,
                             }
                         }
@@ -1575,7 +1772,8 @@ impl<'a> Scan<'a> {
         for (ei, e) in self.entries.iter().enumerate() {
             if e.key == LAST_APPLIED_ANNOTATION {
                 let force = self.last_applied_owner_is_secret(ei)
-                    || diff.is_some_and(|d| d.section_kind(self.maps[e.map].hunk) == SecKind::Secret);
+                    || diff
+                        .is_some_and(|d| d.section_kind(self.maps[e.map].hunk) == SecKind::Secret);
                 self.mask_last_applied(ei, force, &mut out);
             }
         }
@@ -1588,8 +1786,12 @@ impl<'a> Scan<'a> {
             let p = self.maps[self.entries[e].map].parent?;
             (self.entries[p].key == key).then_some(p)
         };
-        let Some(ann) = up(e, "annotations") else { return false };
-        let Some(meta) = up(ann, "metadata") else { return false };
+        let Some(ann) = up(e, "annotations") else {
+            return false;
+        };
+        let Some(meta) = up(ann, "metadata") else {
+            return false;
+        };
         self.map_is_secret(self.entries[meta].map) == Some(true)
     }
 
@@ -1607,7 +1809,11 @@ impl<'a> Scan<'a> {
                 let Some(r) = en.region else { return };
                 let raw = self.region_text(&r);
                 match mask_flow_mapping(&raw, field) {
-                    Some((text, n)) if n > 0 => out.push(Masked { region: r, text, count: n }),
+                    Some((text, n)) if n > 0 => out.push(Masked {
+                        region: r,
+                        text,
+                        count: n,
+                    }),
                     Some(_) => {}
                     None => self.mask_leaf(e, field, out),
                 }
@@ -1620,23 +1826,39 @@ impl<'a> Scan<'a> {
         let en = &self.entries[e];
         let Some(r) = en.region else { return };
         let raw = self.region_text(&r);
-        let Some(value) = scalar_value(&raw) else { return };
-        let Some((masked, is_b64)) = masked_for(field, &value, Style::Manifest) else { return };
+        let Some(value) = scalar_value(&raw) else {
+            return;
+        };
+        let Some((masked, is_b64)) = masked_for(field, &value, Style::Manifest) else {
+            return;
+        };
         let text = match raw.as_bytes().first() {
             Some(b'\'') => format!("'{masked}'"),
             Some(b'"') => format!("\"{masked}\""),
             _ if is_b64 => masked,
             _ => format!("\"{masked}\""),
         };
-        out.push(Masked { region: r, text, count: 1 });
+        out.push(Masked {
+            region: r,
+            text,
+            count: 1,
+        });
     }
 
     fn mask_last_applied(&self, e: usize, force: bool, out: &mut Vec<Masked>) {
-        let Some(r) = self.entries[e].region else { return };
+        let Some(r) = self.entries[e].region else {
+            return;
+        };
         let raw = self.region_text(&r);
-        let Some(value) = scalar_value(&raw) else { return };
+        let Some(value) = scalar_value(&raw) else {
+            return;
+        };
         if let Some((new, n)) = mask_last_applied_text(&value, force, Style::Manifest) {
-            out.push(Masked { region: r, text: yaml_dq(&new), count: n });
+            out.push(Masked {
+                region: r,
+                text: yaml_dq(&new),
+                count: n,
+            });
         }
     }
 }
@@ -1653,8 +1875,12 @@ enum Role {
 fn mask_flow_mapping(raw: &str, field: Field) -> Option<(String, usize)> {
     let snippet = format!("v: {raw}");
     let v = yaml_parse(&snippet)?;
-    let serde_yaml::Value::Mapping(outer) = v else { return None };
-    let serde_yaml::Value::Mapping(m) = outer.get("v")? else { return None };
+    let serde_yaml::Value::Mapping(outer) = v else {
+        return None;
+    };
+    let serde_yaml::Value::Mapping(m) = outer.get("v")? else {
+        return None;
+    };
     let mut out = Map::new();
     let mut n = 0;
     for (k, val) in m {
@@ -1708,7 +1934,11 @@ struct DiffCtx {
 
 impl DiffCtx {
     fn section_kind(&self, hunk: usize) -> SecKind {
-        self.hunk_section.get(hunk).and_then(|&s| self.section_kind.get(s)).copied().unwrap_or(SecKind::Unknown)
+        self.hunk_section
+            .get(hunk)
+            .and_then(|&s| self.section_kind.get(s))
+            .copied()
+            .unwrap_or(SecKind::Unknown)
     }
 
     fn hunk_context(&self, hunk: usize) -> Option<&str> {
@@ -1733,7 +1963,11 @@ fn parse_unified_header(s: &str) -> Option<(usize, usize, Option<String>)> {
             }
         };
         let ctx = rest.trim();
-        Some((count(old)?, count(new)?, (!ctx.is_empty()).then(|| ctx.to_string())))
+        Some((
+            count(old)?,
+            count(new)?,
+            (!ctx.is_empty()).then(|| ctx.to_string()),
+        ))
     })();
     Some(parsed.unwrap_or((usize::MAX / 4, usize::MAX / 4, None)))
 }
@@ -1779,7 +2013,11 @@ fn argo_header_kind(s: &str) -> Option<SecKind> {
     if kind.is_empty() {
         return None;
     }
-    Some(if group.is_empty() && kind == "Secret" { SecKind::Secret } else { SecKind::Other })
+    Some(if group.is_empty() && kind == "Secret" {
+        SecKind::Secret
+    } else {
+        SecKind::Other
+    })
 }
 
 /// Kind of a resource named by a kubectl diff file name (`v1.Secret.ns.name`, `apps.v1.Deployment.ns.name`).
@@ -1788,11 +2026,17 @@ fn file_kind(path: &str) -> Option<SecKind> {
     let segs: Vec<&str> = name.split('.').collect();
     for i in 0..segs.len().saturating_sub(1) {
         let v = segs[i].as_bytes();
-        let versionish =
-            v.len() >= 2 && v[0] == b'v' && v[1].is_ascii_digit() && v.iter().all(u8::is_ascii_alphanumeric);
+        let versionish = v.len() >= 2
+            && v[0] == b'v'
+            && v[1].is_ascii_digit()
+            && v.iter().all(u8::is_ascii_alphanumeric);
         let kind = segs[i + 1];
         if versionish && kind.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
-            return Some(if i == 0 && segs[i] == "v1" && kind == "Secret" { SecKind::Secret } else { SecKind::Other });
+            return Some(if i == 0 && segs[i] == "v1" && kind == "Secret" {
+                SecKind::Secret
+            } else {
+                SecKind::Other
+            });
         }
     }
     None
@@ -1802,9 +2046,11 @@ fn looks_like_diff(text: &str, raws: &[RawLine]) -> bool {
     let line = |i: usize| -> &str { raws.get(i).map_or("", |r| &text[r.start..r.end]) };
     (0..raws.len()).any(|i| {
         let s = line(i);
-        (s.starts_with("@@ -") && parse_unified_header(s).is_some_and(|(o, _, _)| o < usize::MAX / 4))
+        (s.starts_with("@@ -")
+            && parse_unified_header(s).is_some_and(|(o, _, _)| o < usize::MAX / 4))
             || is_argo_header(s)
-            || (is_normal_hunk_header(s) && (line(i + 1).starts_with('<') || line(i + 1).starts_with('>')))
+            || (is_normal_hunk_header(s)
+                && (line(i + 1).starts_with('<') || line(i + 1).starts_with('>')))
     })
 }
 
@@ -1822,17 +2068,22 @@ fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, DiffCtx) {
     let mut in_normal = false;
     let mut seen_unified = false;
     let mut file_header_open = false;
-    let new_section = |ctx: &mut DiffCtx, kind: Option<SecKind>, section: &mut usize, hunk: &mut usize| {
-        ctx.section_header.push(kind);
-        *section = ctx.section_header.len() - 1;
-        ctx.hunk_context.push(None);
-        ctx.hunk_section.push(*section);
-        *hunk = ctx.hunk_context.len() - 1;
-    };
+    let new_section =
+        |ctx: &mut DiffCtx, kind: Option<SecKind>, section: &mut usize, hunk: &mut usize| {
+            ctx.section_header.push(kind);
+            *section = ctx.section_header.len() - 1;
+            ctx.hunk_context.push(None);
+            ctx.hunk_section.push(*section);
+            *hunk = ctx.hunk_context.len() - 1;
+        };
     for (k, r) in raws.iter().enumerate() {
         let s = &text[r.start..r.end];
         let mut push = |kind: DKind, skip: usize| {
-            out.push(DLine { kind, cstart: (r.start + skip).min(r.end), hunk });
+            out.push(DLine {
+                kind,
+                cstart: (r.start + skip).min(r.end),
+                hunk,
+            });
         };
         if rem_old > 0 || rem_new > 0 {
             match s.as_bytes().first() {
@@ -1873,17 +2124,28 @@ fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, DiffCtx) {
                 in_normal = false;
                 seen_unified = true;
                 file_header_open = false;
-                out.push(DLine { kind: DKind::Header, cstart: r.start, hunk });
+                out.push(DLine {
+                    kind: DKind::Header,
+                    cstart: r.start,
+                    hunk,
+                });
                 continue;
             }
         }
         if s.starts_with("diff ") || s.starts_with("Index: ") || is_argo_header(s) {
-            let kind =
-                if is_argo_header(s) { argo_header_kind(s) } else { s.split_whitespace().last().and_then(file_kind) };
+            let kind = if is_argo_header(s) {
+                argo_header_kind(s)
+            } else {
+                s.split_whitespace().last().and_then(file_kind)
+            };
             new_section(&mut ctx, kind, &mut section, &mut hunk);
             in_normal = false;
             file_header_open = true;
-            out.push(DLine { kind: DKind::Header, cstart: r.start, hunk });
+            out.push(DLine {
+                kind: DKind::Header,
+                cstart: r.start,
+                hunk,
+            });
             continue;
         }
         if s.starts_with("--- ") && next.starts_with("+++ ") {
@@ -1893,11 +2155,19 @@ fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, DiffCtx) {
             }
             file_header_open = true;
             in_normal = false;
-            out.push(DLine { kind: DKind::Header, cstart: r.start, hunk });
+            out.push(DLine {
+                kind: DKind::Header,
+                cstart: r.start,
+                hunk,
+            });
             continue;
         }
         if s.starts_with("+++ ") && file_header_open {
-            out.push(DLine { kind: DKind::Header, cstart: r.start, hunk });
+            out.push(DLine {
+                kind: DKind::Header,
+                cstart: r.start,
+                hunk,
+            });
             continue;
         }
         if is_normal_hunk_header(s) {
@@ -1906,7 +2176,11 @@ fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, DiffCtx) {
             hunk = ctx.hunk_context.len() - 1;
             in_normal = true;
             file_header_open = false;
-            out.push(DLine { kind: DKind::Header, cstart: r.start, hunk });
+            out.push(DLine {
+                kind: DKind::Header,
+                cstart: r.start,
+                hunk,
+            });
             continue;
         }
         if in_normal {
@@ -1996,21 +2270,39 @@ fn mask_diff(text: &str, raws: &[RawLine]) -> (String, usize) {
             .zip(raws)
             .enumerate()
             .filter(|(_, (d, _))| d.kind == DKind::Ctx || d.kind == want)
-            .map(|(i, (d, r))| SLine { start: d.cstart, end: r.end.max(d.cstart), hunk: d.hunk, raw: i })
+            .map(|(i, (d, r))| SLine {
+                start: d.cstart,
+                end: r.end.max(d.cstart),
+                hunk: d.hunk,
+                raw: i,
+            })
             .collect()
     };
-    let mut per_line: [Vec<Vec<LineEdit>>; 2] = [vec![Vec::new(); raws.len()], vec![Vec::new(); raws.len()]];
+    let mut per_line: [Vec<Vec<LineEdit>>; 2] =
+        [vec![Vec::new(); raws.len()], vec![Vec::new(); raws.len()]];
     for (si, want) in [DKind::Old, DKind::New].into_iter().enumerate() {
         let lines = side(want);
         let mut scan = Scan::new(text, &lines);
         scan.run();
         for m in scan.decide(Some(&ctx)) {
             let r = m.region;
-            let Some(first) = lines.get(r.first) else { continue };
+            let Some(first) = lines.get(r.first) else {
+                continue;
+            };
             let first_end = if r.first == r.last { r.vend } else { first.end };
-            per_line[si][first.raw].push(LineEdit { start: r.vstart, end: first_end, text: m.text, count: m.count });
+            per_line[si][first.raw].push(LineEdit {
+                start: r.vstart,
+                end: first_end,
+                text: m.text,
+                count: m.count,
+            });
             for l in lines.iter().take(r.last + 1).skip(r.first + 1) {
-                per_line[si][l.raw].push(LineEdit { start: l.start, end: l.end, text: String::new(), count: 0 });
+                per_line[si][l.raw].push(LineEdit {
+                    start: l.start,
+                    end: l.end,
+                    text: String::new(),
+                    count: 0,
+                });
             }
         }
     }
@@ -2027,7 +2319,9 @@ fn mask_diff(text: &str, raws: &[RawLine]) -> (String, usize) {
                 if x.start < pos || x.end < x.start || x.end > r.end {
                     continue;
                 }
-                let Some(before) = text.get(pos..x.start) else { continue };
+                let Some(before) = text.get(pos..x.start) else {
+                    continue;
+                };
                 if text.get(x.start..x.end).is_none() {
                     continue;
                 }
@@ -2166,7 +2460,9 @@ mod tests {
                 + "\n";
         let mut s = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"annotations": {LAST_APPLIED_ANNOTATION: inner}}, "data": {"k": b64("topsecret")}});
         assert_eq!(mask_secret_object(&mut s), 2);
-        let la = s["metadata"]["annotations"][LAST_APPLIED_ANNOTATION].as_str().unwrap();
+        let la = s["metadata"]["annotations"][LAST_APPLIED_ANNOTATION]
+            .as_str()
+            .unwrap();
         assert!(!la.contains(&b64("topsecret")));
         assert!(la.ends_with('\n'));
         let parsed: Value = serde_json::from_str(la).unwrap();
@@ -2174,7 +2470,10 @@ mod tests {
         // Not JSON: replaced whole.
         let mut g = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"annotations": {LAST_APPLIED_ANNOTATION: "garbage topsecret"}}});
         assert_eq!(mask_secret_object(&mut g), 1);
-        assert_eq!(g["metadata"]["annotations"][LAST_APPLIED_ANNOTATION], json!(mask_value(b"garbage topsecret")));
+        assert_eq!(
+            g["metadata"]["annotations"][LAST_APPLIED_ANNOTATION],
+            json!(mask_value(b"garbage topsecret"))
+        );
     }
 
     #[test]
@@ -2194,7 +2493,11 @@ mod tests {
             "/metadata/annotations/kubectl.kubernetes.io/last-applied-configuration"
         ));
         assert!(is_secret_pointer("core", "Secret", "#/data/x"));
-        assert!(!is_secret_pointer("", "Secret", "/metadata/annotations/other"));
+        assert!(!is_secret_pointer(
+            "",
+            "Secret",
+            "/metadata/annotations/other"
+        ));
         assert!(!is_secret_pointer("", "Secret", "/type"));
         assert!(!is_secret_pointer("", "Secret", ""));
         assert!(!is_secret_pointer("", "ConfigMap", "/data/x"));
@@ -2268,13 +2571,25 @@ data:
         // Still YAML, and equal values keep equal masks across data and stringData.
         let doc = out.split("---\n").next().unwrap();
         let v = yaml(doc);
-        assert_eq!(unb64(v["data"]["password"].as_str().unwrap()), v["stringData"]["plain"].as_str().unwrap());
+        assert_eq!(
+            unb64(v["data"]["password"].as_str().unwrap()),
+            v["stringData"]["plain"].as_str().unwrap()
+        );
         assert_eq!(v["stringData"]["plain"], json!(mask_value(b"hunter2")));
-        assert_eq!(v["stringData"]["block"], json!(mask_value(b"line one\nline two\n")));
+        assert_eq!(
+            v["stringData"]["block"],
+            json!(mask_value(b"line one\nline two\n"))
+        );
         assert_eq!(v["stringData"]["folded"], json!(mask_value(b"folded text")));
         assert_eq!(v["stringData"]["single"], json!(mask_value(b"it's secret")));
-        assert_eq!(v["stringData"]["next"], json!(mask_value(b"on-the-next-line")));
-        assert_eq!(unb64(v["data"]["quoted"].as_str().unwrap()), mask_value(b"secret-value"));
+        assert_eq!(
+            v["stringData"]["next"],
+            json!(mask_value(b"on-the-next-line"))
+        );
+        assert_eq!(
+            unb64(v["data"]["quoted"].as_str().unwrap()),
+            mask_value(b"secret-value")
+        );
         assert_eq!(unb64(v["data"]["empty"].as_str().unwrap()), mask_value(b""));
         // Masking again changes nothing.
         assert_eq!(mask_secrets_in_text(&out), (out.clone(), 0));
@@ -2288,7 +2603,10 @@ data:
         assert_eq!(out.matches("dG9rZW4tdmFsdWU=").count(), 1, "{out}");
         assert!(out.contains("  kind: ConfigMap\n"));
         let v = yaml(&out);
-        assert_eq!(unb64(v["items"][0]["data"]["token"].as_str().unwrap()), mask_value(b"token-value"));
+        assert_eq!(
+            unb64(v["items"][0]["data"]["token"].as_str().unwrap()),
+            mask_value(b"token-value")
+        );
     }
 
     #[test]
@@ -2296,10 +2614,14 @@ data:
         let text = "kind: Secret\napiVersion: v1\ndata: {a: YWJj, b: \"ZGVm\"}\n";
         let (out, n) = mask_secrets_in_text(text);
         assert_eq!(n, 2, "{out}");
-        assert!(out.starts_with("kind: Secret\napiVersion: v1\ndata: {\""), "{out}");
+        assert!(
+            out.starts_with("kind: Secret\napiVersion: v1\ndata: {\""),
+            "{out}"
+        );
         assert!(!out.contains("YWJj") && !out.contains("ZGVm"));
         // A whole flow-style Secret is not followed by the line scanner: the document is rendered as masked JSON.
-        let text = "# c\n{kind: Secret, apiVersion: v1, data: {a: YWJjZGVmZ2g=}}\n---\nkind: ConfigMap\n";
+        let text =
+            "# c\n{kind: Secret, apiVersion: v1, data: {a: YWJjZGVmZ2g=}}\n---\nkind: ConfigMap\n";
         let (out, n) = mask_secrets_in_text(text);
         assert_eq!(n, 1, "{out}");
         assert!(!out.contains("YWJjZGVmZ2g="));
@@ -2317,11 +2639,18 @@ data:
         let text = format!("apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    {LAST_APPLIED_ANNOTATION}: |\n      {la}\n    other: keep\n  name: db\ndata:\n  password: {}\n", b64("hunter22"));
         let (out, n) = mask_secrets_in_text(&text);
         assert_eq!(n, 3, "{out}");
-        assert!(!out.contains(&b64("hunter22")) && !out.contains("plainvalue"), "{out}");
+        assert!(
+            !out.contains(&b64("hunter22")) && !out.contains("plainvalue"),
+            "{out}"
+        );
         assert!(out.contains("    other: keep\n  name: db\n"));
         let v = yaml(&out);
-        let inner: Value =
-            serde_json::from_str(v["metadata"]["annotations"][LAST_APPLIED_ANNOTATION].as_str().unwrap()).unwrap();
+        let inner: Value = serde_json::from_str(
+            v["metadata"]["annotations"][LAST_APPLIED_ANNOTATION]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
         assert_eq!(inner["data"]["password"], v["data"]["password"]);
         assert_eq!(inner["stringData"]["x"], json!(mask_value(b"plainvalue")));
         // The annotation of a non-Secret whose JSON is a Secret is masked too; one of a ConfigMap is not.
@@ -2345,12 +2674,18 @@ data:
         assert_eq!(out.matches("hunter2").count(), 1); // the ConfigMap's
         let v: Value = serde_json::from_str(&out).unwrap();
         let s = &v["items"][0];
-        assert_eq!(unb64(s["data"]["p"].as_str().unwrap()), s["stringData"]["q"].as_str().unwrap());
+        assert_eq!(
+            unb64(s["data"]["p"].as_str().unwrap()),
+            s["stringData"]["q"].as_str().unwrap()
+        );
         // Only the values changed: same number of lines.
         assert_eq!(out.lines().count(), pretty.lines().count());
         // Compact, several values in a row.
-        let compact =
-            format!("{}\n{}\n", json!({"kind":"Secret","data":{"a":b64("zzzzzz")}}), json!({"kind":"ConfigMap"}));
+        let compact = format!(
+            "{}\n{}\n",
+            json!({"kind":"Secret","data":{"a":b64("zzzzzz")}}),
+            json!({"kind":"ConfigMap"})
+        );
         let (out, n) = mask_secrets_in_text(&compact);
         assert_eq!(n, 1);
         assert!(!out.contains(&b64("zzzzzz")));
@@ -2391,7 +2726,8 @@ data:
         assert_eq!(n, 3, "{out}");
         assert_eq!(out.matches("aHVudGVy").count(), 2, "{out}");
         assert!(!out.contains("YWRtaW4="));
-        assert!(out.ends_with("@@ -7,2 +7,2 @@\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n"));
+        assert!(out
+            .ends_with("@@ -7,2 +7,2 @@\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n"));
     }
 
     #[test]
@@ -2419,11 +2755,19 @@ data:
     fn diff_context_line_split_when_sides_differ() {
         let text = "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,6 +1,6 @@\n apiVersion: v1\n kind: Secret\n stringData:\n   key: |\n-    old-secret-line\n+    new-secret-line\n";
         let (out, n) = mask_secrets_in_text(text);
-        assert!(!out.contains("old-secret-line") && !out.contains("new-secret-line"), "{out}");
+        assert!(
+            !out.contains("old-secret-line") && !out.contains("new-secret-line"),
+            "{out}"
+        );
         assert_eq!(n, 2);
         let old_mask = mask_value(b"old-secret-line\n");
         let new_mask = mask_value(b"new-secret-line\n");
-        assert!(out.contains(&format!("-  key: \"{old_mask}\"\n+  key: \"{new_mask}\"\n-\n+\n")), "{out}");
+        assert!(
+            out.contains(&format!(
+                "-  key: \"{old_mask}\"\n+  key: \"{new_mask}\"\n-\n+\n"
+            )),
+            "{out}"
+        );
         assert!(out.starts_with(
             "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,6 +1,6 @@\n apiVersion: v1\n kind: Secret\n stringData:\n"
         ));
@@ -2431,8 +2775,14 @@ data:
 
     #[test]
     fn plain_text_untouched() {
-        for t in ["", "\n", "hello: world\n", "just some words\nkind: Secret\n", "Secret\n---\n...\n", "- a\n- b: c\n"]
-        {
+        for t in [
+            "",
+            "\n",
+            "hello: world\n",
+            "just some words\nkind: Secret\n",
+            "Secret\n---\n...\n",
+            "- a\n- b: c\n",
+        ] {
             assert_eq!(mask_secrets_in_text(t).0, t);
         }
     }
@@ -2449,13 +2799,21 @@ data:
     }
 
     fn comment() -> impl Strategy<Value = String> {
-        prop_oneof![Just(String::new()), "[ -~]{0,20}".prop_map(|c| format!("  # {c}"))]
+        prop_oneof![
+            Just(String::new()),
+            "[ -~]{0,20}".prop_map(|c| format!("  # {c}"))
+        ]
     }
 
     /// A random non-Secret document: kinds, keys and values of every style, comments.
     fn other_doc() -> impl Strategy<Value = String> {
         (
-            prop_oneof![Just("ConfigMap"), Just("Deployment"), Just("SealedSecret"), Just("Service")],
+            prop_oneof![
+                Just("ConfigMap"),
+                Just("Deployment"),
+                Just("SealedSecret"),
+                Just("Service")
+            ],
             prop::collection::vec((word(), "[ -~]{0,20}", 0..4usize, comment()), 0..8),
         )
             .prop_map(|(kind, entries)| {
@@ -2476,7 +2834,10 @@ data:
     /// A random Secret: values in random fields and styles, random key order. Returns the text and the values.
     fn secret_doc() -> impl Strategy<Value = (String, Vec<String>)> {
         (
-            prop::collection::vec((word(), secret_value(), 0..5usize, any::<bool>(), comment()), 1..6),
+            prop::collection::vec(
+                (word(), secret_value(), 0..5usize, any::<bool>(), comment()),
+                1..6,
+            ),
             any::<bool>(),
             prop_oneof![Just(""), Just("- "),],
         )
@@ -2504,8 +2865,11 @@ data:
                 } else {
                     format!("{kind}{string_data}{data}")
                 };
-                let text =
-                    if dash.is_empty() { format!("{head}{body}") } else { format!("kind: List\nitems:\n{head}{body}") };
+                let text = if dash.is_empty() {
+                    format!("{head}{body}")
+                } else {
+                    format!("kind: List\nitems:\n{head}{body}")
+                };
                 (text, values)
             })
     }
@@ -2526,7 +2890,11 @@ data:
     fn diffs(old: &str, new: &str) -> Vec<String> {
         let o: Vec<&str> = old.lines().collect();
         let n: Vec<&str> = new.lines().collect();
-        let mut full = format!("--- a/s.yaml\n+++ b/s.yaml\n@@ -1,{} +1,{} @@\n", o.len(), n.len());
+        let mut full = format!(
+            "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,{} +1,{} @@\n",
+            o.len(),
+            n.len()
+        );
         let mut normal = String::from("===== /Secret ns/s ======\n");
         let mut zero = String::from("diff -u -N /tmp/LIVE-1/v1.Secret.ns.s /tmp/MERGED-2/v1.Secret.ns.s\n--- /tmp/LIVE-1/v1.Secret.ns.s\n+++ /tmp/MERGED-2/v1.Secret.ns.s\n");
         for (k, (a, b)) in o.iter().zip(&n).enumerate() {

@@ -154,7 +154,11 @@ fn crc32(data: &[u8]) -> u32 {
             let mut c = i as u32;
             let mut k = 0;
             while k < 8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
                 k += 1;
             }
             t[i] = c;
@@ -192,7 +196,10 @@ fn encode_unmasked(state: &ShareState) -> String {
 fn payload_to_fragment(mut deflated: Vec<u8>) -> String {
     let crc = crc32(&deflated);
     deflated.extend_from_slice(&crc.to_be_bytes());
-    format!("v{SHARE_FORMAT_VERSION}.{}", URL_SAFE_NO_PAD.encode(&deflated))
+    format!(
+        "v{SHARE_FORMAT_VERSION}.{}",
+        URL_SAFE_NO_PAD.encode(&deflated)
+    )
 }
 
 /// Masks Secret values in git/live/diff with mask_secrets_in_text, then encodes: "v1." + base64url(no padding)(raw deflate(JSON)).
@@ -230,9 +237,13 @@ pub fn decode_fragment(fragment: &str) -> Result<ShareState, ShareError> {
     }
     // deflate never grows data by more than a few bytes per 16 KiB block: a payload this long cannot fit the cap.
     if body.len() / 4 * 3 > MAX_INFLATED + MAX_INFLATED / 256 + 1024 {
-        return Err(ShareError::TooLarge { limit: MAX_INFLATED });
+        return Err(ShareError::TooLarge {
+            limit: MAX_INFLATED,
+        });
     }
-    let payload = LINK_B64.decode(body.as_bytes()).map_err(|_| ShareError::BadBase64)?;
+    let payload = LINK_B64
+        .decode(body.as_bytes())
+        .map_err(|_| ShareError::BadBase64)?;
     // The shortest deflate stream is 2 bytes; then the CRC.
     if payload.len() < 2 + 4 {
         return Err(ShareError::Truncated);
@@ -249,8 +260,12 @@ pub fn decode_fragment(fragment: &str) -> Result<ShareState, ShareError> {
 /// Inflate a raw deflate stream to at most [`MAX_INFLATED`] bytes (miniz_oxide grows its buffer in steps up to the
 /// cap, so memory stays within it).
 fn inflate_capped(deflated: &[u8]) -> Result<Vec<u8>, ShareError> {
-    miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_INFLATED).map_err(|e| match e.status {
-        TINFLStatus::HasMoreOutput => ShareError::TooLarge { limit: MAX_INFLATED },
+    miniz_oxide::inflate::decompress_to_vec_with_limit(deflated, MAX_INFLATED).map_err(|e| match e
+        .status
+    {
+        TINFLStatus::HasMoreOutput => ShareError::TooLarge {
+            limit: MAX_INFLATED,
+        },
         _ => ShareError::CorruptData,
     })
 }
@@ -278,16 +293,20 @@ pub fn decode_share_file(text: &str) -> Result<ShareState, ShareError> {
         return Err(ShareError::Empty);
     }
     if t.starts_with('{') {
-        let v: serde_json::Value =
-            serde_json::from_str(t).map_err(|e| ShareError::BadShareFile(format!("it is not valid JSON: {e}")))?;
-        let version = v
-            .get(SHARE_FILE_KEY)
-            .ok_or_else(|| ShareError::BadShareFile(format!("it has no \"{SHARE_FILE_KEY}\" entry")))?;
+        let v: serde_json::Value = serde_json::from_str(t)
+            .map_err(|e| ShareError::BadShareFile(format!("it is not valid JSON: {e}")))?;
+        let version = v.get(SHARE_FILE_KEY).ok_or_else(|| {
+            ShareError::BadShareFile(format!("it has no \"{SHARE_FILE_KEY}\" entry"))
+        })?;
         match version.as_u64() {
             Some(SHARE_FILE_VERSION) => {}
-            Some(found) if found > SHARE_FILE_VERSION => return Err(ShareError::NewerShareFile { found }),
+            Some(found) if found > SHARE_FILE_VERSION => {
+                return Err(ShareError::NewerShareFile { found })
+            }
             _ => {
-                return Err(ShareError::BadShareFile(format!("\"{SHARE_FILE_KEY}\" is {version}, not a known version")))
+                return Err(ShareError::BadShareFile(format!(
+                    "\"{SHARE_FILE_KEY}\" is {version}, not a known version"
+                )))
             }
         }
         let fragment = v
@@ -315,7 +334,9 @@ mod tests {
             git: git.into(),
             live: live.into(),
             namespace: "prod".into(),
-            options: [("strategy".to_string(), "legacy".to_string())].into_iter().collect(),
+            options: [("strategy".to_string(), "legacy".to_string())]
+                .into_iter()
+                .collect(),
             selected: Some("apps/Deployment/prod/web".into()),
             ..ShareState::default()
         }
@@ -329,7 +350,8 @@ mod tests {
         String::from_utf8(json).unwrap()
     }
 
-    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n";
+    const DEPLOYMENT: &str =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n";
 
     #[test]
     fn crc32_check_value() {
@@ -344,14 +366,22 @@ mod tests {
         assert_eq!(n, 0);
         assert!(frag.starts_with("v1."));
         assert!(frag.len() <= MAX_LINK_FRAGMENT);
-        assert!(frag.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'));
+        assert!(frag
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'));
         assert_eq!(decode_fragment(&frag), Ok(s.clone()));
         assert_eq!(decode_fragment(&format!("#{frag}")), Ok(s.clone()));
         // Wrapped by a mail client.
         let wrapped: String = frag
             .chars()
             .enumerate()
-            .flat_map(|(i, c)| if i % 60 == 59 { vec![c, '\n', ' '] } else { vec![c] })
+            .flat_map(|(i, c)| {
+                if i % 60 == 59 {
+                    vec![c, '\n', ' ']
+                } else {
+                    vec![c]
+                }
+            })
             .collect();
         assert_eq!(decode_fragment(&wrapped), Ok(s.clone()));
 
@@ -400,18 +430,31 @@ mod tests {
         let (frag, n) = encode_fragment(&s);
         assert_eq!(n, 6);
         let json = inflated_json(&frag);
-        for plain in ["correct-horse-battery", "admin-user-name", "other-user-name"] {
+        for plain in [
+            "correct-horse-battery",
+            "admin-user-name",
+            "other-user-name",
+        ] {
             assert!(!json.contains(plain), "{plain}");
             assert!(!json.contains(&STANDARD.encode(plain)), "{plain}");
         }
         let got = decode_fragment(&frag).unwrap();
-        assert!(got.git.ends_with(DEPLOYMENT), "non-Secret documents are kept");
+        assert!(
+            got.git.ends_with(DEPLOYMENT),
+            "non-Secret documents are kept"
+        );
         // Equal values, equal masks: git's stringData mask is the base64-decoded live data mask.
         let pw_mask = mask_value(b"correct-horse-battery");
         assert!(got.git.contains(&format!("password: \"{pw_mask}\"")));
-        assert!(got.live.contains(&format!("password: {}", STANDARD.encode(&pw_mask))));
-        assert!(got.diff.contains(&format!("<   password: {}", STANDARD.encode(&pw_mask))));
-        assert!(!got.live.contains(&STANDARD.encode(mask_value(b"admin-user-name"))));
+        assert!(got
+            .live
+            .contains(&format!("password: {}", STANDARD.encode(&pw_mask))));
+        assert!(got
+            .diff
+            .contains(&format!("<   password: {}", STANDARD.encode(&pw_mask))));
+        assert!(!got
+            .live
+            .contains(&STANDARD.encode(mask_value(b"admin-user-name"))));
         assert_eq!(mask_state(&s).0, got);
     }
 
@@ -459,41 +502,80 @@ mod tests {
         assert_eq!(decode_fragment("hello"), Err(ShareError::NotAShareLink));
         assert_eq!(decode_fragment("v1"), Err(ShareError::NotAShareLink));
         assert_eq!(decode_fragment("vx.abc"), Err(ShareError::NotAShareLink));
-        assert_eq!(decode_fragment(&format!("v3.{body}")), Err(ShareError::NewerFormat { found: 3 }));
         assert_eq!(
-            decode_fragment(&format!("v3.{body}")).unwrap_err().to_string(),
+            decode_fragment(&format!("v3.{body}")),
+            Err(ShareError::NewerFormat { found: 3 })
+        );
+        assert_eq!(
+            decode_fragment(&format!("v3.{body}"))
+                .unwrap_err()
+                .to_string(),
             "This link was made by a newer drift-doctor (format 3); this page reads format 1."
         );
         assert_eq!(
             decode_fragment(&format!("v99999999999999999999.{body}")),
             Err(ShareError::NewerFormat { found: u32::MAX })
         );
-        assert_eq!(decode_fragment(&format!("v0.{body}")), Err(ShareError::UnknownFormat { found: 0 }));
+        assert_eq!(
+            decode_fragment(&format!("v0.{body}")),
+            Err(ShareError::UnknownFormat { found: 0 })
+        );
         assert_eq!(decode_fragment("v1.@@@@"), Err(ShareError::BadBase64));
         assert_eq!(decode_fragment("v1.abc+/def"), Err(ShareError::BadBase64));
         assert_eq!(decode_fragment("v1."), Err(ShareError::Truncated));
-        assert_eq!(decode_fragment("v1.AAAAAAAA"), Err(ShareError::ChecksumMismatch));
+        assert_eq!(
+            decode_fragment("v1.AAAAAAAA"),
+            Err(ShareError::ChecksumMismatch)
+        );
         // A valid checksum over bytes that are not deflate.
-        assert_eq!(decode_fragment(&payload_to_fragment(vec![0xff; 20])), Err(ShareError::CorruptData));
+        assert_eq!(
+            decode_fragment(&payload_to_fragment(vec![0xff; 20])),
+            Err(ShareError::CorruptData)
+        );
         // Valid deflate of something that is not a state.
-        for json in [&b"[1,2]"[..], b"not json", b"{\"git\": 5}", &[0xff, 0xfe][..]] {
+        for json in [
+            &b"[1,2]"[..],
+            b"not json",
+            b"{\"git\": 5}",
+            &[0xff, 0xfe][..],
+        ] {
             let frag = payload_to_fragment(miniz_oxide::deflate::compress_to_vec(json, 6));
-            assert!(matches!(decode_fragment(&frag), Err(ShareError::BadContent(_))), "{json:?}");
+            assert!(
+                matches!(decode_fragment(&frag), Err(ShareError::BadContent(_))),
+                "{json:?}"
+            );
         }
         // Share files.
-        assert!(matches!(decode_share_file("{\"a\": 1}"), Err(ShareError::BadShareFile(_))));
-        assert!(matches!(decode_share_file("{"), Err(ShareError::BadShareFile(_))));
-        assert!(matches!(decode_share_file("{\"drift-doctor-share\": 1}"), Err(ShareError::BadShareFile(_))));
+        assert!(matches!(
+            decode_share_file("{\"a\": 1}"),
+            Err(ShareError::BadShareFile(_))
+        ));
+        assert!(matches!(
+            decode_share_file("{"),
+            Err(ShareError::BadShareFile(_))
+        ));
+        assert!(matches!(
+            decode_share_file("{\"drift-doctor-share\": 1}"),
+            Err(ShareError::BadShareFile(_))
+        ));
         assert!(matches!(
             decode_share_file("{\"drift-doctor-share\": \"1\", \"fragment\": \"\"}"),
             Err(ShareError::BadShareFile(_))
         ));
         assert_eq!(
-            decode_share_file(&format!("{{\"drift-doctor-share\": 2, \"fragment\": \"{frag}\"}}")),
+            decode_share_file(&format!(
+                "{{\"drift-doctor-share\": 2, \"fragment\": \"{frag}\"}}"
+            )),
             Err(ShareError::NewerShareFile { found: 2 })
         );
         assert_eq!(decode_share_file("   "), Err(ShareError::Empty));
-        for e in [ShareError::Empty, ShareError::TooLarge { limit: MAX_INFLATED }, ShareError::ChecksumMismatch] {
+        for e in [
+            ShareError::Empty,
+            ShareError::TooLarge {
+                limit: MAX_INFLATED,
+            },
+            ShareError::ChecksumMismatch,
+        ] {
             assert!(e.to_string().ends_with('.'));
         }
     }
@@ -506,10 +588,20 @@ mod tests {
         drop(zeros);
         assert!(bomb.len() < 200 * 1024, "{}", bomb.len());
         let frag = payload_to_fragment(bomb);
-        assert_eq!(decode_fragment(&frag), Err(ShareError::TooLarge { limit: MAX_INFLATED }));
+        assert_eq!(
+            decode_fragment(&frag),
+            Err(ShareError::TooLarge {
+                limit: MAX_INFLATED
+            })
+        );
         // An oversized body is refused before decoding.
         let huge = format!("v1.{}", "A".repeat(MAX_INFLATED / 3 * 4 + 4 * 1024 * 1024));
-        assert_eq!(decode_fragment(&huge), Err(ShareError::TooLarge { limit: MAX_INFLATED }));
+        assert_eq!(
+            decode_fragment(&huge),
+            Err(ShareError::TooLarge {
+                limit: MAX_INFLATED
+            })
+        );
     }
 
     fn text() -> impl Strategy<Value = String> {
@@ -526,30 +618,39 @@ mod tests {
             prop::collection::btree_map(any::<String>(), any::<String>(), 0..5),
             prop::option::of(any::<String>()),
         )
-            .prop_map(|(mode, git, live, diff, namespace, options, selected)| ShareState {
-                mode,
-                git,
-                live,
-                diff,
-                namespace,
-                options,
-                selected,
-            })
+            .prop_map(
+                |(mode, git, live, diff, namespace, options, selected)| ShareState {
+                    mode,
+                    git,
+                    live,
+                    diff,
+                    namespace,
+                    options,
+                    selected,
+                },
+            )
     }
 
     /// Secrets with random values, next to other documents.
     fn secret_state() -> impl Strategy<Value = (ShareState, Vec<String>)> {
-        (prop::collection::vec("[A-Za-z0-9_-]{10,24}", 1..4), arb_state()).prop_map(|(values, mut s)| {
-            let mut git = String::from("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n");
-            let mut live = String::from("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n");
-            for (i, v) in values.iter().enumerate() {
-                git.push_str(&format!("  k{i}: {v}\n"));
-                live.push_str(&format!("  k{i}: {}\n", STANDARD.encode(v)));
-            }
-            s.git = format!("{git}---\n{DEPLOYMENT}");
-            s.live = live;
-            (s, values)
-        })
+        (
+            prop::collection::vec("[A-Za-z0-9_-]{10,24}", 1..4),
+            arb_state(),
+        )
+            .prop_map(|(values, mut s)| {
+                let mut git = String::from(
+                    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n",
+                );
+                let mut live =
+                    String::from("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n");
+                for (i, v) in values.iter().enumerate() {
+                    git.push_str(&format!("  k{i}: {v}\n"));
+                    live.push_str(&format!("  k{i}: {}\n", STANDARD.encode(v)));
+                }
+                s.git = format!("{git}---\n{DEPLOYMENT}");
+                s.live = live;
+                (s, values)
+            })
     }
 
     proptest! {

@@ -20,7 +20,10 @@ fn display_object(obj: &Value) -> String {
         meta.remove("managedFields");
     }
     let is_secret = obj.get("kind").and_then(Value::as_str) == Some("Secret")
-        && obj.get("apiVersion").and_then(Value::as_str).is_some_and(|a| a == "v1");
+        && obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|a| a == "v1");
     if is_secret {
         crate::secret_mask::mask_secret_object(&mut v);
     }
@@ -28,7 +31,11 @@ fn display_object(obj: &Value) -> String {
 }
 
 /// Parse both sides and return each resource's texts, keyed like the report.
-pub fn resource_texts(git: &str, live: &str, opts: &Options) -> Result<BTreeMap<String, ResourceTexts>, InputError> {
+pub fn resource_texts(
+    git: &str,
+    live: &str,
+    opts: &Options,
+) -> Result<BTreeMap<String, ResourceTexts>, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
     let mut scopes = ScopeTable::default();
@@ -37,20 +44,30 @@ pub fn resource_texts(git: &str, live: &str, opts: &Options) -> Result<BTreeMap<
     }
     let ns = opts.namespace.as_deref().filter(|s| !s.is_empty());
     let mut out: BTreeMap<String, ResourceTexts> = BTreeMap::new();
-    let live_keys: Vec<(crate::identity::ResourceKey, &Value)> =
-        live_docs.iter().map(|d| (key_of(&d.object, &scopes, ns), &d.object)).collect();
+    let live_keys: Vec<(crate::identity::ResourceKey, &Value)> = live_docs
+        .iter()
+        .map(|d| (key_of(&d.object, &scopes, ns), &d.object))
+        .collect();
     for (k, obj) in &live_keys {
-        out.entry(k.to_string()).or_default().live.get_or_insert_with(|| display_object(obj));
+        out.entry(k.to_string())
+            .or_default()
+            .live
+            .get_or_insert_with(|| display_object(obj));
     }
     for d in &git_docs {
         let mut key = key_of(&d.object, &scopes, ns);
         if key.namespace.is_empty() && !scopes.is_cluster_scoped(&key.group, &key.kind) {
-            let mut same = live_keys.iter().filter(|(k, _)| k.group == key.group && k.kind == key.kind && k.name == key.name);
+            let mut same = live_keys
+                .iter()
+                .filter(|(k, _)| k.group == key.group && k.kind == key.kind && k.name == key.name);
             if let (Some((only, _)), None) = (same.next(), same.next()) {
                 key = only.clone();
             }
         }
-        out.entry(key.to_string()).or_default().git.get_or_insert_with(|| display_object(&d.object));
+        out.entry(key.to_string())
+            .or_default()
+            .git
+            .get_or_insert_with(|| display_object(&d.object));
     }
     Ok(out)
 }
@@ -75,7 +92,9 @@ pub struct DiffLine {
 /// A line diff of two texts (Git first), without a deadline so that it never
 /// reads a clock (there is none on wasm32-unknown-unknown).
 pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
-    let diff = similar::TextDiff::configure().algorithm(similar::Algorithm::Myers).diff_lines(git, live);
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .diff_lines(git, live);
     diff.iter_all_changes()
         .map(|c| DiffLine {
             tag: match c.tag() {
@@ -109,7 +128,10 @@ mod tests {
     fn line_diff_marks_each_side() {
         let d = line_diff("a\nb\nc\n", "a\nx\nc\n");
         let tags: Vec<LineTag> = d.iter().map(|l| l.tag).collect();
-        assert_eq!(tags, vec![LineTag::Same, LineTag::Git, LineTag::Live, LineTag::Same]);
+        assert_eq!(
+            tags,
+            vec![LineTag::Same, LineTag::Git, LineTag::Live, LineTag::Same]
+        );
         assert_eq!(d[1].git_line, Some(2));
         assert_eq!(d[2].live_line, Some(2));
     }

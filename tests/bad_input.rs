@@ -8,7 +8,10 @@ fn deployment(name: &str) -> String {
 
 #[test]
 fn malformed_yaml_names_side_document_line_and_column() {
-    let live = format!("{}---\nkind: Deployment\nmetadata:\n  name: x\n  labels: {{a: b\n", deployment("a"));
+    let live = format!(
+        "{}---\nkind: Deployment\nmetadata:\n  name: x\n  labels: {{a: b\n",
+        deployment("a")
+    );
     let e = analyze(&deployment("a"), &live, &Options::default()).unwrap_err();
     assert_eq!(e.side, Side::Live);
     assert_eq!(e.document, 2);
@@ -17,7 +20,12 @@ fn malformed_yaml_names_side_document_line_and_column() {
 
 #[test]
 fn malformed_json_names_line_and_column() {
-    let e = analyze("{\"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"x\"},\n \"data\": {\"a\": }\n}", &deployment("a"), &Options::default()).unwrap_err();
+    let e = analyze(
+        "{\"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"x\"},\n \"data\": {\"a\": }\n}",
+        &deployment("a"),
+        &Options::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.side, Side::Git);
     assert_eq!(e.line, 3, "{e}");
     assert!(e.message.contains("JSON"), "{e}");
@@ -45,7 +53,11 @@ fn deep_nesting_gives_an_error_or_a_report() {
         }
         let git = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: {v}\n");
         let _ = analyze(&git, &git, &Options::default());
-        let json_nest = format!("{{\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"d\"}},\"data\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let json_nest = format!(
+            "{{\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"d\"}},\"data\":{}{}}}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
         let _ = analyze(&json_nest, &json_nest, &Options::default());
     }
     let mut v = String::from("x");
@@ -53,18 +65,31 @@ fn deep_nesting_gives_an_error_or_a_report() {
         v = format!("{{a: {v}}}");
     }
     let git = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: {v}\n");
-    let report = analyze(&git, &git, &Options::default()).expect("64 levels is legal Kubernetes YAML");
+    let report =
+        analyze(&git, &git, &Options::default()).expect("64 levels is legal Kubernetes YAML");
     assert_eq!(report.summary.synced, 1);
 }
 
 #[test]
 fn binary_garbage_and_empty_sides_are_clear_errors() {
-    let garbage: String = (0u32..4000).map(|i| char::from_u32((i * 7919) % 0xD7FF).unwrap_or('x')).collect();
+    let garbage: String = (0u32..4000)
+        .map(|i| char::from_u32((i * 7919) % 0xD7FF).unwrap_or('x'))
+        .collect();
     assert!(analyze(&garbage, &deployment("a"), &Options::default()).is_err());
-    assert!(analyze("\u{0}\u{1}\u{2}", &deployment("a"), &Options::default()).unwrap_err().message.contains("NUL"));
+    assert!(
+        analyze("\u{0}\u{1}\u{2}", &deployment("a"), &Options::default())
+            .unwrap_err()
+            .message
+            .contains("NUL")
+    );
     let e = analyze("", &deployment("a"), &Options::default()).unwrap_err();
     assert!(e.message.contains("empty"), "{e}");
-    let e = analyze(&deployment("a"), "# only a comment\n---\n", &Options::default()).unwrap_err();
+    let e = analyze(
+        &deployment("a"),
+        "# only a comment\n---\n",
+        &Options::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.side, Side::Live);
     assert!(drift_doctor::input::decode_text(&[0x66, 0xff, 0xfe], Side::Git).is_err());
 }
@@ -73,7 +98,12 @@ fn binary_garbage_and_empty_sides_are_clear_errors() {
 fn documents_that_are_not_kubernetes_objects_are_named() {
     let e = analyze("just a string\n", &deployment("a"), &Options::default()).unwrap_err();
     assert!(e.message.contains("not a Kubernetes object"), "{e}");
-    let e = analyze(&deployment("a"), &format!("{}---\n- 1\n- 2\n", deployment("a")), &Options::default()).unwrap_err();
+    let e = analyze(
+        &deployment("a"),
+        &format!("{}---\n- 1\n- 2\n", deployment("a")),
+        &Options::default(),
+    )
+    .unwrap_err();
     assert_eq!((e.side, e.document), (Side::Live, 2), "{e}");
 }
 

@@ -10,23 +10,45 @@ fn bin() -> Command {
 }
 
 fn scenario(name: &str, side: &str) -> String {
-    common::root().join(format!("tests/fixtures/scenarios/{name}/{side}.yaml")).display().to_string()
+    common::root()
+        .join(format!("tests/fixtures/scenarios/{name}/{side}.yaml"))
+        .display()
+        .to_string()
 }
 
 #[test]
 fn exit_zero_when_everything_is_synced() {
     let out = bin()
-        .args(["analyze", "--git", &scenario("all-synced-server-noise", "git"), "--live", &scenario("all-synced-server-noise", "live")])
+        .args([
+            "analyze",
+            "--git",
+            &scenario("all-synced-server-noise", "git"),
+            "--live",
+            &scenario("all-synced-server-noise", "live"),
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Everything is Synced"));
 }
 
 #[test]
 fn exit_one_and_a_valid_json_report_when_out_of_sync() {
     let out = bin()
-        .args(["analyze", "--git", &scenario("mixed-app", "git"), "--live", &scenario("mixed-app", "live"), "--format", "json"])
+        .args([
+            "analyze",
+            "--git",
+            &scenario("mixed-app", "git"),
+            "--live",
+            &scenario("mixed-app", "live"),
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -41,24 +63,58 @@ fn exit_two_with_side_document_and_line_on_bad_input() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.yaml");
     std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n").unwrap();
-    let out = bin().args(["analyze", "--git", &scenario("real-drift", "git"), "--live", bad.to_str().unwrap()]).output().unwrap();
+    let out = bin()
+        .args([
+            "analyze",
+            "--git",
+            &scenario("real-drift", "git"),
+            "--live",
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("live side, document 2, line"), "{err}");
-    let missing = bin().args(["analyze", "--git", "/nonexistent/git.yaml", "--live", bad.to_str().unwrap()]).output().unwrap();
+    let missing = bin()
+        .args([
+            "analyze",
+            "--git",
+            "/nonexistent/git.yaml",
+            "--live",
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("git side: cannot read /nonexistent/git.yaml"));
+    assert!(String::from_utf8_lossy(&missing.stderr)
+        .contains("git side: cannot read /nonexistent/git.yaml"));
 }
 
 #[test]
 fn reads_one_side_from_stdin_and_prints_markdown() {
     let mut child = bin()
-        .args(["analyze", "--git", "-", "--live", &scenario("autoscaler-hpa-replicas", "live"), "--format", "markdown"])
+        .args([
+            "analyze",
+            "--git",
+            "-",
+            "--live",
+            &scenario("autoscaler-hpa-replicas", "live"),
+            "--format",
+            "markdown",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml").as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml").as_bytes(),
+        )
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let md = String::from_utf8_lossy(&out.stdout);
@@ -69,7 +125,11 @@ fn reads_one_side_from_stdin_and_prints_markdown() {
 
 #[test]
 fn both_sides_from_stdin_is_refused() {
-    let out = bin().args(["analyze", "--git", "-", "--live", "-"]).stdin(Stdio::null()).output().unwrap();
+    let out = bin()
+        .args(["analyze", "--git", "-", "--live", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only one side"));
 }
@@ -78,7 +138,10 @@ fn both_sides_from_stdin_is_refused() {
 fn help_explains_with_an_example() {
     let out = bin().args(["analyze", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("--include-hidden") && help.contains("drift-doctor analyze --git git.yaml --live live.yaml"));
+    assert!(
+        help.contains("--include-hidden")
+            && help.contains("drift-doctor analyze --git git.yaml --live live.yaml")
+    );
 }
 
 #[test]
@@ -87,7 +150,10 @@ fn rules_and_explain() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("AS001"));
     let out = bin().args(["explain", "as001"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Why it loops") && text.contains("What the ignore could hide"), "{text}");
+    assert!(
+        text.contains("Why it loops") && text.contains("What the ignore could hide"),
+        "{text}"
+    );
     let out = bin().args(["explain", "ZZ999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
@@ -95,14 +161,38 @@ fn rules_and_explain() {
 #[test]
 fn analyses_pasted_argocd_diff_text() {
     let fixture = common::root().join("tests/fixtures/difftext/argo_unified_u3.txt");
-    let out = bin().args(["analyze", "--diff", fixture.to_str().unwrap(), "--format", "json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin()
+        .args([
+            "analyze",
+            "--diff",
+            fixture.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
     common::assert_valid(&report);
     assert!(report.resources.iter().any(|r| r.kind == "Deployment"));
-    let bad = bin().args(["analyze", "--diff", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let bad = bin()
+        .args(["analyze", "--diff", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut bad = bad;
-    bad.stdin.take().unwrap().write_all(b"this is not diff output at all\n").unwrap();
+    bad.stdin
+        .take()
+        .unwrap()
+        .write_all(b"this is not diff output at all\n")
+        .unwrap();
     let out = bad.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("drift-doctor: diff side"));
@@ -119,31 +209,72 @@ fn user_ignore_rules_hide_what_they_cover() {
     )
     .unwrap();
     let args = |extra: &[&str]| {
-        let mut v = vec!["analyze".to_string(), "--git".into(), scenario("autoscaler-hpa-replicas", "git"), "--live".into(), scenario("autoscaler-hpa-replicas", "live"), "--format".into(), "json".into()];
+        let mut v = vec![
+            "analyze".to_string(),
+            "--git".into(),
+            scenario("autoscaler-hpa-replicas", "git"),
+            "--live".into(),
+            scenario("autoscaler-hpa-replicas", "live"),
+            "--format".into(),
+            "json".into(),
+        ];
         v.extend(extra.iter().map(|s| s.to_string()));
         v
     };
-    let out = bin().args(args(&["--app", app.to_str().unwrap(), "--include-hidden"])).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "the HPA replicas difference is ignored by the rule");
+    let out = bin()
+        .args(args(&["--app", app.to_str().unwrap(), "--include-hidden"]))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "the HPA replicas difference is ignored by the rule"
+    );
     let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
-    let replicas = report.resources.iter().flat_map(|r| &r.differences).find(|d| d.pointer == "/spec/replicas").unwrap();
+    let replicas = report
+        .resources
+        .iter()
+        .flat_map(|r| &r.differences)
+        .find(|d| d.pointer == "/spec/replicas")
+        .unwrap();
     assert!(!replicas.visible);
-    assert!(replicas.hidden_reason.as_deref().unwrap().contains("ignored by your rule Application shop spec.ignoreDifferences[0]"));
+    assert!(replicas
+        .hidden_reason
+        .as_deref()
+        .unwrap()
+        .contains("ignored by your rule Application shop spec.ignoreDifferences[0]"));
 }
 
 #[test]
 fn link_prints_a_fragment_url_without_secret_values() {
     let out = bin()
-        .args(["link", "--git", &scenario("helm-random-secret", "git"), "--live", &scenario("helm-random-secret", "live"), "--base", "https://tools.example.com/drift-doctor/"])
+        .args([
+            "link",
+            "--git",
+            &scenario("helm-random-secret", "git"),
+            "--live",
+            &scenario("helm-random-secret", "live"),
+            "--base",
+            "https://tools.example.com/drift-doctor/",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(url.starts_with("https://tools.example.com/drift-doctor/#v1."), "{url}");
+    assert!(
+        url.starts_with("https://tools.example.com/drift-doctor/#v1."),
+        "{url}"
+    );
     let state = drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap();
     let live = common::read("tests/fixtures/scenarios/helm-random-secret/live.yaml");
-    let secret_line = live.lines().find(|l| l.contains("redis-password:")).unwrap();
+    let secret_line = live
+        .lines()
+        .find(|l| l.contains("redis-password:"))
+        .unwrap();
     let value = secret_line.split(':').nth(1).unwrap().trim();
-    assert!(!state.live.contains(value), "the link carries a Secret value");
+    assert!(
+        !state.live.contains(value),
+        "the link carries a Secret value"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Secret value(s) replaced by masks"));
 }

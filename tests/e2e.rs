@@ -34,13 +34,22 @@ fn root() -> PathBuf {
 }
 
 fn fixture(name: &str, side: &str) -> String {
-    let p = root().join("tests/fixtures/scenarios").join(name).join(format!("{side}.yaml"));
+    let p = root()
+        .join("tests/fixtures/scenarios")
+        .join(name)
+        .join(format!("{side}.yaml"));
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
 }
 
 /// The options the page uses: defaults; hidden differences only when shown.
 fn page_options(hidden: bool) -> Options {
-    Options { namespace: None, compare: CompareOptions { include_hidden: hidden, ..Default::default() } }
+    Options {
+        namespace: None,
+        compare: CompareOptions {
+            include_hidden: hidden,
+            ..Default::default()
+        },
+    }
 }
 
 fn core_report(git: &str, live: &str) -> Report {
@@ -102,7 +111,11 @@ fn handle(stream: TcpStream, dist: &Path, log: &Mutex<Vec<(String, u16)>>) -> st
     let path = target.split(['?', '#']).next().unwrap_or("").to_string();
     let file = path
         .strip_prefix(PREFIX)
-        .filter(|rest| !rest.split('/').any(|seg| seg == ".." || seg.starts_with('.')))
+        .filter(|rest| {
+            !rest
+                .split('/')
+                .any(|seg| seg == ".." || seg.starts_with('.'))
+        })
         .map(|rest| dist.join(if rest.is_empty() { "index.html" } else { rest }))
         .filter(|f| f.is_file() && method == "GET");
     let mut out = stream;
@@ -125,7 +138,9 @@ fn handle(stream: TcpStream, dist: &Path, log: &Mutex<Vec<(String, u16)>>) -> st
         }
     };
     out.flush()?;
-    log.lock().unwrap().push((format!("{method} {target}"), status));
+    log.lock()
+        .unwrap()
+        .push((format!("{method} {target}"), status));
     Ok(())
 }
 
@@ -147,7 +162,9 @@ impl Drop for Driver {
 }
 
 fn chromedriver_path() -> PathBuf {
-    let p = std::env::var_os("CHROMEDRIVER").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
+    let p = std::env::var_os("CHROMEDRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
     assert!(
         p.is_file(),
         "chromedriver not found at {} (set CHROMEDRIVER, or run scripts/setup.sh to install Debian's chromium-driver)",
@@ -158,7 +175,11 @@ fn chromedriver_path() -> PathBuf {
 
 fn start_driver(tag: &str) -> Driver {
     let bin = chromedriver_path();
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let child = Command::new(&bin)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -168,10 +189,17 @@ fn start_driver(tag: &str) -> Driver {
     let profile = std::env::temp_dir().join(format!("drift-doctor-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
-    let driver = Driver { child, port, profile };
+    let driver = Driver {
+        child,
+        port,
+        profile,
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start listening on port {port}");
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not start listening on port {port}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     driver
@@ -224,32 +252,52 @@ struct Raw {
 }
 
 impl WebDriverCompatibleCommand for Raw {
-    fn endpoint(&self, base: &url::Url, session: Option<&str>) -> Result<url::Url, url::ParseError> {
-        base.join(&format!("session/{}/{}", session.unwrap_or_default(), self.path))
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!(
+            "session/{}/{}",
+            session.unwrap_or_default(),
+            self.path
+        ))
     }
     fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (self.method.clone(), self.body.as_ref().map(Value::to_string))
+        (
+            self.method.clone(),
+            self.body.as_ref().map(Value::to_string),
+        )
     }
 }
 
 /// Chromium's console log since the last call (severity and message).
 async fn browser_log(c: &Client) -> Option<Vec<(String, String)>> {
     let v = c
-        .issue_cmd(Raw { method: http::Method::POST, path: "se/log", body: Some(json!({ "type": "browser" })) })
+        .issue_cmd(Raw {
+            method: http::Method::POST,
+            path: "se/log",
+            body: Some(json!({ "type": "browser" })),
+        })
         .await
         .ok()?;
     Some(
         v.as_array()?
             .iter()
             .map(|e| {
-                (e["level"].as_str().unwrap_or("").to_string(), e["message"].as_str().unwrap_or("").to_string())
+                (
+                    e["level"].as_str().unwrap_or("").to_string(),
+                    e["message"].as_str().unwrap_or("").to_string(),
+                )
             })
             .collect(),
     )
 }
 
 async fn js(c: &Client, script: &str, args: Vec<Value>) -> Value {
-    c.execute(script, args).await.unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    c.execute(script, args)
+        .await
+        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
 }
 
 /// Poll `condition` (a JS expression) until it is truthy.
@@ -269,7 +317,15 @@ async fn wait_until(c: &Client, condition: &str, what: &str, secs: u64) {
 }
 
 async fn report_seq(c: &Client) -> String {
-    js(c, "return document.getElementById('report').dataset.seq;", vec![]).await.as_str().unwrap_or("").to_string()
+    js(
+        c,
+        "return document.getElementById('report').dataset.seq;",
+        vec![],
+    )
+    .await
+    .as_str()
+    .unwrap_or("")
+    .to_string()
 }
 
 /// Wait for a report newer than `before`.
@@ -282,13 +338,25 @@ async fn wait_new_report(c: &Client, before: &str, what: &str) {
 
 /// The causes in the summary, as ids, in page order.
 async fn page_causes(c: &Client) -> Vec<String> {
-    let v = js(c, "return [...document.querySelectorAll('.summary .cause-row')].map(e => e.dataset.cause);", vec![]).await;
+    let v = js(
+        c,
+        "return [...document.querySelectorAll('.summary .cause-row')].map(e => e.dataset.cause);",
+        vec![],
+    )
+    .await;
     serde_json::from_value(v).unwrap()
 }
 
 async fn stat(c: &Client, class: &str) -> usize {
-    let v = js(c, &format!("return document.querySelector('.summary .{class} .stat-n').textContent;"), vec![]).await;
-    v.as_str().and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no number in .{class}: {v}"))
+    let v = js(
+        c,
+        &format!("return document.querySelector('.summary .{class} .stat-n').textContent;"),
+        vec![],
+    )
+    .await;
+    v.as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no number in .{class}: {v}"))
 }
 
 /// Paste a pair into the editors the way a browser does (value + input event).
@@ -315,7 +383,12 @@ fn expected_causes(report: &Report) -> Vec<String> {
 
 fn dist_dir() -> PathBuf {
     let dist = root().join("dist");
-    for f in ["index.html", "drift-doctor-worker_loader.js", "drift-doctor-worker.js", "drift-doctor-worker_bg.wasm"] {
+    for f in [
+        "index.html",
+        "drift-doctor-worker_loader.js",
+        "drift-doctor-worker.js",
+        "drift-doctor-worker_bg.wasm",
+    ] {
         assert!(
             dist.join(f).is_file(),
             "{} is missing: build the page first with scripts/build-web.sh (scripts/test.sh does)",
@@ -326,7 +399,10 @@ fn dist_dir() -> PathBuf {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -367,13 +443,29 @@ async fn checks(c: &Client, server: &Server) {
     let mixed = core_report(&fixture("mixed-app", "git"), &fixture("mixed-app", "live"));
     let causes = page_causes(c).await;
     for want in ["autoscaler", "mutating-webhook", "reloader", "drift"] {
-        assert!(causes.iter().any(|c| c == want), "cause {want} missing from the summary: {causes:?}");
+        assert!(
+            causes.iter().any(|c| c == want),
+            "cause {want} missing from the summary: {causes:?}"
+        );
     }
-    assert_eq!(causes, expected_causes(&mixed), "the page's causes are the core's");
+    assert_eq!(
+        causes,
+        expected_causes(&mixed),
+        "the page's causes are the core's"
+    );
     assert_eq!(stat(c, "stat-out").await, mixed.summary.out_of_sync);
     assert_eq!(stat(c, "stat-resources").await, mixed.summary.resources);
-    let emergency = js(c, "return document.querySelectorAll('.emergency li').length;", vec![]).await;
-    assert_eq!(emergency.as_u64(), Some(mixed.emergency.len() as u64), "emergency steps");
+    let emergency = js(
+        c,
+        "return document.querySelectorAll('.emergency li').length;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        emergency.as_u64(),
+        Some(mixed.emergency.len() as u64),
+        "emergency steps"
+    );
 
     // Screenshot (the artifact) of the default view.
     let shots = root().join("target/e2e");
@@ -401,19 +493,31 @@ async fn checks(c: &Client, server: &Server) {
     let mut ignore_fixes = 0;
     for card in cards {
         let id = card["id"].as_str().unwrap();
-        let res = mixed.resources.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("card {id} not in the core's report"));
+        let res = mixed
+            .resources
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("card {id} not in the core's report"));
         let fixes = card["fixes"].as_array().unwrap();
         if fixes.is_empty() {
             continue; // closed card (synced)
         }
         assert_eq!(fixes.len(), res.fixes.len(), "fixes of {id}");
         for (dom, core) in fixes.iter().zip(&res.fixes) {
-            assert_eq!(dom.as_str().unwrap(), core.snippet, "snippet of {id}: {}", core.title);
+            assert_eq!(
+                dom.as_str().unwrap(),
+                core.snippet,
+                "snippet of {id}: {}",
+                core.title
+            );
             checked += 1;
             ignore_fixes += (core.kind == FixKind::Ignore) as usize;
         }
     }
-    assert!(checked >= 4 && ignore_fixes >= 2, "checked {checked} snippets ({ignore_fixes} ignore fixes)");
+    assert!(
+        checked >= 4 && ignore_fixes >= 2,
+        "checked {checked} snippets ({ignore_fixes} ignore fixes)"
+    );
 
     // The copy button copies the visible tab's text: to the clipboard when the
     // browser allows it (granted below), and it says so.
@@ -432,13 +536,35 @@ async fn checks(c: &Client, server: &Server) {
         })
         .await
         .is_ok();
-    let deploy = mixed.resources.iter().find(|r| r.id == "apps/Deployment/shop/storefront").expect("the Deployment");
-    let first_ignore = deploy.fixes.iter().find(|f| f.kind == FixKind::Ignore).expect("an ignore fix");
-    let (app_form, cm_form) = first_ignore.snippet.split_once("\n---\n").expect("two forms");
+    let deploy = mixed
+        .resources
+        .iter()
+        .find(|r| r.id == "apps/Deployment/shop/storefront")
+        .expect("the Deployment");
+    let first_ignore = deploy
+        .fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Ignore)
+        .expect("an ignore fix");
+    let (app_form, cm_form) = first_ignore
+        .snippet
+        .split_once("\n---\n")
+        .expect("two forms");
     let card_sel = "[data-id='apps/Deployment/shop/storefront']";
     js(c, &format!("document.querySelector(\"{card_sel} .tabs [role=tabpanel]:not([hidden]) button.copy\").click(); return true;"), vec![]).await;
-    wait_until(c, &format!("document.querySelector(\"{card_sel} .tabs .copy-status\").textContent !== ''"), "the copy status", 10).await;
-    let status = js(c, &format!("return document.querySelector(\"{card_sel} .tabs .copy-status\").textContent;"), vec![]).await;
+    wait_until(
+        c,
+        &format!("document.querySelector(\"{card_sel} .tabs .copy-status\").textContent !== ''"),
+        "the copy status",
+        10,
+    )
+    .await;
+    let status = js(
+        c,
+        &format!("return document.querySelector(\"{card_sel} .tabs .copy-status\").textContent;"),
+        vec![],
+    )
+    .await;
     if granted {
         assert_eq!(status.as_str(), Some("Copied."), "copy status");
         let copied = c
@@ -446,60 +572,169 @@ async fn checks(c: &Client, server: &Server) {
             .await
             .unwrap();
         match copied.as_str() {
-            Some(text) => assert_eq!(text, format!("{app_form}\n"), "clipboard holds the Application form"),
-            None => eprintln!("note: the clipboard could not be read back; compared the DOM text only"),
+            Some(text) => assert_eq!(
+                text,
+                format!("{app_form}\n"),
+                "clipboard holds the Application form"
+            ),
+            None => {
+                eprintln!("note: the clipboard could not be read back; compared the DOM text only")
+            }
         }
     } else {
         eprintln!("note: clipboard permissions not granted by chromedriver; copy status: {status}");
     }
     // The argocd-cm tab.
     js(c, &format!("document.querySelector(\"{card_sel} .tabs [role=tab]:nth-child(2)\").click(); return true;"), vec![]).await;
-    wait_until(c, &format!("!document.querySelectorAll(\"{card_sel} .tabs [role=tabpanel]\")[1].hidden"), "the argocd-cm tab", 10).await;
+    wait_until(
+        c,
+        &format!("!document.querySelectorAll(\"{card_sel} .tabs [role=tabpanel]\")[1].hidden"),
+        "the argocd-cm tab",
+        10,
+    )
+    .await;
     let cm_text = js(c, &format!("return document.querySelector(\"{card_sel} .tabs [role=tabpanel]:not([hidden]) pre\").textContent;"), vec![]).await;
     assert_eq!(cm_text.as_str(), Some(cm_form), "the argocd-cm form");
 
     // 3. Hidden differences on request, with their reason.
-    assert_eq!(js(c, "return document.querySelectorAll('.diff-hidden').length;", vec![]).await.as_u64(), Some(0));
-    js(c, "document.getElementById('show-hidden').click(); return true;", vec![]).await;
-    wait_until(c, "document.querySelectorAll('.diff-hidden .hidden-reason').length > 0", "hidden differences", 10).await;
-    let with_hidden = analyze(&fixture("mixed-app", "git"), &fixture("mixed-app", "live"), &page_options(true)).unwrap();
+    assert_eq!(
+        js(
+            c,
+            "return document.querySelectorAll('.diff-hidden').length;",
+            vec![]
+        )
+        .await
+        .as_u64(),
+        Some(0)
+    );
+    js(
+        c,
+        "document.getElementById('show-hidden').click(); return true;",
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        "document.querySelectorAll('.diff-hidden .hidden-reason').length > 0",
+        "hidden differences",
+        10,
+    )
+    .await;
+    let with_hidden = analyze(
+        &fixture("mixed-app", "git"),
+        &fixture("mixed-app", "live"),
+        &page_options(true),
+    )
+    .unwrap();
     let hidden_core: usize = with_hidden
         .resources
         .iter()
         .filter(|r| r.status == drift_doctor::Status::OutOfSync)
         .map(|r| r.differences.iter().filter(|d| !d.visible).count())
         .sum();
-    let hidden_page = js(c, "return document.querySelectorAll('.diff-hidden').length;", vec![]).await;
-    assert_eq!(hidden_page.as_u64(), Some(hidden_core as u64), "hidden differences of the open cards");
-    js(c, "document.getElementById('show-hidden').click(); return true;", vec![]).await;
+    let hidden_page = js(
+        c,
+        "return document.querySelectorAll('.diff-hidden').length;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        hidden_page.as_u64(),
+        Some(hidden_core as u64),
+        "hidden differences of the open cards"
+    );
+    js(
+        c,
+        "document.getElementById('show-hidden').click(); return true;",
+        vec![],
+    )
+    .await;
     wait_until(c, "document.querySelectorAll('.diff-hidden').length === 0 && document.getElementById('report').dataset.state === 'ready'", "hidden differences hidden again", 30).await;
 
     // 4. The YAML side by side, on demand, with the differing lines marked.
-    js(c, &format!("document.querySelector(\"{card_sel} .yaml-toggle\").click(); return true;"), vec![]).await;
-    wait_until(c, &format!("document.querySelectorAll(\"{card_sel} .sbs-table .only-live\").length > 0"), "the YAML diff", 30).await;
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} .yaml-toggle\").click(); return true;"),
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        &format!("document.querySelectorAll(\"{card_sel} .sbs-table .only-live\").length > 0"),
+        "the YAML diff",
+        30,
+    )
+    .await;
     let marked = js(c, &format!("return [...document.querySelectorAll(\"{card_sel} .sbs-table .only-live\")].map(e => e.textContent).join('\\n');"), vec![]).await;
-    assert!(marked.as_str().unwrap().contains("replicas: 8"), "the live replicas line is marked: {marked}");
-    js(c, &format!("document.querySelector(\"{card_sel} .sbs-wrap\").scrollIntoView(); return true;"), vec![]).await;
-    std::fs::write(root().join("target/e2e/yaml-diff.png"), c.screenshot().await.expect("screenshot")).unwrap();
+    assert!(
+        marked.as_str().unwrap().contains("replicas: 8"),
+        "the live replicas line is marked: {marked}"
+    );
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} .sbs-wrap\").scrollIntoView(); return true;"),
+        vec![],
+    )
+    .await;
+    std::fs::write(
+        root().join("target/e2e/yaml-diff.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
 
     // 5. A rule link opens the rule in the rules view; back returns.
-    js(c, &format!("document.querySelector(\"{card_sel} a.rule-link\").click(); return true;"), vec![]).await;
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} a.rule-link\").click(); return true;"),
+        vec![],
+    )
+    .await;
     wait_until(c, "location.hash.startsWith('#rule-') && document.querySelector(location.hash) && document.querySelector('.analysis').hidden", "the rules view", 10).await;
-    let rule = js(c, "return document.querySelector(location.hash + ' h3').textContent;", vec![]).await;
-    assert!(rule.as_str().unwrap().starts_with("AS001"), "the finding links to its rule: {rule}");
-    std::fs::write(root().join("target/e2e/rules.png"), c.screenshot().await.expect("screenshot")).unwrap();
+    let rule = js(
+        c,
+        "return document.querySelector(location.hash + ' h3').textContent;",
+        vec![],
+    )
+    .await;
+    assert!(
+        rule.as_str().unwrap().starts_with("AS001"),
+        "the finding links to its rule: {rule}"
+    );
+    std::fs::write(
+        root().join("target/e2e/rules.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
     c.back().await.unwrap();
-    wait_until(c, "!document.querySelector('.analysis').hidden", "the analysis view again", 10).await;
+    wait_until(
+        c,
+        "!document.querySelector('.analysis').hidden",
+        "the analysis view again",
+        10,
+    )
+    .await;
 
     // 6. Pasting another pair updates the report (no debounce for a paste).
     let before = report_seq(c).await;
-    let (git, live) = (fixture("webhook-cabundle-cainjector", "git"), fixture("webhook-cabundle-cainjector", "live"));
+    let (git, live) = (
+        fixture("webhook-cabundle-cainjector", "git"),
+        fixture("webhook-cabundle-cainjector", "live"),
+    );
     paste(c, &git, &live, "insertFromPaste").await;
     wait_new_report(c, &before, "the pasted pair's report").await;
     let webhook = core_report(&git, &live);
     assert_eq!(page_causes(c).await, expected_causes(&webhook));
     assert_eq!(stat(c, "stat-out").await, webhook.summary.out_of_sync);
-    assert_eq!(js(c, "return document.getElementById('example').value;", vec![]).await, json!(""), "the example menu shows 'your own input'");
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('example').value;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "the example menu shows 'your own input'"
+    );
 
     // A large paste stays out of the textarea (a multi-megabyte textarea
     // freezes the page) and is analysed in full.
@@ -518,14 +753,19 @@ async fn checks(c: &Client, server: &Server) {
     wait_new_report(c, &before, "the large paste's report").await;
     assert_eq!(stat(c, "stat-resources").await, big.summary.resources);
     let held = js(c, "return [!!document.getElementById('live-big'), document.getElementById('live-input').hidden, document.getElementById('live-input').value.length];", vec![]).await;
-    assert_eq!(held, json!([true, true, 0]), "the large side is held outside the textarea");
+    assert_eq!(
+        held,
+        json!([true, true, 0]),
+        "the large side is held outside the textarea"
+    );
     let before = report_seq(c).await;
     paste(c, &git, &live, "insertFromPaste").await;
     wait_new_report(c, &before, "the small pair again").await;
 
     // 7. A malformed document: the error, with its line, under the live editor.
     let bad_live = format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  labels: [a, b\ndata:\n  k: v\n");
-    let err = analyze(&git, &bad_live, &page_options(false)).expect_err("the core rejects the input");
+    let err =
+        analyze(&git, &bad_live, &page_options(false)).expect_err("the core rejects the input");
     assert_eq!(err.side, drift_doctor::Side::Live);
     js(
         c,
@@ -534,14 +774,57 @@ async fn checks(c: &Client, server: &Server) {
         vec![json!(bad_live)],
     )
     .await;
-    wait_until(c, "document.getElementById('live-error').textContent !== ''", "the live editor's error", 30).await;
-    let shown = js(c, "return document.getElementById('live-error').textContent;", vec![]).await;
+    wait_until(
+        c,
+        "document.getElementById('live-error').textContent !== ''",
+        "the live editor's error",
+        30,
+    )
+    .await;
+    let shown = js(
+        c,
+        "return document.getElementById('live-error').textContent;",
+        vec![],
+    )
+    .await;
     let shown = shown.as_str().unwrap();
-    assert!(shown.contains(&format!("Line {}", err.line)), "error shows line {}: {shown}", err.line);
-    assert!(shown.contains(&err.message), "error shows the core's message: {shown}");
-    assert_eq!(js(c, "return document.getElementById('git-error').textContent;", vec![]).await, json!(""), "no error under Git");
-    assert_eq!(js(c, "return document.getElementById('live-input').getAttribute('aria-invalid');", vec![]).await, json!("true"));
-    assert_eq!(js(c, "return document.getElementById('report').dataset.state;", vec![]).await, json!("error"));
+    assert!(
+        shown.contains(&format!("Line {}", err.line)),
+        "error shows line {}: {shown}",
+        err.line
+    );
+    assert!(
+        shown.contains(&err.message),
+        "error shows the core's message: {shown}"
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('git-error').textContent;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "no error under Git"
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('live-input').getAttribute('aria-invalid');",
+            vec![]
+        )
+        .await,
+        json!("true")
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('report').dataset.state;",
+            vec![]
+        )
+        .await,
+        json!("error")
+    );
     let png = c.screenshot().await.expect("screenshot");
     std::fs::write(root().join("target/e2e/input-error.png"), &png).unwrap();
 
@@ -549,7 +832,16 @@ async fn checks(c: &Client, server: &Server) {
     let before = report_seq(c).await;
     js(c, "const s = document.getElementById('example'); s.value = 'mixed-app'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;", vec![]).await;
     wait_new_report(c, &before, "the example again").await;
-    assert_eq!(js(c, "return document.getElementById('live-error').textContent;", vec![]).await, json!(""), "the error is gone");
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('live-error').textContent;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "the error is gone"
+    );
 
     // 8. Every control has a label.
     let unlabelled = js(
@@ -564,7 +856,9 @@ async fn checks(c: &Client, server: &Server) {
 
     // 9. Readable at 200% zoom: a 1280 px window at 200% is 640 CSS px wide;
     //    nothing may need sideways scrolling of the page.
-    c.set_window_size(640, 1000).await.expect("resize the window");
+    c.set_window_size(640, 1000)
+        .await
+        .expect("resize the window");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let overflow = js(
         c,
@@ -583,35 +877,75 @@ async fn checks(c: &Client, server: &Server) {
     );
     let png = c.screenshot().await.expect("screenshot");
     std::fs::write(root().join("target/e2e/narrow.png"), &png).unwrap();
-    c.set_window_size(1280, 1000).await.expect("resize the window");
+    c.set_window_size(1280, 1000)
+        .await
+        .expect("resize the window");
 
     // 10. Requests: only the page's own origin, nothing missing.
-    let entries = js(c, "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);", vec![]).await;
+    let entries = js(
+        c,
+        "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
+        vec![],
+    )
+    .await;
     let entries: Vec<String> = serde_json::from_value(entries).unwrap();
     for e in &entries {
-        assert!(e.starts_with(&format!("{origin}/")), "the page requested {e} (outside {origin})");
+        assert!(
+            e.starts_with(&format!("{origin}/")),
+            "the page requested {e} (outside {origin})"
+        );
     }
     let log = server.log.lock().unwrap().clone();
     for (req, status) in &log {
         assert_eq!(*status, 200, "{req} answered {status}");
-        assert!(req.starts_with(&format!("GET {PREFIX}")), "request outside the page's path: {req}");
+        assert!(
+            req.starts_with(&format!("GET {PREFIX}")),
+            "request outside the page's path: {req}"
+        );
     }
-    for f in ["drift-doctor-worker_loader.js", "drift-doctor-worker.js", "drift-doctor-worker_bg.wasm"] {
-        assert!(log.iter().any(|(r, _)| r.contains(f)), "the worker file {f} was never requested: {log:?}");
+    for f in [
+        "drift-doctor-worker_loader.js",
+        "drift-doctor-worker.js",
+        "drift-doctor-worker_bg.wasm",
+    ] {
+        assert!(
+            log.iter().any(|(r, _)| r.contains(f)),
+            "the worker file {f} was never requested: {log:?}"
+        );
     }
 
     // 11. No Content-Security-Policy violation, no console error.
-    let violations = js(c, "return window.__cspViolations === undefined ? null : window.__cspViolations;", vec![]).await;
-    assert_eq!(violations, json!([]), "CSP violations (null: the watcher script did not run)");
+    let violations = js(
+        c,
+        "return window.__cspViolations === undefined ? null : window.__cspViolations;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        violations,
+        json!([]),
+        "CSP violations (null: the watcher script did not run)"
+    );
     match browser_log(c).await {
         Some(entries) => {
-            let severe: Vec<_> = entries.iter().filter(|(level, _)| level == "SEVERE").collect();
+            let severe: Vec<_> = entries
+                .iter()
+                .filter(|(level, _)| level == "SEVERE")
+                .collect();
             assert!(severe.is_empty(), "console errors: {severe:?}");
-            eprintln!("e2e: browser console: {} entries, none severe", entries.len());
+            eprintln!(
+                "e2e: browser console: {} entries, none severe",
+                entries.len()
+            );
         }
-        None => eprintln!("note: chromedriver gave no browser log; relied on the page's CSP listener"),
+        None => {
+            eprintln!("note: chromedriver gave no browser log; relied on the page's CSP listener")
+        }
     }
-    eprintln!("e2e: {} requests, all same-origin; screenshots in target/e2e/", log.len());
+    eprintln!(
+        "e2e: {} requests, all same-origin; screenshots in target/e2e/",
+        log.len()
+    );
 }
 
 /// The time from pasting the benchmark pair to its report, in the browser.
@@ -620,9 +954,14 @@ async fn checks(c: &Client, server: &Server) {
 #[test]
 #[ignore = "benchmark: run scripts/bench-browser.sh"]
 fn big_pair_in_browser() {
-    let dir = PathBuf::from(std::env::var("DRIFT_DOCTOR_BENCH_DIR").expect("set DRIFT_DOCTOR_BENCH_DIR (scripts/bench-browser.sh does)"));
-    let git = std::fs::read_to_string(dir.join("git.yaml")).expect("git.yaml of the benchmark pair");
-    let live = std::fs::read_to_string(dir.join("live.yaml")).expect("live.yaml of the benchmark pair");
+    let dir = PathBuf::from(
+        std::env::var("DRIFT_DOCTOR_BENCH_DIR")
+            .expect("set DRIFT_DOCTOR_BENCH_DIR (scripts/bench-browser.sh does)"),
+    );
+    let git =
+        std::fs::read_to_string(dir.join("git.yaml")).expect("git.yaml of the benchmark pair");
+    let live =
+        std::fs::read_to_string(dir.join("live.yaml")).expect("live.yaml of the benchmark pair");
     let core = core_report(&git, &live);
     let server = serve(dist_dir());
     let driver = start_driver("bench");
@@ -700,10 +1039,16 @@ fn big_pair_in_browser() {
                 r["big"],
                 r["gitOnly"].as_f64().unwrap_or(0.0),
             );
-            assert_eq!(r["out"].as_str(), Some(core.summary.out_of_sync.to_string().as_str()));
+            assert_eq!(
+                r["out"].as_str(),
+                Some(core.summary.out_of_sync.to_string().as_str())
+            );
             times.push(r["shown"].as_f64().unwrap_or(f64::NAN));
         }
         times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        println!("median paste-to-report: {:.0} ms (target: 700 ms)", times[1]);
+        println!(
+            "median paste-to-report: {:.0} ms (target: 700 ms)",
+            times[1]
+        );
     });
 }

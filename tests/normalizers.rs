@@ -13,7 +13,10 @@ const CORPUS: &str = "tests/corpus/gitops-engine";
 
 fn load(rel: &str) -> Value {
     let text = common::read(format!("{CORPUS}/{rel}"));
-    drift_doctor::input::parse_side(&text, drift_doctor::Side::Live).unwrap().remove(0).object
+    drift_doctor::input::parse_side(&text, drift_doctor::Side::Live)
+        .unwrap()
+        .remove(0)
+        .object
 }
 
 /// Read `a.b[0].c` from an object.
@@ -70,8 +73,15 @@ fn app_rules(entries: &Value) -> Vec<IgnoreRule> {
 fn cm_rules(map: &Value) -> Vec<IgnoreRule> {
     let mut data = serde_json::Map::new();
     for (gk, body) in map.as_object().unwrap() {
-        let key = if gk == "*/*" { "all".to_string() } else { gk.replace('/', "_") };
-        data.insert(format!("resource.customizations.ignoreDifferences.{key}"), json!(serde_yaml::to_string(body).unwrap()));
+        let key = if gk == "*/*" {
+            "all".to_string()
+        } else {
+            gk.replace('/', "_")
+        };
+        data.insert(
+            format!("resource.customizations.ignoreDifferences.{key}"),
+            json!(serde_yaml::to_string(body).unwrap()),
+        );
     }
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm"}, "data": data});
     parse_rules(&cm.to_string()).unwrap()
@@ -79,7 +89,8 @@ fn cm_rules(map: &Value) -> Vec<IgnoreRule> {
 
 #[test]
 fn argo_cd_normaliser_cases() {
-    let cases: Vec<Value> = serde_json::from_str(&common::read(format!("{CORPUS}/normalizer-cases.json"))).unwrap();
+    let cases: Vec<Value> =
+        serde_json::from_str(&common::read(format!("{CORPUS}/normalizer-cases.json"))).unwrap();
     let mut checked = 0;
     for case in &cases {
         let id = case["id"].as_str().unwrap();
@@ -96,7 +107,10 @@ fn argo_cd_normaliser_cases() {
                     }
                 }
             }
-            let ignore: Vec<IgnoreRule> = match (rules.get("ignoreDifferences"), rules.get("resource.customizations.ignoreDifferences")) {
+            let ignore: Vec<IgnoreRule> = match (
+                rules.get("ignoreDifferences"),
+                rules.get("resource.customizations.ignoreDifferences"),
+            ) {
                 (Some(app), _) => app_rules(app),
                 (_, Some(cm)) => cm_rules(cm),
                 _ => Vec::new(),
@@ -107,9 +121,15 @@ fn argo_cd_normaliser_cases() {
             }
             for (path, want) in expect {
                 match want.as_str() {
-                    Some("absent") => assert!(get(&obj, path).is_none(), "{id}: {path} should be gone"),
-                    Some("present") => assert!(get(&obj, path).is_some(), "{id}: {path} should stay"),
-                    Some(w) if path == "object" && w.starts_with("unchanged") => assert_eq!(obj, original, "{id}"),
+                    Some("absent") => {
+                        assert!(get(&obj, path).is_none(), "{id}: {path} should be gone")
+                    }
+                    Some("present") => {
+                        assert!(get(&obj, path).is_some(), "{id}: {path} should stay")
+                    }
+                    Some(w) if path == "object" && w.starts_with("unchanged") => {
+                        assert_eq!(obj, original, "{id}")
+                    }
                     _ => assert_eq!(get(&obj, path), Some(want), "{id}: {path}"),
                 }
             }
@@ -119,22 +139,45 @@ fn argo_cd_normaliser_cases() {
             let desired = load(case["inputs"]["desired"].as_str().unwrap());
             let entries = match rules.get("ignoreDifferences") {
                 Some(e) => e.clone(),
-                None => json!([{"group": "*", "kind": "*", "managedFieldsManagers": rules["managedFieldsManagers"]}]),
+                None => {
+                    json!([{"group": "*", "kind": "*", "managedFieldsManagers": rules["managedFieldsManagers"]}])
+                }
             };
-            let opts = CompareOptions { include_hidden: true, ignore_rules: app_rules(&entries), ..Default::default() };
+            let opts = CompareOptions {
+                include_hidden: true,
+                ignore_rules: app_rules(&entries),
+                ..Default::default()
+            };
             let key = key_of(&desired, &ScopeTable::default(), None);
             let result = compare(&key, &desired, &live, &opts);
-            let visible: Vec<String> = result.visible.iter().map(|d| drift_doctor::path::pointer(&d.path)).collect();
+            let visible: Vec<String> = result
+                .visible
+                .iter()
+                .map(|d| drift_doctor::path::pointer(&d.path))
+                .collect();
             for (path, want) in expect {
-                let Some(field) = path.strip_prefix("desired.").or_else(|| path.strip_prefix("live.")) else { continue };
+                let Some(field) = path
+                    .strip_prefix("desired.")
+                    .or_else(|| path.strip_prefix("live."))
+                else {
+                    continue;
+                };
                 let pointer = format!("/{}", field.replace('.', "/").replace("[0]", "/0"));
-                let hidden = want.as_str().is_some_and(|w| w == "absent" || w.starts_with("empty"));
+                let hidden = want
+                    .as_str()
+                    .is_some_and(|w| w == "absent" || w.starts_with("empty"));
                 if hidden {
-                    assert!(!visible.iter().any(|v| v == &pointer), "{id}: {pointer} should not count: {visible:?}");
+                    assert!(
+                        !visible.iter().any(|v| v == &pointer),
+                        "{id}: {pointer} should not count: {visible:?}"
+                    );
                 } else if want.is_number() && path.starts_with("live.") {
                     let desired_value = expect.get(&path.replacen("live.", "desired.", 1));
                     if desired_value.is_some_and(|d| d != want) {
-                        assert!(visible.iter().any(|v| v == &pointer), "{id}: {pointer} should count: {visible:?}");
+                        assert!(
+                            visible.iter().any(|v| v == &pointer),
+                            "{id}: {pointer} should count: {visible:?}"
+                        );
                     }
                 }
             }

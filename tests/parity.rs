@@ -17,14 +17,21 @@ const OUT_OF_REACH: &[(&str, &str)] = &[];
 
 fn load(rel: &str) -> Value {
     let text = common::read(format!("{CORPUS}/{rel}"));
-    let docs = drift_doctor::input::parse_side(&text, drift_doctor::Side::Live).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    docs.into_iter().next().map(|d| d.object).unwrap_or(Value::Null)
+    let docs = drift_doctor::input::parse_side(&text, drift_doctor::Side::Live)
+        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+    docs.into_iter()
+        .next()
+        .map(|d| d.object)
+        .unwrap_or(Value::Null)
 }
 
 /// The case's ignoreDifferences (argo-cd StateDiff cases) or the normaliser's
 /// equivalent rule (gitops-engine cases), as the user would paste them.
 fn ignore_rules(opts: &Value) -> Vec<IgnoreRule> {
-    let mut entries: Vec<Value> = opts["ignoreDifferences"].as_array().cloned().unwrap_or_default();
+    let mut entries: Vec<Value> = opts["ignoreDifferences"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     if let Some(e) = opts.pointer("/normalizer/equivalent_ignoreDifferences") {
         entries.push(e.clone());
     }
@@ -60,7 +67,10 @@ pub fn verdict(case: &Value) -> Result<bool, String> {
         strategy,
         ignore_aggregated_roles: opts["ignore_aggregated_roles"].as_bool().unwrap_or(false),
         include_hidden: false,
-        manager: opts["manager"].as_str().unwrap_or("argocd-controller").to_string(),
+        manager: opts["manager"]
+            .as_str()
+            .unwrap_or("argocd-controller")
+            .to_string(),
         ignore_rules: ignore_rules(opts),
     };
     let key = key_of(&config, &ScopeTable::default(), None);
@@ -78,7 +88,8 @@ pub fn verdict(case: &Value) -> Result<bool, String> {
 
 #[test]
 fn argo_cd_diff_verdicts() {
-    let cases: Vec<Value> = serde_json::from_str(&common::read(format!("{CORPUS}/cases.json"))).unwrap();
+    let cases: Vec<Value> =
+        serde_json::from_str(&common::read(format!("{CORPUS}/cases.json"))).unwrap();
     let mut passed = 0;
     let mut failures = Vec::new();
     let mut considered = 0;
@@ -95,6 +106,14 @@ fn argo_cd_diff_verdicts() {
             Err(e) => failures.push(format!("{id}: {e}")),
         }
     }
-    println!("parity: {passed}/{considered} cases ({} out of reach offline)", OUT_OF_REACH.len());
-    assert!(failures.is_empty(), "{} of {considered} cases differ:\n{}", failures.len(), failures.join("\n"));
+    println!(
+        "parity: {passed}/{considered} cases ({} out of reach offline)",
+        OUT_OF_REACH.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {considered} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

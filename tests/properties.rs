@@ -7,7 +7,11 @@ use drift_doctor::identity::{key_of, ScopeTable};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-const STRATEGIES: [DiffStrategy; 3] = [DiffStrategy::Legacy, DiffStrategy::ServerSideApply, DiffStrategy::ServerSideDiff];
+const STRATEGIES: [DiffStrategy; 3] = [
+    DiffStrategy::Legacy,
+    DiffStrategy::ServerSideApply,
+    DiffStrategy::ServerSideDiff,
+];
 
 fn deployment() -> impl Strategy<Value = Value> {
     (
@@ -49,7 +53,10 @@ fn deployment() -> impl Strategy<Value = Value> {
 
 fn visible(git: &Value, live: &Value, strategy: DiffStrategy) -> usize {
     let key = key_of(git, &ScopeTable::default(), None);
-    let opts = CompareOptions { strategy, ..Default::default() };
+    let opts = CompareOptions {
+        strategy,
+        ..Default::default()
+    };
     compare(&key, git, live, &opts).visible.len()
 }
 
@@ -84,7 +91,10 @@ proptest! {
 #[test]
 fn every_desired_object_of_the_corpus_and_scenarios_is_synced_with_itself() {
     let mut objects = Vec::new();
-    for entry in std::fs::read_dir(common::root().join("tests/corpus/gitops-engine")).unwrap().flatten() {
+    for entry in std::fs::read_dir(common::root().join("tests/corpus/gitops-engine"))
+        .unwrap()
+        .flatten()
+    {
         let p = entry.path();
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -95,14 +105,28 @@ fn every_desired_object_of_the_corpus_and_scenarios_is_synced_with_itself() {
             }
         }
     }
-    for entry in std::fs::read_dir(common::root().join("tests/fixtures/scenarios")).unwrap().flatten() {
+    for entry in std::fs::read_dir(common::root().join("tests/fixtures/scenarios"))
+        .unwrap()
+        .flatten()
+    {
         let text = std::fs::read_to_string(entry.path().join("git.yaml")).unwrap();
-        objects.extend(drift_doctor::input::parse_side(&text, drift_doctor::Side::Git).unwrap().into_iter().map(|d| d.object));
+        objects.extend(
+            drift_doctor::input::parse_side(&text, drift_doctor::Side::Git)
+                .unwrap()
+                .into_iter()
+                .map(|d| d.object),
+        );
     }
     assert!(objects.len() > 40);
     for o in &objects {
         for s in STRATEGIES {
-            assert_eq!(visible(o, o, s), 0, "{} under {:?}", o["metadata"]["name"], s);
+            assert_eq!(
+                visible(o, o, s),
+                0,
+                "{} under {:?}",
+                o["metadata"]["name"],
+                s
+            );
         }
     }
 }

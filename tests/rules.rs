@@ -14,7 +14,10 @@ fn every_rule_example_classifies_to_its_rule() {
         for (i, ex) in rule.examples.iter().enumerate() {
             let opts = Options {
                 namespace: ex.namespace.clone(),
-                compare: CompareOptions { include_hidden: true, ..Default::default() },
+                compare: CompareOptions {
+                    include_hidden: true,
+                    ..Default::default()
+                },
             };
             let report = match analyze(&ex.git, &ex.live, &opts) {
                 Ok(r) => r,
@@ -33,8 +36,14 @@ fn every_rule_example_classifies_to_its_rule() {
                 .find(|d| d.pointer == ex.pointer);
             match found {
                 Some(d) if d.rule == rule.code => {}
-                Some(d) => failures.push(format!("{} example {i}: {} {} went to {} ({})", rule.code, ex.id, ex.pointer, d.rule, d.evidence)),
-                None => failures.push(format!("{} example {i}: no difference at {} {}", rule.code, ex.id, ex.pointer)),
+                Some(d) => failures.push(format!(
+                    "{} example {i}: {} {} went to {} ({})",
+                    rule.code, ex.id, ex.pointer, d.rule, d.evidence
+                )),
+                None => failures.push(format!(
+                    "{} example {i}: no difference at {} {}",
+                    rule.code, ex.id, ex.pointer
+                )),
             }
         }
     }
@@ -69,12 +78,32 @@ fn codes_are_unique_and_prefixed_by_cause() {
             "sync-ordering" => "SO",
             _ => "DR",
         };
-        assert!(r.code.starts_with(prefix), "{} has cause {} but not the prefix {prefix}", r.code, r.cause.id());
+        assert!(
+            r.code.starts_with(prefix),
+            "{} has cause {} but not the prefix {prefix}",
+            r.code,
+            r.cause.id()
+        );
         if r.cause == drift_doctor::Cause::Drift {
-            assert!(r.fix.ignore.is_none(), "{}: drift rules never carry an ignore fix", r.code);
+            assert!(
+                r.fix.ignore.is_none(),
+                "{}: drift rules never carry an ignore fix",
+                r.code
+            );
         }
-        for section in [&r.docs.meaning, &r.docs.who, &r.docs.why_loops, &r.docs.git_fix, &r.docs.ignore, &r.docs.risk] {
-            assert!(section.trim().len() > 10, "{}: every docs section needs real text", r.code);
+        for section in [
+            &r.docs.meaning,
+            &r.docs.who,
+            &r.docs.why_loops,
+            &r.docs.git_fix,
+            &r.docs.ignore,
+            &r.docs.risk,
+        ] {
+            assert!(
+                section.trim().len() > 10,
+                "{}: every docs section needs real text",
+                r.code
+            );
         }
     }
 }
@@ -83,7 +112,13 @@ fn codes_are_unique_and_prefixed_by_cause() {
 fn every_named_predicate_is_used_by_some_rule() {
     let catalog = catalog().unwrap();
     for name in predicates::NAMES {
-        let used = catalog.rules.iter().any(|r| r.matcher.when.iter().chain(&r.matcher.unless).any(|p| p == name));
+        let used = catalog.rules.iter().any(|r| {
+            r.matcher
+                .when
+                .iter()
+                .chain(&r.matcher.unless)
+                .any(|p| p == name)
+        });
         assert!(used, "predicate `{name}` is not used by any rule");
     }
 }
@@ -91,7 +126,8 @@ fn every_named_predicate_is_used_by_some_rule() {
 #[test]
 fn the_generated_catalogue_is_up_to_date() {
     let generated = docs::catalogue_markdown(catalog().unwrap());
-    let committed = std::fs::read_to_string(common::root().join("docs/rules.md")).unwrap_or_default();
+    let committed =
+        std::fs::read_to_string(common::root().join("docs/rules.md")).unwrap_or_default();
     assert!(
         committed == generated,
         "docs/rules.md is stale: run `cargo run -- rules --markdown > docs/rules.md`"
@@ -144,7 +180,9 @@ fn scenario_fixtures() -> Vec<Fixture> {
                 opts: Options {
                     namespace: so.namespace.clone(),
                     compare: CompareOptions {
-                        strategy: strategy.map(|s| Strategy::from_id(s).expect("known strategy")).unwrap_or_default(),
+                        strategy: strategy
+                            .map(|s| Strategy::from_id(s).expect("known strategy"))
+                            .unwrap_or_default(),
                         ignore_aggregated_roles: so.ignore_aggregated_roles,
                         include_hidden: true,
                         ..Default::default()
@@ -161,14 +199,22 @@ fn example_fixtures() -> Vec<Fixture> {
     let mut out = Vec::new();
     for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
         for (i, ex) in rule.examples.iter().enumerate() {
-            for strategy in [Strategy::Legacy, Strategy::ServerSideApply, Strategy::ServerSideDiff] {
+            for strategy in [
+                Strategy::Legacy,
+                Strategy::ServerSideApply,
+                Strategy::ServerSideDiff,
+            ] {
                 out.push(Fixture {
                     name: format!("{} example {i} ({})", rule.code, strategy.id()),
                     git: ex.git.clone(),
                     live: ex.live.clone(),
                     opts: Options {
                         namespace: ex.namespace.clone(),
-                        compare: CompareOptions { strategy, include_hidden: true, ..Default::default() },
+                        compare: CompareOptions {
+                            strategy,
+                            include_hidden: true,
+                            ..Default::default()
+                        },
                     },
                 });
             }
@@ -179,15 +225,24 @@ fn example_fixtures() -> Vec<Fixture> {
 
 fn corpus_fixtures() -> Vec<Fixture> {
     let dir = "tests/corpus/gitops-engine";
-    let cases: serde_json::Value = serde_json::from_str(&common::read(format!("{dir}/cases.json"))).unwrap();
+    let cases: serde_json::Value =
+        serde_json::from_str(&common::read(format!("{dir}/cases.json"))).unwrap();
     let mut out = Vec::new();
     for case in cases.as_array().unwrap() {
-        let (Some(config), Some(live)) = (case["config"].as_str(), case["live"].as_str()) else { continue };
+        let (Some(config), Some(live)) = (case["config"].as_str(), case["live"].as_str()) else {
+            continue;
+        };
         out.push(Fixture {
             name: format!("corpus {}", case["id"].as_str().unwrap_or("?")),
             git: common::read(format!("{dir}/{config}")),
             live: common::read(format!("{dir}/{live}")),
-            opts: Options { namespace: Some("default".into()), compare: CompareOptions { include_hidden: true, ..Default::default() } },
+            opts: Options {
+                namespace: Some("default".into()),
+                compare: CompareOptions {
+                    include_hidden: true,
+                    ..Default::default()
+                },
+            },
         });
     }
     out
@@ -211,13 +266,24 @@ fn covers_pointer(ignored: &str, pointer: &str) -> bool {
 }
 
 fn covers_jq(ignored: &str, jq: &str) -> bool {
-    jq == ignored || jq.strip_prefix(ignored).is_some_and(|rest| rest.starts_with(['.', '[', ' ', '|']))
+    jq == ignored
+        || jq
+            .strip_prefix(ignored)
+            .is_some_and(|rest| rest.starts_with(['.', '[', ' ', '|']))
 }
 
 #[test]
 fn no_ignore_fix_covers_drift_or_a_security_relevant_field() {
-    let fixtures: Vec<Fixture> = scenario_fixtures().into_iter().chain(example_fixtures()).chain(corpus_fixtures()).collect();
-    assert!(fixtures.len() > 300, "expected scenarios, rule examples and the corpus, got {}", fixtures.len());
+    let fixtures: Vec<Fixture> = scenario_fixtures()
+        .into_iter()
+        .chain(example_fixtures())
+        .chain(corpus_fixtures())
+        .collect();
+    assert!(
+        fixtures.len() > 300,
+        "expected scenarios, rule examples and the corpus, got {}",
+        fixtures.len()
+    );
     let mut failures = Vec::new();
     let mut drift_findings = 0;
     for fx in &fixtures {
@@ -236,14 +302,24 @@ fn no_ignore_fix_covers_drift_or_a_security_relevant_field() {
                 namespace: r.namespace.clone(),
                 name: r.name.clone(),
             };
-            let ignores: Vec<&drift_doctor::Fix> = r.fixes.iter().filter(|f| f.kind == drift_doctor::FixKind::Ignore).collect();
+            let ignores: Vec<&drift_doctor::Fix> = r
+                .fixes
+                .iter()
+                .filter(|f| f.kind == drift_doctor::FixKind::Ignore)
+                .collect();
             for f in &ignores {
                 if f.cause == drift_doctor::Cause::Drift {
-                    failures.push(format!("{}: {} has an ignore fix with cause drift", fx.name, r.id));
+                    failures.push(format!(
+                        "{}: {} has an ignore fix with cause drift",
+                        fx.name, r.id
+                    ));
                 }
                 for p in &f.pointers {
                     if drift_doctor::fixes::is_sensitive(&key, p) {
-                        failures.push(format!("{}: {} ignore fix covers security-relevant {p}", fx.name, r.id));
+                        failures.push(format!(
+                            "{}: {} ignore fix covers security-relevant {p}",
+                            fx.name, r.id
+                        ));
                     }
                 }
             }
@@ -268,7 +344,10 @@ fn no_ignore_fix_covers_drift_or_a_security_relevant_field() {
             }
         }
     }
-    assert!(drift_findings > 50, "the fixtures should hold real drift to check, found {drift_findings}");
+    assert!(
+        drift_findings > 50,
+        "the fixtures should hold real drift to check, found {drift_findings}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -372,20 +451,34 @@ fn near_misses_of_specific_rules_stay_drift() {
     ];
     let mut failures = Vec::new();
     for c in &cases {
-        let opts = Options { compare: CompareOptions { include_hidden: true, ..Default::default() }, ..Default::default() };
+        let opts = Options {
+            compare: CompareOptions {
+                include_hidden: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         let report = analyze(&c.git, &c.live, &opts).unwrap_or_else(|e| panic!("{}: {e}", c.what));
         common::assert_invariants(&report);
         let res = report.resources.iter().find(|r| r.id == c.id);
         let d = res.and_then(|r| r.differences.iter().find(|d| d.pointer == c.pointer));
         match d {
             Some(d) if d.cause == drift_doctor::Cause::Drift => {
-                let covered = res.unwrap().fixes.iter().any(|f| f.kind == drift_doctor::FixKind::Ignore && f.pointers.contains(&d.pointer));
+                let covered = res.unwrap().fixes.iter().any(|f| {
+                    f.kind == drift_doctor::FixKind::Ignore && f.pointers.contains(&d.pointer)
+                });
                 if covered {
                     failures.push(format!("{}: an ignore fix covers {}", c.what, c.pointer));
                 }
             }
-            Some(d) => failures.push(format!("{}: {} went to {} ({})", c.what, c.pointer, d.rule, d.evidence)),
-            None => failures.push(format!("{}: no difference at {} {}", c.what, c.id, c.pointer)),
+            Some(d) => failures.push(format!(
+                "{}: {} went to {} ({})",
+                c.what, c.pointer, d.rule, d.evidence
+            )),
+            None => failures.push(format!(
+                "{}: no difference at {} {}",
+                c.what, c.id, c.pointer
+            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

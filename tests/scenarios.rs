@@ -46,20 +46,36 @@ fn run(name: &str) -> drift_doctor::Report {
     let opts = Options {
         namespace: so.namespace.clone(),
         compare: CompareOptions {
-            strategy: so.strategy.as_deref().map(|s| Strategy::from_id(s).expect("known strategy")).unwrap_or_default(),
+            strategy: so
+                .strategy
+                .as_deref()
+                .map(|s| Strategy::from_id(s).expect("known strategy"))
+                .unwrap_or_default(),
             ignore_aggregated_roles: so.ignore_aggregated_roles,
             include_hidden: so.include_hidden,
             ..Default::default()
         },
     };
-    let report = analyze(&common::read(format!("{dir}/git.yaml")), &common::read(format!("{dir}/live.yaml")), &opts)
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let report = analyze(
+        &common::read(format!("{dir}/git.yaml")),
+        &common::read(format!("{dir}/live.yaml")),
+        &opts,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
     common::assert_valid(&report);
     common::assert_invariants(&report);
-    let visible_causes: Vec<&str> =
-        report.resources.iter().flat_map(|r| &r.differences).filter(|d| d.visible).map(|d| d.cause.id()).collect();
+    let visible_causes: Vec<&str> = report
+        .resources
+        .iter()
+        .flat_map(|r| &r.differences)
+        .filter(|d| d.visible)
+        .map(|d| d.cause.id())
+        .collect();
     for c in &so.expect_causes {
-        assert!(visible_causes.contains(&c.as_str()), "{name}: expected cause {c}, got {visible_causes:?}");
+        assert!(
+            visible_causes.contains(&c.as_str()),
+            "{name}: expected cause {c}, got {visible_causes:?}"
+        );
     }
     if let Some(n) = so.expect_out_of_sync {
         assert_eq!(report.summary.out_of_sync, n, "{name}: OutOfSync count");
@@ -70,7 +86,10 @@ fn run(name: &str) -> drift_doctor::Report {
 #[test]
 fn every_scenario_matches_its_snapshot() {
     let names = scenarios();
-    assert!(names.len() >= 9, "expected the scenario fixtures, found {names:?}");
+    assert!(
+        names.len() >= 9,
+        "expected the scenario fixtures, found {names:?}"
+    );
     for name in names {
         let report = run(&name);
         insta::with_settings!({snapshot_suffix => name.clone(), prepend_module_to_snapshot => false}, {
@@ -89,7 +108,10 @@ fn document_order_does_not_change_the_report() {
             let docs: Vec<&str> = text.split("\n---\n").collect();
             docs.into_iter().rev().collect::<Vec<_>>().join("\n---\n")
         };
-        let opts = Options { namespace: Some("default".into()), ..Default::default() };
+        let opts = Options {
+            namespace: Some("default".into()),
+            ..Default::default()
+        };
         let a = analyze(&git, &live, &opts).unwrap();
         let b = analyze(&reverse(&git), &reverse(&live), &opts).unwrap();
         assert_eq!(a, b, "{name}: document order changed the report");

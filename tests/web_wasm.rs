@@ -41,22 +41,38 @@ fn input(name: &str) -> Input {
 /// check the same file natively).
 fn expected() -> (usize, Vec<String>) {
     let o: serde_yaml::Value =
-        serde_yaml::from_str(include_str!("fixtures/scenarios/mixed-app/options.yaml")).expect("options.yaml");
-    let n = o["expect_out_of_sync"].as_u64().expect("expect_out_of_sync") as usize;
-    let causes = o["expect_causes"].as_sequence().expect("expect_causes").iter().filter_map(|c| c.as_str().map(String::from)).collect();
+        serde_yaml::from_str(include_str!("fixtures/scenarios/mixed-app/options.yaml"))
+            .expect("options.yaml");
+    let n = o["expect_out_of_sync"]
+        .as_u64()
+        .expect("expect_out_of_sync") as usize;
+    let causes = o["expect_causes"]
+        .as_sequence()
+        .expect("expect_causes")
+        .iter()
+        .filter_map(|c| c.as_str().map(String::from))
+        .collect();
     (n, causes)
 }
 
 #[wasm_bindgen_test]
 fn the_core_analyses_the_default_example_in_wasm() {
     let ex = example(web::examples::DEFAULT);
-    let report = drift_doctor::analyze(ex.git, ex.live, &web::engine::options(&input(ex.name))).expect("analysis");
+    let report = drift_doctor::analyze(ex.git, ex.live, &web::engine::options(&input(ex.name)))
+        .expect("analysis");
     let (out_of_sync, causes) = expected();
     assert_eq!(report.summary.out_of_sync, out_of_sync);
     for cause in ["autoscaler", "mutating-webhook", "reloader", "drift"] {
-        assert!(causes.iter().any(|c| c == cause), "the scenario expects {cause}");
+        assert!(
+            causes.iter().any(|c| c == cause),
+            "the scenario expects {cause}"
+        );
         let c = drift_doctor::Cause::from_id(cause).unwrap();
-        assert!(report.summary.causes.contains_key(&c), "{cause} in {:?}", report.summary.causes);
+        assert!(
+            report.summary.causes.contains_key(&c),
+            "{cause} in {:?}",
+            report.summary.causes
+        );
     }
 }
 
@@ -64,8 +80,13 @@ fn the_core_analyses_the_default_example_in_wasm() {
 fn every_example_analyses() {
     let mut engine = Engine::default();
     for (i, ex) in web::examples::EXAMPLES.iter().enumerate() {
-        match engine.handle(Request::Analyze { seq: i as u32, input: input(ex.name) }) {
-            Response::Analyzed { outcome: Ok(json), .. } => {
+        match engine.handle(Request::Analyze {
+            seq: i as u32,
+            input: input(ex.name),
+        }) {
+            Response::Analyzed {
+                outcome: Ok(json), ..
+            } => {
                 let r: drift_doctor::Report = serde_json::from_str(&json).expect("report JSON");
                 assert!(r.summary.resources > 0, "{}", ex.name);
             }
@@ -80,7 +101,9 @@ fn the_engine_reports_input_errors_with_their_side_and_line() {
     let mut bad = input("real-drift");
     bad.live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a, b\n".into();
     match engine.handle(Request::Analyze { seq: 1, input: bad }) {
-        Response::Analyzed { outcome: Err(e), .. } => {
+        Response::Analyzed {
+            outcome: Err(e), ..
+        } => {
             assert_eq!(e.side, "live");
             assert!(e.line > 0, "{e:?}");
         }
@@ -92,40 +115,78 @@ fn the_engine_reports_input_errors_with_their_side_and_line() {
 fn the_engine_gives_yaml_side_by_side_with_secrets_masked() {
     let mut engine = Engine::default();
     let ex = input("helm-random-secret");
-    let report = match engine.handle(Request::Analyze { seq: 7, input: ex.clone() }) {
-        Response::Analyzed { outcome: Ok(json), .. } => serde_json::from_str::<drift_doctor::Report>(&json).unwrap(),
+    let report = match engine.handle(Request::Analyze {
+        seq: 7,
+        input: ex.clone(),
+    }) {
+        Response::Analyzed {
+            outcome: Ok(json), ..
+        } => serde_json::from_str::<drift_doctor::Report>(&json).unwrap(),
         other => panic!("{other:?}"),
     };
-    let secret = report.resources.iter().find(|r| r.kind == "Secret").expect("a Secret");
-    match engine.handle(Request::Texts { seq: 7, id: secret.id.clone() }) {
-        Response::Texts { lines: Some(lines), .. } => {
-            assert!(lines.iter().any(|l| l.tag != web::protocol::LINE_SAME), "differing lines are marked");
+    let secret = report
+        .resources
+        .iter()
+        .find(|r| r.kind == "Secret")
+        .expect("a Secret");
+    match engine.handle(Request::Texts {
+        seq: 7,
+        id: secret.id.clone(),
+    }) {
+        Response::Texts {
+            lines: Some(lines), ..
+        } => {
+            assert!(
+                lines.iter().any(|l| l.tag != web::protocol::LINE_SAME),
+                "differing lines are marked"
+            );
             // No value of the Secret's data appears as typed in the input.
             let live_doc: serde_yaml::Value = serde_yaml::from_str(
-                ex.live.split("\n---\n").find(|d| d.contains("kind: Secret")).expect("the live Secret"),
+                ex.live
+                    .split("\n---\n")
+                    .find(|d| d.contains("kind: Secret"))
+                    .expect("the live Secret"),
             )
             .unwrap();
             if let Some(data) = live_doc.get("data").and_then(|d| d.as_mapping()) {
-                for v in data.values().filter_map(|v| v.as_str()).filter(|v| v.len() > 6) {
-                    assert!(lines.iter().all(|l| !l.text.contains(v)), "raw secret value {v} shown");
+                for v in data
+                    .values()
+                    .filter_map(|v| v.as_str())
+                    .filter(|v| v.len() > 6)
+                {
+                    assert!(
+                        lines.iter().all(|l| !l.text.contains(v)),
+                        "raw secret value {v} shown"
+                    );
                 }
             }
         }
         other => panic!("{other:?}"),
     }
     // A stale request is refused, not answered with another analysis' text.
-    assert!(matches!(engine.handle(Request::Texts { seq: 6, id: secret.id.clone() }), Response::Texts { lines: None, .. }));
+    assert!(matches!(
+        engine.handle(Request::Texts {
+            seq: 6,
+            id: secret.id.clone()
+        }),
+        Response::Texts { lines: None, .. }
+    ));
 }
 
 async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        let _ = web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 fn text_of(root: &web_sys::Element, selector: &str) -> Option<String> {
-    root.query_selector(selector).ok().flatten().and_then(|e| e.text_content())
+    root.query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| e.text_content())
 }
 
 #[wasm_bindgen_test]
@@ -137,22 +198,37 @@ async fn the_app_mounts_and_renders_the_default_report() {
 
     let mut engine = Engine::default();
     let backend = Backend::Inline(Handler::new(move |req| engine.handle(req)));
-    let handle = yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { backend }).render();
+    let handle =
+        yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { backend }).render();
 
     let mut ready = false;
     for _ in 0..200 {
         sleep(50).await;
-        let state = root.query_selector("#report").ok().flatten().and_then(|r| r.get_attribute("data-state"));
+        let state = root
+            .query_selector("#report")
+            .ok()
+            .flatten()
+            .and_then(|r| r.get_attribute("data-state"));
         if state.as_deref() == Some("ready") {
             ready = true;
             break;
         }
     }
-    assert!(ready, "the report did not render: {:?}", root.text_content());
+    assert!(
+        ready,
+        "the report did not render: {:?}",
+        root.text_content()
+    );
 
     let (out_of_sync, _) = expected();
-    assert_eq!(text_of(&root, ".summary .stat-out .stat-n"), Some(out_of_sync.to_string()));
-    assert_eq!(text_of(&root, ".summary .stat-resources .stat-n").as_deref(), Some("5"));
+    assert_eq!(
+        text_of(&root, ".summary .stat-out .stat-n"),
+        Some(out_of_sync.to_string())
+    );
+    assert_eq!(
+        text_of(&root, ".summary .stat-resources .stat-n").as_deref(),
+        Some("5")
+    );
     let causes = root.query_selector_all(".summary .cause-row").unwrap();
     let ids: Vec<String> = (0..causes.length())
         .filter_map(|i| causes.item(i))
@@ -162,10 +238,19 @@ async fn the_app_mounts_and_renders_the_default_report() {
     assert_eq!(ids, ["mutating-webhook", "autoscaler", "reloader", "drift"]);
     // Out-of-sync cards come first and are open.
     let first = root.query_selector(".card").unwrap().unwrap();
-    assert!(first.get_attribute("class").unwrap_or_default().split(' ').any(|c| c == "out"));
+    assert!(first
+        .get_attribute("class")
+        .unwrap_or_default()
+        .split(' ')
+        .any(|c| c == "out"));
     assert!(root.query_selector(".card .card-body").unwrap().is_some());
     // The example text is in the editors.
-    let git = root.query_selector("#git-input").unwrap().unwrap().dyn_into::<web_sys::HtmlTextAreaElement>().unwrap();
+    let git = root
+        .query_selector("#git-input")
+        .unwrap()
+        .unwrap()
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap();
     assert_eq!(git.value(), example(web::examples::DEFAULT).git);
 
     handle.destroy();

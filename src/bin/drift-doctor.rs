@@ -77,10 +77,20 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         #[command(after_help = EXAMPLES)]
         Analyze {
             /// Desired manifests (multi-document YAML, JSON, List, `argocd app manifests`), or - for stdin
-            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "live")]
+            #[arg(
+                long,
+                value_name = "FILE",
+                required_unless_present = "diff",
+                requires = "live"
+            )]
             git: Option<String>,
             /// Live objects (`kubectl get -o yaml|json`, `argocd app manifests --source live`), or - for stdin
-            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "git")]
+            #[arg(
+                long,
+                value_name = "FILE",
+                required_unless_present = "diff",
+                requires = "git"
+            )]
             live: Option<String>,
             /// Instead of the two sides: what `argocd app diff` or `kubectl diff` printed, or - for stdin
             #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
@@ -111,9 +121,19 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         },
         /// Print the link that opens this analysis in the drift-doctor page (Secret values masked)
         Link {
-            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "live")]
+            #[arg(
+                long,
+                value_name = "FILE",
+                required_unless_present = "diff",
+                requires = "live"
+            )]
             git: Option<String>,
-            #[arg(long, value_name = "FILE", required_unless_present = "diff", requires = "git")]
+            #[arg(
+                long,
+                value_name = "FILE",
+                required_unless_present = "diff",
+                requires = "git"
+            )]
             live: Option<String>,
             #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
             diff: Option<String>,
@@ -143,15 +163,22 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 return Err("only one side can be read from stdin (-)".into());
             }
             *stdin_used = true;
-            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("{} side: cannot read stdin: {e}", side.name()))?;
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("{} side: cannot read stdin: {e}", side.name()))?;
         } else {
-            bytes = std::fs::read(path).map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
+            bytes = std::fs::read(path)
+                .map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
         }
         decode_text(&bytes, side).map_err(|e: InputError| e.to_string())
     }
 
     fn exit_code(report: &Report) -> i32 {
-        if report.resources.iter().any(|r| r.status == Status::OutOfSync) {
+        if report
+            .resources
+            .iter()
+            .any(|r| r.status == Status::OutOfSync)
+        {
             1
         } else {
             0
@@ -161,12 +188,25 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     pub fn run() -> i32 {
         let cli = Cli::parse();
         match cli.command {
-            Command::Analyze { git, live, diff, app, argocd_cm, format, namespace, include_hidden, strategy, ignore_aggregated_roles, color } => {
+            Command::Analyze {
+                git,
+                live,
+                diff,
+                app,
+                argocd_cm,
+                format,
+                namespace,
+                include_hidden,
+                strategy,
+                ignore_aggregated_roles,
+                color,
+            } => {
                 let mut stdin_used = false;
                 let mut ignore_rules = Vec::new();
                 for path in app.iter().chain(argocd_cm.iter()) {
-                    let rules = read_input(path, Side::Git, &mut stdin_used)
-                        .and_then(|t| drift_doctor::ignore::parse_rules(&t).map_err(|e| format!("{path}: {e}")));
+                    let rules = read_input(path, Side::Git, &mut stdin_used).and_then(|t| {
+                        drift_doctor::ignore::parse_rules(&t).map_err(|e| format!("{path}: {e}"))
+                    });
                     match rules {
                         Ok(r) => ignore_rules.extend(r),
                         Err(e) => {
@@ -176,9 +216,14 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     }
                 }
                 let inputs = match (&diff, &git, &live) {
-                    (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| (t, None)),
-                    (None, Some(g), Some(l)) => read_input(g, Side::Git, &mut stdin_used)
-                        .and_then(|g| read_input(l, Side::Live, &mut stdin_used).map(|l| (g, Some(l)))),
+                    (Some(d), _, _) => {
+                        read_input(d, Side::Diff, &mut stdin_used).map(|t| (t, None))
+                    }
+                    (None, Some(g), Some(l)) => {
+                        read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
+                            read_input(l, Side::Live, &mut stdin_used).map(|l| (g, Some(l)))
+                        })
+                    }
                     _ => Err("give --git and --live, or --diff".to_string()),
                 };
                 let (first_text, live_text) = match inputs {
@@ -214,13 +259,18 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     }
                 };
                 let text = match format {
-                    Format::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+                    Format::Json => {
+                        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+                    }
                     Format::Markdown => render::markdown::render(&report, None),
                     Format::Text => {
                         let color = match color {
                             Color::Always => true,
                             Color::Never => false,
-                            Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                            Color::Auto => {
+                                std::io::stdout().is_terminal()
+                                    && std::env::var_os("NO_COLOR").is_none()
+                            }
                         };
                         render::text::render(&report, color, include_hidden)
                     }
@@ -228,21 +278,32 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 let _ = std::io::stdout().write_all(text.as_bytes());
                 exit_code(&report)
             }
-            Command::Link { git, live, diff, namespace, base } => {
+            Command::Link {
+                git,
+                live,
+                diff,
+                namespace,
+                base,
+            } => {
                 let mut stdin_used = false;
-                let mut state = drift_doctor::share::ShareState { namespace: namespace.unwrap_or_default(), ..Default::default() };
+                let mut state = drift_doctor::share::ShareState {
+                    namespace: namespace.unwrap_or_default(),
+                    ..Default::default()
+                };
                 let read = match (&diff, &git, &live) {
                     (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| {
                         state.mode = "diff".into();
                         state.diff = t;
                     }),
-                    (None, Some(g), Some(l)) => read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
-                        read_input(l, Side::Live, &mut stdin_used).map(|l| {
-                            state.mode = "sides".into();
-                            state.git = g;
-                            state.live = l;
+                    (None, Some(g), Some(l)) => {
+                        read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
+                            read_input(l, Side::Live, &mut stdin_used).map(|l| {
+                                state.mode = "sides".into();
+                                state.git = g;
+                                state.live = l;
+                            })
                         })
-                    }),
+                    }
                     _ => Err("give --git and --live, or --diff".to_string()),
                 };
                 if let Err(e) = read {
@@ -251,7 +312,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 }
                 let (url, masked) = drift_doctor::share::share_url(&base, &state);
                 if masked > 0 {
-                    eprintln!("drift-doctor: {masked} Secret value(s) replaced by masks in the link");
+                    eprintln!(
+                        "drift-doctor: {masked} Secret value(s) replaced by masks in the link"
+                    );
                 }
                 let fragment_len = url.split_once('#').map_or(0, |(_, f)| f.len());
                 if fragment_len > drift_doctor::share::MAX_LINK_FRAGMENT {
@@ -265,7 +328,8 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             }
             Command::Rules { markdown } => match rules::catalog() {
                 Ok(c) if markdown => {
-                    let _ = std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());
+                    let _ =
+                        std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());
                     0
                 }
                 Ok(c) => {

@@ -23,10 +23,18 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         s.resources,
         s.synced,
         s.out_of_sync,
-        if s.skipped > 0 { format!(" · **Skipped:** {}", s.skipped) } else { String::new() }
+        if s.skipped > 0 {
+            format!(" · **Skipped:** {}", s.skipped)
+        } else {
+            String::new()
+        }
     );
     if !s.causes.is_empty() {
-        let causes: Vec<String> = s.causes.iter().map(|(c, n)| format!("`{}` {n}", c.id())).collect();
+        let causes: Vec<String> = s
+            .causes
+            .iter()
+            .map(|(c, n)| format!("`{}` {n}", c.id()))
+            .collect();
         let _ = writeln!(out, "**Causes:** {}\n", causes.join(", "));
     }
     if let Some(link) = link {
@@ -35,9 +43,16 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     for step in &report.emergency {
         let _ = writeln!(out, "> **First:** {step}\n");
     }
-    let out_of_sync: Vec<&ResourceReport> = report.resources.iter().filter(|r| r.status == Status::OutOfSync).collect();
+    let out_of_sync: Vec<&ResourceReport> = report
+        .resources
+        .iter()
+        .filter(|r| r.status == Status::OutOfSync)
+        .collect();
     if out_of_sync.is_empty() {
-        let _ = writeln!(out, "Everything is Synced: Argo CD would show no difference.");
+        let _ = writeln!(
+            out,
+            "Everything is Synced: Argo CD would show no difference."
+        );
     }
     for r in out_of_sync {
         let presence = match r.presence {
@@ -49,7 +64,11 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         let _ = writeln!(out, "| Field | Git | Live | Cause | Rule | Confidence |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
         for d in r.differences.iter().filter(|d| d.visible) {
-            let field = if d.pointer.is_empty() { "(whole object)".to_string() } else { format!("`{}`", d.pointer) };
+            let field = if d.pointer.is_empty() {
+                "(whole object)".to_string()
+            } else {
+                format!("`{}`", d.pointer)
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | `{}` | {} | {} |",
@@ -68,7 +87,11 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         out.push('\n');
         for f in &r.fixes {
             let _ = writeln!(out, "**Fix ({}):** {}\n", kind_name(f.kind), f.title);
-            let lang = if matches!(f.kind, FixKind::Ignore) || f.snippet.contains(":\n") { "yaml" } else { "text" };
+            let lang = if matches!(f.kind, FixKind::Ignore) || f.snippet.contains(":\n") {
+                "yaml"
+            } else {
+                "text"
+            };
             let _ = writeln!(out, "```{lang}\n{}\n```\n", f.snippet.trim_end());
         }
     }

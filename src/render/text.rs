@@ -56,14 +56,22 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
         s.out_of_sync
     );
     if s.skipped > 0 {
-        let _ = write!(out, ", {} skipped (controller-created or not tracked by this app)", s.skipped);
+        let _ = write!(
+            out,
+            ", {} skipped (controller-created or not tracked by this app)",
+            s.skipped
+        );
     }
     out.push('\n');
     if let Some(app) = &s.application {
         let _ = writeln!(out, "application: {app}");
     }
     if !s.causes.is_empty() {
-        let causes: Vec<String> = s.causes.iter().map(|(c, n)| format!("{} {n}", st.cause(*c))).collect();
+        let causes: Vec<String> = s
+            .causes
+            .iter()
+            .map(|(c, n)| format!("{} {n}", st.cause(*c)))
+            .collect();
         let _ = writeln!(out, "causes: {}", causes.join(", "));
     }
     for step in &report.emergency {
@@ -72,7 +80,11 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
     ordered.sort_by_key(|r| r.status == Status::Synced);
     for r in ordered {
-        let shown: Vec<&Difference> = r.differences.iter().filter(|d| d.visible || include_hidden).collect();
+        let shown: Vec<&Difference> = r
+            .differences
+            .iter()
+            .filter(|d| d.visible || include_hidden)
+            .collect();
         if r.status == Status::Synced && shown.is_empty() {
             continue;
         }
@@ -81,18 +93,47 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             Presence::GitOnly => "  (in Git only: missing live)",
             Presence::LiveOnly => "  (live only: not in Git)",
         };
-        let _ = writeln!(out, "\n{} {}{}", st.status(r.status), st.bold(&r.id), presence);
+        let _ = writeln!(
+            out,
+            "\n{} {}{}",
+            st.status(r.status),
+            st.bold(&r.id),
+            presence
+        );
         for d in shown {
-            let pointer = if d.pointer.is_empty() { "(whole object)" } else { &d.pointer };
+            let pointer = if d.pointer.is_empty() {
+                "(whole object)"
+            } else {
+                &d.pointer
+            };
             let head = format!("  {} {}", pointer, d.change.id());
-            let _ = writeln!(out, "{}", if d.visible { head } else { st.dim(&format!("{head} (hidden)")) });
+            let _ = writeln!(
+                out,
+                "{}",
+                if d.visible {
+                    head
+                } else {
+                    st.dim(&format!("{head} (hidden)"))
+                }
+            );
             if !d.pointer.is_empty() {
                 let _ = writeln!(out, "    git:  {}", inline_value(&d.git, 100));
                 let _ = writeln!(out, "    live: {}", inline_value(&d.live, 100));
             }
-            let _ = writeln!(out, "    {} {} {}: {}", st.cause(d.cause), st.dim(&d.rule), d.confidence.id(), d.evidence);
+            let _ = writeln!(
+                out,
+                "    {} {} {}: {}",
+                st.cause(d.cause),
+                st.dim(&d.rule),
+                d.confidence.id(),
+                d.evidence
+            );
             if let Some(why) = &d.hidden_reason {
-                let _ = writeln!(out, "    {}", st.dim(&format!("not counted by Argo CD: {why}")));
+                let _ = writeln!(
+                    out,
+                    "    {}",
+                    st.dim(&format!("not counted by Argo CD: {why}"))
+                );
             }
         }
         for f in &r.fixes {
@@ -109,7 +150,10 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
         }
     }
     if report.resources.iter().all(|r| r.status == Status::Synced) {
-        let _ = writeln!(out, "\nEverything is Synced: Argo CD would show no difference.");
+        let _ = writeln!(
+            out,
+            "\nEverything is Synced: Argo CD would show no difference."
+        );
     }
     out
 }

@@ -8,7 +8,12 @@ use std::fmt::Write;
 pub fn explain(rule: &Rule) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", rule.code, rule.title);
-    let _ = writeln!(out, "cause: {}   confidence: {}", rule.cause.id(), rule.confidence.id());
+    let _ = writeln!(
+        out,
+        "cause: {}   confidence: {}",
+        rule.cause.id(),
+        rule.confidence.id()
+    );
     if let Some(why) = &rule.retired {
         let _ = writeln!(out, "retired: {why}");
     }
@@ -34,11 +39,29 @@ fn sections(rule: &Rule) -> [(&'static str, &str); 6] {
 pub fn catalogue_markdown(catalog: &Catalog) -> String {
     let mut out = String::from("# drift-doctor rule catalogue\n\nGenerated from `src/rules/catalog.yaml`; `drift-doctor explain CODE` prints the same text.\nRules are tried in this order; the first that matches decides the cause.\n\n| Code | Cause | Title |\n| --- | --- | --- |\n");
     for r in &catalog.rules {
-        let title = if r.retired.is_some() { format!("{} (retired)", r.title) } else { r.title.clone() };
-        let _ = writeln!(out, "| [{}](#{}) | `{}` | {} |", r.code, r.code.to_lowercase(), r.cause.id(), title);
+        let title = if r.retired.is_some() {
+            format!("{} (retired)", r.title)
+        } else {
+            r.title.clone()
+        };
+        let _ = writeln!(
+            out,
+            "| [{}](#{}) | `{}` | {} |",
+            r.code,
+            r.code.to_lowercase(),
+            r.cause.id(),
+            title
+        );
     }
     for r in &catalog.rules {
-        let _ = writeln!(out, "\n## {}\n\n**{}** · cause `{}` · confidence {}\n", r.code, r.title, r.cause.id(), r.confidence.id());
+        let _ = writeln!(
+            out,
+            "\n## {}\n\n**{}** · cause `{}` · confidence {}\n",
+            r.code,
+            r.title,
+            r.cause.id(),
+            r.confidence.id()
+        );
         if let Some(why) = &r.retired {
             let _ = writeln!(out, "Retired: {why}\n");
         }

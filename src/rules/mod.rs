@@ -158,19 +158,29 @@ static CATALOG_CELL: OnceLock<Result<Catalog, String>> = OnceLock::new();
 /// The embedded catalogue. Its validity is checked by tests, so a failure
 /// here is a build defect, reported rather than panicking.
 pub fn catalog() -> Result<&'static Catalog, &'static str> {
-    CATALOG_CELL.get_or_init(|| Catalog::parse(CATALOG)).as_ref().map_err(String::as_str)
+    CATALOG_CELL
+        .get_or_init(|| Catalog::parse(CATALOG))
+        .as_ref()
+        .map_err(String::as_str)
 }
 
-fn compile(pattern: &Option<String>, code: &str, what: &str) -> Result<Option<regex_lite::Regex>, String> {
+fn compile(
+    pattern: &Option<String>,
+    code: &str,
+    what: &str,
+) -> Result<Option<regex_lite::Regex>, String> {
     pattern
         .as_ref()
-        .map(|p| regex_lite::Regex::new(p).map_err(|e| format!("rule {code}: bad {what} pattern: {e}")))
+        .map(|p| {
+            regex_lite::Regex::new(p).map_err(|e| format!("rule {code}: bad {what} pattern: {e}"))
+        })
         .transpose()
 }
 
 impl Catalog {
     pub fn parse(text: &str) -> Result<Catalog, String> {
-        let mut rules: Vec<Rule> = serde_yaml::from_str(text).map_err(|e| format!("rule catalogue: {e}"))?;
+        let mut rules: Vec<Rule> =
+            serde_yaml::from_str(text).map_err(|e| format!("rule catalogue: {e}"))?;
         let mut by_kind: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut wildcard = Vec::new();
         let mut drift_fallback = None;
@@ -181,7 +191,11 @@ impl Catalog {
                 live: compile(&m.live, &rule.code, "live")?,
                 name: compile(&m.name, &rule.code, "name")?,
                 manager: compile(&m.manager, &rule.code, "manager")?,
-                paths: m.paths.iter().map(|p| crate::path::split_pattern(p)).collect(),
+                paths: m
+                    .paths
+                    .iter()
+                    .map(|p| crate::path::split_pattern(p))
+                    .collect(),
             };
             for p in m.when.iter().chain(&m.unless) {
                 if !predicates::exists(p) {
@@ -204,8 +218,14 @@ impl Catalog {
                 }
             }
         }
-        let drift_fallback = drift_fallback.ok_or("rule catalogue: the DR000 fallback rule is missing")?;
-        Ok(Catalog { rules, by_kind, wildcard, drift_fallback })
+        let drift_fallback =
+            drift_fallback.ok_or("rule catalogue: the DR000 fallback rule is missing")?;
+        Ok(Catalog {
+            rules,
+            by_kind,
+            wildcard,
+            drift_fallback,
+        })
     }
 
     pub fn get(&self, code: &str) -> Option<&Rule> {
@@ -225,7 +245,10 @@ impl Catalog {
                 return Verdict { rule, vars };
             }
         }
-        Verdict { rule: &self.rules[self.drift_fallback], vars: Vec::new() }
+        Verdict {
+            rule: &self.rules[self.drift_fallback],
+            vars: Vec::new(),
+        }
     }
 }
 
@@ -287,7 +310,9 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 fn path_matches(pattern: &[String], tokens: &[String]) -> bool {
     match pattern.split_first() {
         None => tokens.is_empty(),
-        Some((first, rest)) if first == "**" => (0..=tokens.len()).any(|i| path_matches(rest, &tokens[i..])),
+        Some((first, rest)) if first == "**" => {
+            (0..=tokens.len()).any(|i| path_matches(rest, &tokens[i..]))
+        }
         Some((first, rest)) => match tokens.split_first() {
             Some((t, trest)) => (first == "*" || glob(first, t)) && path_matches(rest, trest),
             None => false,
@@ -304,7 +329,11 @@ impl Rule {
         if !m.changes.is_empty() && !m.changes.contains(&f.change) {
             return None;
         }
-        let presence_ok = if m.presence.is_empty() { f.presence == Presence::Both } else { m.presence.contains(&f.presence) };
+        let presence_ok = if m.presence.is_empty() {
+            f.presence == Presence::Both
+        } else {
+            m.presence.contains(&f.presence)
+        };
         if !presence_ok {
             return None;
         }

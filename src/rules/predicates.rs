@@ -109,8 +109,16 @@ fn objects<'a>(f: &'a Finding<'_>) -> impl Iterator<Item = &'a Value> {
 }
 
 fn annotations(obj: &Value) -> impl Iterator<Item = (&String, &Value)> {
-    let top = obj.pointer("/metadata/annotations").and_then(Value::as_object).into_iter().flatten();
-    let tpl = obj.pointer("/spec/template/metadata/annotations").and_then(Value::as_object).into_iter().flatten();
+    let top = obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten();
+    let tpl = obj
+        .pointer("/spec/template/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten();
     top.chain(tpl)
 }
 
@@ -122,7 +130,10 @@ fn autoscaler_targets(f: &Finding<'_>) -> Option<Vars> {
 
 /// A VPA in the input changes this workload's resources (updateMode not Off).
 fn vpa_targets(f: &Finding<'_>) -> Option<Vars> {
-    let s = f.input.scalers_of(f.key).find(|s| s.is_vpa && s.changes_resources)?;
+    let s = f
+        .input
+        .scalers_of(f.key)
+        .find(|s| s.is_vpa && s.changes_resources)?;
     Some(vec![var("scaler", s.describe.clone())])
 }
 
@@ -144,11 +155,17 @@ fn reloader_annotated(f: &Finding<'_>) -> Option<Vars> {
 
 /// cert-manager's CA injector fills this object's caBundle.
 fn ca_injection_annotated(f: &Finding<'_>) -> Option<Vars> {
-    const KEYS: [&str; 3] =
-        ["cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret", "cert-manager.io/inject-apiserver-ca"];
+    const KEYS: [&str; 3] = [
+        "cert-manager.io/inject-ca-from",
+        "cert-manager.io/inject-ca-from-secret",
+        "cert-manager.io/inject-apiserver-ca",
+    ];
     objects(f).find_map(|o| {
         let a = o.pointer("/metadata/annotations")?.as_object()?;
-        KEYS.iter().find_map(|k| a.get(*k).map(|v| vec![var("annotation", format!("{k}: {}", value_text(v)))]))
+        KEYS.iter().find_map(|k| {
+            a.get(*k)
+                .map(|v| vec![var("annotation", format!("{k}: {}", value_text(v)))])
+        })
     })
 }
 
@@ -161,7 +178,9 @@ fn looks_random(s: &str) -> bool {
     if s.len() < 8 || s.len() > 4096 {
         return false;
     }
-    let ok_chars = s.bytes().all(|b| b.is_ascii_alphanumeric() || b"+/-_".contains(&b));
+    let ok_chars = s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"+/-_".contains(&b));
     if !ok_chars {
         return false;
     }
@@ -180,7 +199,8 @@ fn looks_random(s: &str) -> bool {
 /// `randAlphaNum`, generated passwords, tokens).
 fn values_look_random(f: &Finding<'_>) -> Option<Vars> {
     let (g, l) = both_strings(f)?;
-    (g != l && g.len() == l.len() && looks_random(g) && looks_random(l)).then(|| vec![var("length", g.len().to_string())])
+    (g != l && g.len() == l.len() && looks_random(g) && looks_random(l))
+        .then(|| vec![var("length", g.len().to_string())])
 }
 
 fn has_timestamp(s: &str) -> bool {
@@ -191,7 +211,10 @@ fn has_timestamp(s: &str) -> bool {
             && w[5..7].iter().all(u8::is_ascii_digit)
             && w[7] == b'-'
             && w[8..10].iter().all(u8::is_ascii_digit)
-    }) || (s.len() >= 9 && s.len() <= 13 && s.bytes().all(|c| c.is_ascii_digit()) && s.starts_with('1'))
+    }) || (s.len() >= 9
+        && s.len() <= 13
+        && s.bytes().all(|c| c.is_ascii_digit())
+        && s.starts_with('1'))
 }
 
 /// The first date (`YYYY-MM-DD...`) or epoch-seconds run in a string, as a
@@ -207,10 +230,15 @@ fn timestamp_key(s: &str) -> Option<String> {
     });
     if let Some(i) = date {
         // Date, then the time digits that follow, ignoring separators.
-        let tail: String = s[i..].chars().take(25).filter(char::is_ascii_digit).collect();
+        let tail: String = s[i..]
+            .chars()
+            .take(25)
+            .filter(char::is_ascii_digit)
+            .collect();
         return Some(format!("d{tail:0<17}"));
     }
-    (s.len() >= 9 && s.len() <= 13 && s.bytes().all(|c| c.is_ascii_digit())).then(|| format!("e{s:0>13}"))
+    (s.len() >= 9 && s.len() <= 13 && s.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| format!("e{s:0>13}"))
 }
 
 /// Both sides hold (or embed) timestamps (`now`, `date`, epoch seconds) and
@@ -244,8 +272,11 @@ fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
         if let Some(chart) = labels.get("helm.sh/chart").and_then(Value::as_str) {
             return Some(vec![var("chart", chart)]);
         }
-        (labels.get("app.kubernetes.io/managed-by").and_then(Value::as_str) == Some("Helm"))
-            .then(|| vec![var("chart", "a Helm chart")])
+        (labels
+            .get("app.kubernetes.io/managed-by")
+            .and_then(Value::as_str)
+            == Some("Helm"))
+        .then(|| vec![var("chart", "a Helm chart")])
     })
 }
 
@@ -263,16 +294,31 @@ fn helm_rendered_certificate(f: &Finding<'_>) -> Option<Vars> {
 
 /// The CRD that defines this kind is in the same Git input.
 fn crd_in_git(f: &Finding<'_>) -> Option<Vars> {
-    let wave = f.input.crds_in_git.get(&(f.key.group.clone(), f.key.kind.clone()))?;
-    Some(vec![var("crd", format!("{}.{}", f.key.kind.to_lowercase(), f.key.group)), var("crd_wave", wave.clone().unwrap_or_else(|| "0".into()))])
+    let wave = f
+        .input
+        .crds_in_git
+        .get(&(f.key.group.clone(), f.key.kind.clone()))?;
+    Some(vec![
+        var(
+            "crd",
+            format!("{}.{}", f.key.kind.to_lowercase(), f.key.group),
+        ),
+        var("crd_wave", wave.clone().unwrap_or_else(|| "0".into())),
+    ])
 }
 
 /// No live object of this kind's CRD is in the input (and the kind is not built in).
 fn crd_missing_live(f: &Finding<'_>) -> Option<Vars> {
-    if crate::k8s::root(&f.key.group, &f.key.kind).is_some() || f.key.group.is_empty() || !f.key.group.contains('.') {
+    if crate::k8s::root(&f.key.group, &f.key.kind).is_some()
+        || f.key.group.is_empty()
+        || !f.key.group.contains('.')
+    {
         return None;
     }
-    (!f.input.crds_live.contains(&(f.key.group.clone(), f.key.kind.clone()))).then(Vec::new)
+    (!f.input
+        .crds_live
+        .contains(&(f.key.group.clone(), f.key.kind.clone())))
+    .then(Vec::new)
 }
 
 fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
@@ -282,7 +328,12 @@ fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
 /// The object carries an Argo CD sync wave or hook annotation (or a Helm hook).
 fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
     let obj = f.git_obj.or(f.live_obj)?;
-    for key in ["argocd.argoproj.io/hook", "helm.sh/hook", "argocd.argoproj.io/sync-wave", "helm.sh/hook-weight"] {
+    for key in [
+        "argocd.argoproj.io/hook",
+        "helm.sh/hook",
+        "argocd.argoproj.io/sync-wave",
+        "helm.sh/hook-weight",
+    ] {
         if let Some(v) = annotation(obj, key) {
             return Some(vec![var("annotation", format!("{key}: {v}"))]);
         }
@@ -295,12 +346,15 @@ fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
 /// (a Job that an earlier version of the chart ran as a hook stays behind).
 fn hook_without_delete_policy(f: &Finding<'_>) -> Option<Vars> {
     let check = |obj: &Value| -> Option<Vars> {
-        let hook = annotation(obj, "argocd.argoproj.io/hook").or_else(|| annotation(obj, "helm.sh/hook"))?;
-        let policy =
-            annotation(obj, "argocd.argoproj.io/hook-delete-policy").or_else(|| annotation(obj, "helm.sh/hook-delete-policy"));
+        let hook = annotation(obj, "argocd.argoproj.io/hook")
+            .or_else(|| annotation(obj, "helm.sh/hook"))?;
+        let policy = annotation(obj, "argocd.argoproj.io/hook-delete-policy")
+            .or_else(|| annotation(obj, "helm.sh/hook-delete-policy"));
         policy.is_none().then(|| vec![var("hook", hook)])
     };
-    f.git_obj.and_then(check).or_else(|| f.live_obj.and_then(check))
+    f.git_obj
+        .and_then(check)
+        .or_else(|| f.live_obj.and_then(check))
 }
 
 /// The resource's namespace is created by the same app and is not live yet.
@@ -311,14 +365,16 @@ fn namespace_created_by_app(f: &Finding<'_>) -> Option<Vars> {
 
 /// The role aggregates other roles, so the controller fills its rules.
 fn aggregation_rule(f: &Finding<'_>) -> Option<Vars> {
-    objects(f).find(|o| o.get("aggregationRule").is_some()).map(|o| {
-        let labels = o
-            .pointer("/aggregationRule/clusterRoleSelectors/0/matchLabels")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
-            .unwrap_or_default();
-        vec![var("selector", labels)]
-    })
+    objects(f)
+        .find(|o| o.get("aggregationRule").is_some())
+        .map(|o| {
+            let labels = o
+                .pointer("/aggregationRule/clusterRoleSelectors/0/matchLabels")
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            vec![var("selector", labels)]
+        })
 }
 
 /// The live value is the API server's default for this field.
@@ -331,8 +387,12 @@ fn live_equals_server_default(f: &Finding<'_>) -> Option<Vars> {
 
 fn hash_base(name: &str) -> Option<&str> {
     let (base, suffix) = name.rsplit_once('-')?;
-    (suffix.len() == 10 && suffix.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) && suffix.bytes().any(|b| b.is_ascii_digit()))
-        .then_some(base)
+    (suffix.len() == 10
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && suffix.bytes().any(|b| b.is_ascii_digit()))
+    .then_some(base)
 }
 
 /// The name ends in a Kustomize generator hash (`name-<10 chars>`).
@@ -357,7 +417,9 @@ fn git_value_empty(f: &Finding<'_>) -> Option<Vars> {
 /// The live-only object asks Argo CD not to count it (`IgnoreExtraneous`).
 fn ignore_extraneous(f: &Finding<'_>) -> Option<Vars> {
     let obj = f.live_obj?;
-    annotation(obj, "argocd.argoproj.io/compare-options")?.contains("IgnoreExtraneous").then(Vec::new)
+    annotation(obj, "argocd.argoproj.io/compare-options")?
+        .contains("IgnoreExtraneous")
+        .then(Vec::new)
 }
 
 // ---------------------------------------------------------------------------
@@ -425,7 +487,11 @@ const LINKERD: Injector = Injector {
     ],
     weak_keys: &[],
     containers: &["linkerd-proxy", "linkerd-init", "linkerd-network-validator"],
-    volumes: &["linkerd-identity-end-entity", "linkerd-proxy-init-xtables-lock", "linkerd-identity-token"],
+    volumes: &[
+        "linkerd-identity-end-entity",
+        "linkerd-proxy-init-xtables-lock",
+        "linkerd-identity-token",
+    ],
     env: &[],
     weak_env: &[],
     strong: &["linkerd.io/proxy-version", "\"linkerd-proxy\""],
@@ -444,13 +510,46 @@ const VAULT_AGENT: Injector = Injector {
 
 const DATADOG: Injector = Injector {
     name: "the Datadog admission controller",
-    keys: &["admission.datadoghq.com/injected*", "apm.datadoghq.com/injected*"],
+    keys: &[
+        "admission.datadoghq.com/injected*",
+        "apm.datadoghq.com/injected*",
+    ],
     weak_keys: &[],
-    containers: &["datadog-lib-*-init", "datadog-init-apm-inject", "datadog-apm-inject-preload"],
-    volumes: &["datadog", "datadog-auto-instrumentation", "datadog-auto-instrumentation-etc", "datadog-dogstatsd", "datadog-trace-agent"],
-    env: &["DD_AGENT_HOST", "DD_ENTITY_ID", "DD_DOGSTATSD_URL", "DD_TRACE_AGENT_URL", "DD_EXTERNAL_ENV", "DD_INSTRUMENTATION_*"],
-    weak_env: &["DD_ENV", "DD_SERVICE", "DD_VERSION", "DD_TRACE_*", "DD_LOGS_INJECTION", "DD_RUNTIME_METRICS_ENABLED"],
-    strong: &["admission.datadoghq.com/", "\"DD_AGENT_HOST\"", "\"DD_ENTITY_ID\"", "\"DD_TRACE_AGENT_URL\"", "\"DD_DOGSTATSD_URL\""],
+    containers: &[
+        "datadog-lib-*-init",
+        "datadog-init-apm-inject",
+        "datadog-apm-inject-preload",
+    ],
+    volumes: &[
+        "datadog",
+        "datadog-auto-instrumentation",
+        "datadog-auto-instrumentation-etc",
+        "datadog-dogstatsd",
+        "datadog-trace-agent",
+    ],
+    env: &[
+        "DD_AGENT_HOST",
+        "DD_ENTITY_ID",
+        "DD_DOGSTATSD_URL",
+        "DD_TRACE_AGENT_URL",
+        "DD_EXTERNAL_ENV",
+        "DD_INSTRUMENTATION_*",
+    ],
+    weak_env: &[
+        "DD_ENV",
+        "DD_SERVICE",
+        "DD_VERSION",
+        "DD_TRACE_*",
+        "DD_LOGS_INJECTION",
+        "DD_RUNTIME_METRICS_ENABLED",
+    ],
+    strong: &[
+        "admission.datadoghq.com/",
+        "\"DD_AGENT_HOST\"",
+        "\"DD_ENTITY_ID\"",
+        "\"DD_TRACE_AGENT_URL\"",
+        "\"DD_DOGSTATSD_URL\"",
+    ],
 };
 
 const AWS_IDENTITY: Injector = Injector {
@@ -459,9 +558,23 @@ const AWS_IDENTITY: Injector = Injector {
     weak_keys: &[],
     containers: &[],
     volumes: &["aws-iam-token", "eks-pod-identity-token"],
-    env: &["AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"],
-    weak_env: &["AWS_STS_REGIONAL_ENDPOINTS", "AWS_DEFAULT_REGION", "AWS_REGION"],
-    strong: &["\"AWS_WEB_IDENTITY_TOKEN_FILE\"", "\"AWS_CONTAINER_CREDENTIALS_FULL_URI\"", "\"aws-iam-token\"", "\"eks-pod-identity-token\""],
+    env: &[
+        "AWS_ROLE_ARN",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+    ],
+    weak_env: &[
+        "AWS_STS_REGIONAL_ENDPOINTS",
+        "AWS_DEFAULT_REGION",
+        "AWS_REGION",
+    ],
+    strong: &[
+        "\"AWS_WEB_IDENTITY_TOKEN_FILE\"",
+        "\"AWS_CONTAINER_CREDENTIALS_FULL_URI\"",
+        "\"aws-iam-token\"",
+        "\"eks-pod-identity-token\"",
+    ],
 };
 
 const AZURE_IDENTITY: Injector = Injector {
@@ -476,7 +589,13 @@ const AZURE_IDENTITY: Injector = Injector {
 };
 
 fn name_in(name: &str, set: &[&str]) -> bool {
-    set.iter().any(|p| if p.contains('*') { super::glob(p, name) } else { *p == name })
+    set.iter().any(|p| {
+        if p.contains('*') {
+            super::glob(p, name)
+        } else {
+            *p == name
+        }
+    })
 }
 
 fn seg_key(s: &crate::path::Seg) -> Option<&str> {
@@ -500,19 +619,32 @@ fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?;
     let n = f.path.len();
     let last = f.path.last()?;
-    let parent = if n >= 2 { seg_key(&f.path[n - 2]) } else { None };
+    let parent = if n >= 2 {
+        seg_key(&f.path[n - 2])
+    } else {
+        None
+    };
     let strong_present = || {
         let text = live_text(f);
         inj.strong.iter().any(|s| text.contains(s))
     };
-    let env_ok = |name: &str| name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong_present());
-    let key_ok = |key: &str| name_in(key, inj.keys) || (name_in(key, inj.weak_keys) && strong_present());
+    let env_ok =
+        |name: &str| name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong_present());
+    let key_ok =
+        |key: &str| name_in(key, inj.keys) || (name_in(key, inj.weak_keys) && strong_present());
     let found = |what: String| Some(vec![var("injector", inj.name), var("artefact", what)]);
     match (parent, last) {
         // One annotation or label key.
         (Some("annotations" | "labels"), crate::path::Seg::Key(k)) => {
             if key_ok(k) {
-                return found(format!("{} `{k}`", if parent == Some("labels") { "label" } else { "annotation" }));
+                return found(format!(
+                    "{} `{k}`",
+                    if parent == Some("labels") {
+                        "label"
+                    } else {
+                        "annotation"
+                    }
+                ));
             }
             None
         }
@@ -525,16 +657,31 @@ fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
                 "env" => env_ok(name),
                 _ => false,
             };
-            hit.then(|| vec![var("injector", inj.name), var("artefact", format!("{} `{name}`", singular(list)))])
+            hit.then(|| {
+                vec![
+                    var("injector", inj.name),
+                    var("artefact", format!("{} `{name}`", singular(list))),
+                ]
+            })
         }
         // A whole map or list Git does not have.
         (_, crate::path::Seg::Key(k)) if f.git.is_none() => match (k.as_str(), live) {
             ("annotations" | "labels", Value::Object(m)) if !m.is_empty() => {
-                (m.keys().all(|key| key_ok(key)) && m.keys().any(|key| name_in(key, inj.keys))).then(|| {
-                    vec![var("injector", inj.name), var("artefact", format!("{k} {}", m.keys().cloned().collect::<Vec<_>>().join(", ")))]
-                })
+                (m.keys().all(|key| key_ok(key)) && m.keys().any(|key| name_in(key, inj.keys)))
+                    .then(|| {
+                        vec![
+                            var("injector", inj.name),
+                            var(
+                                "artefact",
+                                format!("{k} {}", m.keys().cloned().collect::<Vec<_>>().join(", ")),
+                            ),
+                        ]
+                    })
             }
-            (list @ ("containers" | "initContainers" | "volumes" | "volumeMounts" | "env"), Value::Array(items)) if !items.is_empty() => {
+            (
+                list @ ("containers" | "initContainers" | "volumes" | "volumeMounts" | "env"),
+                Value::Array(items),
+            ) if !items.is_empty() => {
                 let all = items.iter().all(|it| {
                     item_name(it).is_some_and(|name| match list {
                         "containers" | "initContainers" => name_in(name, inj.containers),
@@ -543,7 +690,12 @@ fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
                     })
                 });
                 let names: Vec<&str> = items.iter().filter_map(item_name).collect();
-                all.then(|| vec![var("injector", inj.name), var("artefact", format!("{list} {}", names.join(", ")))])
+                all.then(|| {
+                    vec![
+                        var("injector", inj.name),
+                        var("artefact", format!("{list} {}", names.join(", "))),
+                    ]
+                })
             }
             _ => None,
         },
@@ -567,20 +719,37 @@ fn istio_webhook(f: &Finding<'_>) -> Option<Vars> {
     for obj in objects(f) {
         let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
         if let Some(l) = labels {
-            for key in ["istio.io/rev", "istio", "app", "operator.istio.io/component", "istio.io/owned-by"] {
+            for key in [
+                "istio.io/rev",
+                "istio",
+                "app",
+                "operator.istio.io/component",
+                "istio.io/owned-by",
+            ] {
                 if let Some(v) = l.get(key).and_then(Value::as_str) {
-                    let istio = key.contains("istio") || v.starts_with("istio") || v == "sidecar-injector";
+                    let istio =
+                        key.contains("istio") || v.starts_with("istio") || v == "sidecar-injector";
                     if istio {
                         return Some(vec![var("evidence", format!("label {key}: {v}"))]);
                     }
                 }
             }
         }
-        let services = obj.get("webhooks").and_then(Value::as_array).into_iter().flatten();
+        let services = obj
+            .get("webhooks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
         for w in services {
-            if let Some(svc) = w.pointer("/clientConfig/service/name").and_then(Value::as_str) {
+            if let Some(svc) = w
+                .pointer("/clientConfig/service/name")
+                .and_then(Value::as_str)
+            {
                 if svc.starts_with("istiod") {
-                    return Some(vec![var("evidence", format!("its webhooks call the `{svc}` service"))]);
+                    return Some(vec![var(
+                        "evidence",
+                        format!("its webhooks call the `{svc}` service"),
+                    )]);
                 }
             }
         }
@@ -591,12 +760,17 @@ fn istio_webhook(f: &Finding<'_>) -> Option<Vars> {
 const AKS_KEYS: [&str; 2] = ["control-plane", "kubernetes.azure.com/managedby"];
 
 fn aks_expression(v: &Value) -> bool {
-    v.get("key").and_then(Value::as_str).is_some_and(|k| AKS_KEYS.contains(&k))
+    v.get("key")
+        .and_then(Value::as_str)
+        .is_some_and(|k| AKS_KEYS.contains(&k))
 }
 
 /// AKS's Admissions Enforcer added its namespace exclusions to a webhook.
 fn aks_admissions_enforcer(f: &Finding<'_>) -> Option<Vars> {
-    let in_selector = f.path.iter().any(|s| seg_key(s) == Some("namespaceSelector"));
+    let in_selector = f
+        .path
+        .iter()
+        .any(|s| seg_key(s) == Some("namespaceSelector"));
     if !in_selector || f.git.is_some() {
         return None;
     }
@@ -606,7 +780,9 @@ fn aks_admissions_enforcer(f: &Finding<'_>) -> Option<Vars> {
         Value::Object(m) if m.contains_key("key") => aks_expression(live),
         Value::Object(m) => {
             m.keys().all(|k| k == "matchExpressions")
-                && m.get("matchExpressions").and_then(Value::as_array).is_some_and(|a| !a.is_empty() && a.iter().all(aks_expression))
+                && m.get("matchExpressions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty() && a.iter().all(aks_expression))
         }
         _ => false,
     };
@@ -648,7 +824,13 @@ fn git_holds_vault_reference(f: &Finding<'_>) -> Option<Vars> {
     let t = decoded.trim();
     let is_ref = t.starts_with("vault:") || t.starts_with(">>vault:") || t.contains("${vault:");
     is_ref.then(|| {
-        let path = t.trim_start_matches(">>").trim_start_matches("${").split(['#', '}']).next().unwrap_or("").to_string();
+        let path = t
+            .trim_start_matches(">>")
+            .trim_start_matches("${")
+            .split(['#', '}'])
+            .next()
+            .unwrap_or("")
+            .to_string();
         vec![var("reference", path)]
     })
 }
@@ -660,13 +842,20 @@ fn same_quantity(f: &Finding<'_>) -> Option<Vars> {
     if crate::compare::json_eq(g, l) {
         return None;
     }
-    if let (Some(a), Some(b)) = (crate::k8s::canonical_quantity(g), crate::k8s::canonical_quantity(l)) {
+    if let (Some(a), Some(b)) = (
+        crate::k8s::canonical_quantity(g),
+        crate::k8s::canonical_quantity(l),
+    ) {
         if a == b {
             return Some(vec![var("canonical", a)]);
         }
     }
-    let (Some(gs), Some(ls)) = (g.as_str(), l.as_str()) else { return None };
-    let looks_like_duration = |s: &str| s.ends_with(['h', 'm', 's']) && s.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    let (Some(gs), Some(ls)) = (g.as_str(), l.as_str()) else {
+        return None;
+    };
+    let looks_like_duration = |s: &str| {
+        s.ends_with(['h', 'm', 's']) && s.bytes().next().is_some_and(|b| b.is_ascii_digit())
+    };
     if !looks_like_duration(gs) || !looks_like_duration(ls) {
         return None;
     }
@@ -683,15 +872,24 @@ fn list_reordered(f: &Finding<'_>) -> Option<Vars> {
     for n in (1..=f.path.len()).rev() {
         let prefix = &f.path[..n];
         let ptr = crate::path::pointer(prefix);
-        let (Some(Value::Array(g)), Some(Value::Array(l))) = (git_obj.pointer(&ptr), live_obj.pointer(&ptr)) else {
+        let (Some(Value::Array(g)), Some(Value::Array(l))) =
+            (git_obj.pointer(&ptr), live_obj.pointer(&ptr))
+        else {
             continue;
         };
-        if g.len() != l.len() || g.len() < 2 || crate::compare::json_eq(&Value::Array(g.clone()), &Value::Array(l.clone())) {
+        if g.len() != l.len()
+            || g.len() < 2
+            || crate::compare::json_eq(&Value::Array(g.clone()), &Value::Array(l.clone()))
+        {
             return None;
         }
         let mut used = vec![false; l.len()];
         for item in g {
-            match l.iter().enumerate().position(|(i, x)| !used[i] && crate::compare::json_eq(item, x)) {
+            match l
+                .iter()
+                .enumerate()
+                .position(|(i, x)| !used[i] && crate::compare::json_eq(item, x))
+            {
                 Some(i) => used[i] = true,
                 None => return None,
             }
@@ -742,14 +940,24 @@ fn controller_metadata(f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?;
     let n = f.path.len();
     let last = seg_key(f.path.last()?)?;
-    let parent = if n >= 2 { seg_key(&f.path[n - 2]) } else { None };
+    let parent = if n >= 2 {
+        seg_key(&f.path[n - 2])
+    } else {
+        None
+    };
     if parent == Some("annotations") && name_in(last, CONTROLLER_KEYS) {
         return Some(vec![var("keys", last)]);
     }
     if last == "annotations" && f.git.is_none() {
         let m = live.as_object()?;
-        if !m.is_empty() && m.keys().all(|k| name_in(k, CONTROLLER_KEYS) || name_in(k, OTHER_CONTROLLER_KEYS)) {
-            return Some(vec![var("keys", m.keys().cloned().collect::<Vec<_>>().join(", "))]);
+        if !m.is_empty()
+            && m.keys()
+                .all(|k| name_in(k, CONTROLLER_KEYS) || name_in(k, OTHER_CONTROLLER_KEYS))
+        {
+            return Some(vec![var(
+                "keys",
+                m.keys().cloned().collect::<Vec<_>>().join(", "),
+            )]);
         }
     }
     None
@@ -759,10 +967,16 @@ fn controller_metadata(f: &Finding<'_>) -> Option<Vars> {
 /// `policies.kyverno.io/last-applied-patches` annotation itself, or a path
 /// that annotation lists (or lies under).
 fn kyverno_managed(f: &Finding<'_>) -> Option<Vars> {
-    const KEYS: [&str; 2] = ["policies.kyverno.io/last-applied-patches", "policies.kyverno.io/patches"];
+    const KEYS: [&str; 2] = [
+        "policies.kyverno.io/last-applied-patches",
+        "policies.kyverno.io/patches",
+    ];
     let last = f.path.last().and_then(seg_key);
     if last.is_some_and(|k| KEYS.contains(&k)) {
-        return Some(vec![var("patch", format!("the annotation {}", last.unwrap_or_default()))]);
+        return Some(vec![var(
+            "patch",
+            format!("the annotation {}", last.unwrap_or_default()),
+        )]);
     }
     let obj = f.live_obj?;
     let (_, value) = annotations(obj).find(|(k, _)| KEYS.contains(&k.as_str()))?;
@@ -788,8 +1002,13 @@ fn too_large_for_client_side_apply(f: &Finding<'_>) -> Option<Vars> {
 /// controller fills with `token`, `ca.crt` and `namespace`.
 fn service_account_token_secret(f: &Finding<'_>) -> Option<Vars> {
     let sa = objects(f).find_map(|o| {
-        (o.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token"))
-            .then(|| annotation(o, "kubernetes.io/service-account.name").unwrap_or("its service account").to_string())
+        (o.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token")).then(
+            || {
+                annotation(o, "kubernetes.io/service-account.name")
+                    .unwrap_or("its service account")
+                    .to_string()
+            },
+        )
     })?;
     Some(vec![var("sa", sa)])
 }
@@ -801,11 +1020,21 @@ fn immutable_object(f: &Finding<'_>) -> Option<Vars> {
 
 /// One side holds Argo CD's mask for Secret values (a run of `+`).
 fn secret_value_masked(f: &Finding<'_>) -> Option<Vars> {
-    let masked = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|s| s.len() >= 3 && s.bytes().all(|b| b == b'+'));
+    let masked = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|s| s.len() >= 3 && s.bytes().all(|b| b == b'+'))
+    };
     (masked(f.git) || masked(f.live)).then(Vec::new)
 }
 
-const INJECTORS: [&Injector; 6] = [&ISTIO, &LINKERD, &VAULT_AGENT, &DATADOG, &AWS_IDENTITY, &AZURE_IDENTITY];
+const INJECTORS: [&Injector; 6] = [
+    &ISTIO,
+    &LINKERD,
+    &VAULT_AGENT,
+    &DATADOG,
+    &AWS_IDENTITY,
+    &AZURE_IDENTITY,
+];
 
 /// A whole map or list Git lacks whose every key or item was added by the
 /// known injectors (one or several on the same pod template).
@@ -823,14 +1052,19 @@ fn injected_collection(f: &Finding<'_>) -> Option<Vars> {
                 "containers" | "initContainers" => name_in(name, inj.containers),
                 "volumes" | "volumeMounts" => name_in(name, inj.volumes),
                 "env" => name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong(inj)),
-                "annotations" | "labels" => name_in(name, inj.keys) || (name_in(name, inj.weak_keys) && strong(inj)),
+                "annotations" | "labels" => {
+                    name_in(name, inj.keys) || (name_in(name, inj.weak_keys) && strong(inj))
+                }
                 _ => false,
             };
             hit.then_some(inj.name)
         })
     };
     let names: Vec<String> = match live {
-        Value::Array(items) => items.iter().map(|it| item_name(it).map(str::to_string)).collect::<Option<Vec<_>>>()?,
+        Value::Array(items) => items
+            .iter()
+            .map(|it| item_name(it).map(str::to_string))
+            .collect::<Option<Vec<_>>>()?,
         Value::Object(m) if matches!(list, "annotations" | "labels") => m.keys().cloned().collect(),
         _ => return None,
     };
@@ -844,7 +1078,10 @@ fn injected_collection(f: &Finding<'_>) -> Option<Vars> {
             owners.push(o);
         }
     }
-    Some(vec![var("injectors", owners.join(" and ")), var("artefact", format!("{list} {}", names.join(", ")))])
+    Some(vec![
+        var("injectors", owners.join(" and ")),
+        var("artefact", format!("{list} {}", names.join(", "))),
+    ])
 }
 
 /// OpenShift's image trigger controller resolves this container's image: the
@@ -852,18 +1089,25 @@ fn injected_collection(f: &Finding<'_>) -> Option<Vars> {
 /// with an ImageChange trigger) and the live image is a resolved reference.
 fn openshift_image_trigger(f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?.as_str()?;
-    let resolved = live.contains("@sha256:") || live.starts_with("image-registry.openshift-image-registry.svc");
+    let resolved = live.contains("@sha256:")
+        || live.starts_with("image-registry.openshift-image-registry.svc");
     if !resolved {
         return None;
     }
     objects(f).find_map(|o| {
         if annotation(o, "image.openshift.io/triggers").is_some() {
-            return Some(vec![var("trigger", "an `image.openshift.io/triggers` annotation".to_string())]);
+            return Some(vec![var(
+                "trigger",
+                "an `image.openshift.io/triggers` annotation".to_string(),
+            )]);
         }
         let dc_trigger = o
             .pointer("/spec/triggers")
             .and_then(Value::as_array)
-            .is_some_and(|ts| ts.iter().any(|t| t.get("type").and_then(Value::as_str) == Some("ImageChange")));
+            .is_some_and(|ts| {
+                ts.iter()
+                    .any(|t| t.get("type").and_then(Value::as_str) == Some("ImageChange"))
+            });
         dc_trigger.then(|| vec![var("trigger", "an ImageChange trigger".to_string())])
     })
 }
@@ -877,8 +1121,20 @@ mod tests {
     use crate::path::{parse_pointer, Seg};
     use serde_json::json;
 
-    fn check(name: &str, kind: (&str, &str), pointer: &str, git: Option<Value>, live: Option<Value>, live_obj: Value) -> Option<Vars> {
-        let key = ResourceKey { group: kind.0.into(), kind: kind.1.into(), namespace: "shop".into(), name: "web".into() };
+    fn check(
+        name: &str,
+        kind: (&str, &str),
+        pointer: &str,
+        git: Option<Value>,
+        live: Option<Value>,
+        live_obj: Value,
+    ) -> Option<Vars> {
+        let key = ResourceKey {
+            group: kind.0.into(),
+            kind: kind.1.into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
         let path: Vec<Seg> = parse_pointer(pointer);
         let change = match (&git, &live) {
             (None, Some(_)) => Change::Added,
@@ -905,18 +1161,59 @@ mod tests {
     #[test]
     fn render_times_are_newer_in_git() {
         let obj = json!({});
-        let later = check("values_look_like_time", ("", "ConfigMap"), "/data/at", Some(json!("2026-11-29T10:00:00Z")), Some(json!("2026-11-28T10:00:00Z")), obj.clone());
+        let later = check(
+            "values_look_like_time",
+            ("", "ConfigMap"),
+            "/data/at",
+            Some(json!("2026-11-29T10:00:00Z")),
+            Some(json!("2026-11-28T10:00:00Z")),
+            obj.clone(),
+        );
         assert!(later.is_some());
-        let earlier = check("values_look_like_time", ("", "ConfigMap"), "/data/at", Some(json!("2026-11-27T10:00:00Z")), Some(json!("2026-11-28T10:00:00Z")), obj);
-        assert!(earlier.is_none(), "a date moved forward live is not a render time");
+        let earlier = check(
+            "values_look_like_time",
+            ("", "ConfigMap"),
+            "/data/at",
+            Some(json!("2026-11-27T10:00:00Z")),
+            Some(json!("2026-11-28T10:00:00Z")),
+            obj,
+        );
+        assert!(
+            earlier.is_none(),
+            "a date moved forward live is not a render time"
+        );
     }
 
     #[test]
     fn quantities_and_durations_compare_by_value() {
         let obj = json!({});
-        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/cpu", Some(json!("1000m")), Some(json!("1")), obj.clone()).is_some());
-        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/ttl", Some(json!("8760h")), Some(json!("8760h0m0s")), obj.clone()).is_some());
-        assert!(check("same_quantity", ("x.io", "Thing"), "/spec/cpu", Some(json!("1")), Some(json!("2")), obj).is_none());
+        assert!(check(
+            "same_quantity",
+            ("x.io", "Thing"),
+            "/spec/cpu",
+            Some(json!("1000m")),
+            Some(json!("1")),
+            obj.clone()
+        )
+        .is_some());
+        assert!(check(
+            "same_quantity",
+            ("x.io", "Thing"),
+            "/spec/ttl",
+            Some(json!("8760h")),
+            Some(json!("8760h0m0s")),
+            obj.clone()
+        )
+        .is_some());
+        assert!(check(
+            "same_quantity",
+            ("x.io", "Thing"),
+            "/spec/cpu",
+            Some(json!("1")),
+            Some(json!("2")),
+            obj
+        )
+        .is_none());
     }
 
     #[test]
@@ -924,13 +1221,47 @@ mod tests {
         let obj = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "AWS_REGION", "value": "eu-west-1"}]}]}}}});
         let region = Some(json!({"name": "AWS_REGION", "value": "eu-west-1"}));
         let p = "/spec/template/spec/containers/0/env/0";
-        assert!(check("aws_identity_injected", ("apps", "Deployment"), p, None, region.clone(), obj).is_none(), "a region alone is not IRSA");
+        assert!(
+            check(
+                "aws_identity_injected",
+                ("apps", "Deployment"),
+                p,
+                None,
+                region.clone(),
+                obj
+            )
+            .is_none(),
+            "a region alone is not IRSA"
+        );
         let with_role = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [
             {"name": "AWS_REGION", "value": "eu-west-1"}, {"name": "AWS_WEB_IDENTITY_TOKEN_FILE", "value": "/var/run/token"}]}]}}}});
-        assert!(check("aws_identity_injected", ("apps", "Deployment"), p, None, region, with_role).is_some());
+        assert!(check(
+            "aws_identity_injected",
+            ("apps", "Deployment"),
+            p,
+            None,
+            region,
+            with_role
+        )
+        .is_some());
         let sidecar = Some(json!({"name": "istio-proxy", "image": "istio/proxyv2:1.22.1"}));
-        assert!(check("istio_injected", ("apps", "Deployment"), "/spec/template/spec/containers/1", None, sidecar, json!({})).is_some());
-        let changed = check("istio_injected", ("apps", "Deployment"), "/spec/template/spec/containers/1", Some(json!({"name": "istio-proxy"})), Some(json!({"name": "istio-proxy", "image": "x"})), json!({}));
+        assert!(check(
+            "istio_injected",
+            ("apps", "Deployment"),
+            "/spec/template/spec/containers/1",
+            None,
+            sidecar,
+            json!({})
+        )
+        .is_some());
+        let changed = check(
+            "istio_injected",
+            ("apps", "Deployment"),
+            "/spec/template/spec/containers/1",
+            Some(json!({"name": "istio-proxy"})),
+            Some(json!({"name": "istio-proxy", "image": "x"})),
+            json!({}),
+        );
         assert!(changed.is_none(), "only items Git lacks count as injected");
     }
 
@@ -938,15 +1269,53 @@ mod tests {
     fn aks_expressions_only() {
         let obj = json!({});
         let aks = Some(json!({"key": "control-plane", "operator": "DoesNotExist"}));
-        assert!(check("aks_admissions_enforcer", ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), "/webhooks/0/namespaceSelector/matchExpressions/1", None, aks, obj.clone()).is_some());
+        assert!(check(
+            "aks_admissions_enforcer",
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration"
+            ),
+            "/webhooks/0/namespaceSelector/matchExpressions/1",
+            None,
+            aks,
+            obj.clone()
+        )
+        .is_some());
         let other = Some(json!({"key": "team", "operator": "Exists"}));
-        assert!(check("aks_admissions_enforcer", ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), "/webhooks/0/namespaceSelector/matchExpressions/1", None, other, obj).is_none());
+        assert!(check(
+            "aks_admissions_enforcer",
+            (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration"
+            ),
+            "/webhooks/0/namespaceSelector/matchExpressions/1",
+            None,
+            other,
+            obj
+        )
+        .is_none());
     }
 
     #[test]
     fn masked_secret_values() {
         let obj = json!({});
-        assert!(check("secret_value_masked", ("", "Secret"), "/data/a", Some(json!("aGk=")), Some(json!("++++++++")), obj.clone()).is_some());
-        assert!(check("secret_value_masked", ("", "Secret"), "/data/a", Some(json!("aGk=")), Some(json!("aGV5")), obj).is_none());
+        assert!(check(
+            "secret_value_masked",
+            ("", "Secret"),
+            "/data/a",
+            Some(json!("aGk=")),
+            Some(json!("++++++++")),
+            obj.clone()
+        )
+        .is_some());
+        assert!(check(
+            "secret_value_masked",
+            ("", "Secret"),
+            "/data/a",
+            Some(json!("aGk=")),
+            Some(json!("aGV5")),
+            obj
+        )
+        .is_none());
     }
 }

@@ -43,7 +43,9 @@ enum View {
 }
 
 fn view_from_hash() -> View {
-    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
     if hash == "#rules" {
         View::Rules(None)
     } else if let Some(code) = hash.strip_prefix("#rule-") {
@@ -104,7 +106,10 @@ impl Refs {
 
     fn big_infos(&self) -> [Option<BigInfo>; 2] {
         let big = self.big.borrow();
-        [big[0].as_deref().map(BigInfo::of), big[1].as_deref().map(BigInfo::of)]
+        [
+            big[0].as_deref().map(BigInfo::of),
+            big[1].as_deref().map(BigInfo::of),
+        ]
     }
 
     fn input(&self) -> Input {
@@ -119,7 +124,9 @@ impl Refs {
     }
 
     fn load_example(&self, name: &str) -> bool {
-        let Some(ex) = examples::find(name) else { return false };
+        let Some(ex) = examples::find(name) else {
+            return false;
+        };
         *self.big.borrow_mut() = [None, None];
         set_textarea_value(&self.git, ex.git);
         set_textarea_value(&self.live, ex.live);
@@ -288,17 +295,21 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |file: web_sys::File| {
             let replace_side = replace_side.clone();
             let dispatch = dispatch.clone();
-            let reader = gloo::file::callbacks::read_as_bytes(&gloo::file::Blob::from(file), move |res| match res {
-                Ok(bytes) => match decode_text(&bytes, side) {
-                    Ok(text) => replace_side(side, text),
-                    Err(e) => dispatch.dispatch(Action::LocalError(ErrorInfo::from(&e))),
-                },
-                Err(e) => {
-                    let mut info = ErrorInfo::general(format!("could not read the file: {e}"));
-                    info.side = side.name().to_string();
-                    dispatch.dispatch(Action::LocalError(info));
-                }
-            });
+            let reader =
+                gloo::file::callbacks::read_as_bytes(&gloo::file::Blob::from(file), move |res| {
+                    match res {
+                        Ok(bytes) => match decode_text(&bytes, side) {
+                            Ok(text) => replace_side(side, text),
+                            Err(e) => dispatch.dispatch(Action::LocalError(ErrorInfo::from(&e))),
+                        },
+                        Err(e) => {
+                            let mut info =
+                                ErrorInfo::general(format!("could not read the file: {e}"));
+                            info.side = side.name().to_string();
+                            dispatch.dispatch(Action::LocalError(info));
+                        }
+                    }
+                });
             // Replacing (not clearing) keeps a reader alive until its callback has run.
             readers.borrow_mut()[if side == Side::Git { 0 } else { 1 }] = Some(reader);
         })
@@ -383,7 +394,10 @@ pub fn App(props: &AppProps) -> Html {
     };
 
     let error_for = |side: &str| state.error.clone().filter(|e| e.side == side);
-    let general_error = state.error.clone().filter(|e| e.side != "git" && e.side != "live");
+    let general_error = state
+        .error
+        .clone()
+        .filter(|e| e.side != "git" && e.side != "live");
     let in_rules = matches!(*view, View::Rules(_));
     let status = if state.busy() {
         "busy"
@@ -507,7 +521,12 @@ fn timing(shown: &Shown) -> String {
     }
 }
 
-fn resource_list(state: &AppState, shown: &Shown, on_page: Callback<usize>, on_diff: Callback<String>) -> Html {
+fn resource_list(
+    state: &AppState,
+    shown: &Shown,
+    on_page: Callback<usize>,
+    on_diff: Callback<String>,
+) -> Html {
     let listed = state.listed();
     let pages = listed.len().div_ceil(PAGE_SIZE).max(1);
     let page = state.page.min(pages - 1);
@@ -535,7 +554,10 @@ fn resource_list(state: &AppState, shown: &Shown, on_page: Callback<usize>, on_d
             </nav>
         }
     };
-    let filter_note = state.filter.map(|c| format!(" with {} differences", c.label())).unwrap_or_default();
+    let filter_note = state
+        .filter
+        .map(|c| format!(" with {} differences", c.label()))
+        .unwrap_or_default();
     html! {
         <section class="resources" aria-labelledby="resources-h">
             <h3 id="resources-h" tabindex="-1">{ "Resources" }</h3>

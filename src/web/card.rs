@@ -5,7 +5,9 @@ use super::diffview::DiffView;
 use super::protocol::RuleDoc;
 use super::state::{DiffState, Shared};
 use super::summary::CauseBadge;
-use super::util::{copy_to_clipboard, inline_code, plural, select_contents, split_ignore_snippet, value_text};
+use super::util::{
+    copy_to_clipboard, inline_code, plural, select_contents, split_ignore_snippet, value_text,
+};
 use drift_doctor::{Cause, Difference, Fix, FixKind, Presence, ResourceReport, Status};
 use yew::prelude::*;
 
@@ -40,7 +42,11 @@ fn fix_kind_text(k: FixKind) -> &'static str {
 }
 
 fn rule_title(rules: &Option<Shared<Vec<RuleDoc>>>, code: &str) -> Option<String> {
-    rules.as_ref()?.iter().find(|r| r.code == code).map(|r| r.title.clone())
+    rules
+        .as_ref()?
+        .iter()
+        .find(|r| r.code == code)
+        .map(|r| r.title.clone())
 }
 
 #[component]
@@ -72,7 +78,11 @@ pub fn ResourceCard(props: &CardProps) -> Html {
             show_yaml.set(!*show_yaml);
         })
     };
-    let location = if r.namespace.is_empty() { r.name.clone() } else { format!("{}/{}", r.namespace, r.name) };
+    let location = if r.namespace.is_empty() {
+        r.name.clone()
+    } else {
+        format!("{}/{}", r.namespace, r.name)
+    };
     html! {
         <article class={classes!("card", if out { "out" } else { "synced" })} data-id={r.id.clone()}>
             <h3 class="card-h">
@@ -162,7 +172,11 @@ pub struct FixProps {
 #[component]
 pub fn FixView(props: &FixProps) -> Html {
     let f = &props.fix;
-    let tabs = if f.kind == FixKind::Ignore { split_ignore_snippet(&f.snippet) } else { None };
+    let tabs = if f.kind == FixKind::Ignore {
+        split_ignore_snippet(&f.snippet)
+    } else {
+        None
+    };
     html! {
         <div class={classes!("fix", format!("fix-{}", fix_kind_text(f.kind).to_lowercase().replace(' ', "-")))}>
             <div class="fix-head">
@@ -189,7 +203,10 @@ pub struct TabsProps {
 #[component]
 pub fn SnippetTabs(props: &TabsProps) -> Html {
     let active = use_state(|| 0usize);
-    let tabs = [("Application", props.app.clone()), ("argocd-cm", props.cm.clone())];
+    let tabs = [
+        ("Application", props.app.clone()),
+        ("argocd-cm", props.cm.clone()),
+    ];
     let select = |i: usize| {
         let active = active.clone();
         Callback::from(move |_: MouseEvent| active.set(i))

@@ -91,15 +91,22 @@ impl Client {
             }
             Err(handler) => Backend::Inline(handler),
         };
-        *shared.borrow_mut() =
-            Some(Inner { backend, busy: false, waiting: None, sent_at: HashMap::new(), deliver });
+        *shared.borrow_mut() = Some(Inner {
+            backend,
+            busy: false,
+            waiting: None,
+            sent_at: HashMap::new(),
+            deliver,
+        });
         Client(shared)
     }
 
     /// Ask for an analysis; it starts now or after the one in flight.
     pub fn analyze(&self, seq: u32, input: Input) {
         {
-            let Ok(mut guard) = self.0.try_borrow_mut() else { return };
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
             let Some(inner) = guard.as_mut() else { return };
             inner.sent_at.insert(seq, now());
             if inner.busy {
@@ -122,7 +129,9 @@ impl Client {
     }
 
     fn post(&self, request: Request) {
-        let Ok(guard) = self.0.try_borrow() else { return };
+        let Ok(guard) = self.0.try_borrow() else {
+            return;
+        };
         let Some(inner) = guard.as_ref() else { return };
         match &inner.backend {
             Backend::Worker(bridge) => bridge.send(request),
@@ -142,8 +151,12 @@ impl Client {
     }
 
     fn finished(&self, response: &Response) -> Option<f64> {
-        let Response::Analyzed { seq, .. } = response else { return None };
-        let Ok(mut guard) = self.0.try_borrow_mut() else { return None };
+        let Response::Analyzed { seq, .. } = response else {
+            return None;
+        };
+        let Ok(mut guard) = self.0.try_borrow_mut() else {
+            return None;
+        };
         let inner = guard.as_mut()?;
         inner.busy = false;
         inner.sent_at.remove(seq).map(|t| now() - t)
@@ -151,7 +164,9 @@ impl Client {
 
     fn send_waiting(&self) {
         let next = {
-            let Ok(mut guard) = self.0.try_borrow_mut() else { return };
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
             let Some(inner) = guard.as_mut() else { return };
             if inner.busy {
                 return;

@@ -94,8 +94,12 @@ pub struct DiffViewProps {
 pub fn DiffView(props: &DiffViewProps) -> Html {
     let unfold = use_state(|| false);
     let lines = match &props.state {
-        DiffState::Loading => return html! { <p class="muted sbs-status" role="status">{ "Loading the YAML…" }</p> },
-        DiffState::Unavailable(note) => return html! { <p class="muted sbs-status" role="status">{ note.clone() }</p> },
+        DiffState::Loading => {
+            return html! { <p class="muted sbs-status" role="status">{ "Loading the YAML…" }</p> }
+        }
+        DiffState::Unavailable(note) => {
+            return html! { <p class="muted sbs-status" role="status">{ note.clone() }</p> }
+        }
         DiffState::Ready(lines) => lines.clone(),
     };
     let changed = lines.iter().filter(|l| l.tag != LINE_SAME).count();

@@ -4,7 +4,9 @@
 use super::protocol::ErrorInfo;
 use super::util::textarea_value;
 use wasm_bindgen::JsCast;
-use web_sys::{ClipboardEvent, DragEvent, HtmlInputElement, HtmlTextAreaElement, InputEvent, KeyboardEvent};
+use web_sys::{
+    ClipboardEvent, DragEvent, HtmlInputElement, HtmlTextAreaElement, InputEvent, KeyboardEvent,
+};
 use yew::prelude::*;
 
 /// How an edit should be analysed.
@@ -29,7 +31,10 @@ pub struct BigInfo {
 
 impl BigInfo {
     pub fn of(text: &str) -> BigInfo {
-        BigInfo { bytes: text.len(), lines: text.lines().count() }
+        BigInfo {
+            bytes: text.len(),
+            lines: text.lines().count(),
+        }
     }
 }
 
@@ -85,7 +90,9 @@ pub fn Editor(props: &EditorProps) -> Html {
         let on_edit = props.on_edit.clone();
         Callback::from(move |e: InputEvent| {
             let kind = e.input_type();
-            let now = kind == "insertFromPaste" || kind == "insertFromDrop" || kind == "insertReplacementText";
+            let now = kind == "insertFromPaste"
+                || kind == "insertFromDrop"
+                || kind == "insertReplacementText";
             on_edit.emit(if now { Edit::Now } else { Edit::Typed });
         })
     };
@@ -102,8 +109,12 @@ pub fn Editor(props: &EditorProps) -> Html {
     let onpaste_textarea = {
         let on_replace = props.on_replace.clone();
         Callback::from(move |e: Event| {
-            let Ok(e) = e.dyn_into::<ClipboardEvent>() else { return };
-            let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) else { return };
+            let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
+                return;
+            };
+            let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) else {
+                return;
+            };
             if text.len() > LARGE_INPUT {
                 e.prevent_default();
                 on_replace.emit(text);
@@ -113,7 +124,9 @@ pub fn Editor(props: &EditorProps) -> Html {
     let onpaste_panel = {
         let on_replace = props.on_replace.clone();
         Callback::from(move |e: Event| {
-            let Ok(e) = e.dyn_into::<ClipboardEvent>() else { return };
+            let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
+                return;
+            };
             if let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) {
                 e.prevent_default();
                 on_replace.emit(text);
@@ -138,7 +151,10 @@ pub fn Editor(props: &EditorProps) -> Html {
         let on_file = props.on_file.clone();
         Callback::from(move |e: DragEvent| {
             dragging.set(false);
-            let file = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0));
+            let file = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0));
             if let Some(file) = file {
                 // A file replaces the text; dropped text falls through to the textarea.
                 e.prevent_default();
@@ -149,7 +165,12 @@ pub fn Editor(props: &EditorProps) -> Html {
     let onchange = {
         let on_file = props.on_file.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            else {
+                return;
+            };
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
                 on_file.emit(file);
             }
@@ -157,21 +178,27 @@ pub fn Editor(props: &EditorProps) -> Html {
             input.set_value("");
         })
     };
-    let goto_line = props.error.as_ref().filter(|e| e.line > 0 && props.big.is_none()).map(|e| {
-        let node = props.node.clone();
-        let line = e.line;
-        Callback::from(move |_: MouseEvent| {
-            let Some(t) = node.cast::<HtmlTextAreaElement>() else { return };
-            let text = textarea_value(&node);
-            let (a, b) = line_range(&text, line);
-            let _ = t.focus();
-            let _ = t.set_selection_range(a, b);
-            let lines = text.split('\n').count().max(1) as f64;
-            let per_line = t.scroll_height() as f64 / lines;
-            let top = (per_line * (line as f64 - 3.0)).max(0.0);
-            t.set_scroll_top(top as i32);
-        })
-    });
+    let goto_line = props
+        .error
+        .as_ref()
+        .filter(|e| e.line > 0 && props.big.is_none())
+        .map(|e| {
+            let node = props.node.clone();
+            let line = e.line;
+            Callback::from(move |_: MouseEvent| {
+                let Some(t) = node.cast::<HtmlTextAreaElement>() else {
+                    return;
+                };
+                let text = textarea_value(&node);
+                let (a, b) = line_range(&text, line);
+                let _ = t.focus();
+                let _ = t.set_selection_range(a, b);
+                let lines = text.split('\n').count().max(1) as f64;
+                let per_line = t.scroll_height() as f64 / lines;
+                let top = (per_line * (line as f64 - 3.0)).max(0.0);
+                t.set_scroll_top(top as i32);
+            })
+        });
 
     let show_big = {
         let cb = props.on_show_big.clone();
@@ -182,7 +209,11 @@ pub fn Editor(props: &EditorProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let invalid = props.error.is_some();
-    let describedby = if invalid { format!("{help_id} {err_id}") } else { help_id.clone() };
+    let describedby = if invalid {
+        format!("{help_id} {err_id}")
+    } else {
+        help_id.clone()
+    };
     html! {
         <div class={classes!("editor", (*dragging).then_some("dragging"), invalid.then_some("invalid"))}>
             <div class="editor-head">

@@ -1,7 +1,9 @@
 //! The analysis itself, as the worker runs it: the core's `analyze`, and the
 //! per-resource YAML texts on demand (cached for the last analysis).
 
-use super::protocol::{ErrorInfo, Input, Line, Request, Response, RuleDoc, LINE_GIT, LINE_LIVE, LINE_SAME};
+use super::protocol::{
+    ErrorInfo, Input, Line, Request, Response, RuleDoc, LINE_GIT, LINE_LIVE, LINE_SAME,
+};
 use drift_doctor::view::{self, LineTag, ResourceTexts};
 use drift_doctor::{CompareOptions, Options, Strategy};
 use std::collections::BTreeMap;
@@ -35,18 +37,29 @@ impl Engine {
         match request {
             Request::Analyze { seq, input } => {
                 let start = now();
-                let outcome = match drift_doctor::analyze(&input.git, &input.live, &options(&input)) {
-                    Ok(report) => serde_json::to_string(&report)
-                        .map_err(|e| ErrorInfo::general(format!("could not encode the report: {e}"))),
+                let outcome = match drift_doctor::analyze(&input.git, &input.live, &options(&input))
+                {
+                    Ok(report) => serde_json::to_string(&report).map_err(|e| {
+                        ErrorInfo::general(format!("could not encode the report: {e}"))
+                    }),
                     Err(e) => Err(ErrorInfo::from(&e)),
                 };
                 self.texts = None;
                 self.last = Some((seq, input));
-                Response::Analyzed { seq, outcome, millis: now() - start }
+                Response::Analyzed {
+                    seq,
+                    outcome,
+                    millis: now() - start,
+                }
             }
             Request::Texts { seq, id } => {
                 let (lines, note) = self.lines(seq, &id);
-                Response::Texts { seq, id, lines, note }
+                Response::Texts {
+                    seq,
+                    id,
+                    lines,
+                    note,
+                }
             }
             Request::Rules => Response::Rules(rule_docs()),
         }
@@ -68,7 +81,10 @@ impl Engine {
         let Some(t) = self.texts.as_ref().and_then(|(_, m)| m.get(id)) else {
             return (None, "No YAML for this resource.".into());
         };
-        (Some(diff_lines(t.git.as_deref(), t.live.as_deref())), String::new())
+        (
+            Some(diff_lines(t.git.as_deref(), t.live.as_deref())),
+            String::new(),
+        )
     }
 }
 
@@ -111,7 +127,10 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
                 cause: r.cause,
                 confidence: r.confidence,
                 retired: r.retired.clone(),
-                sections: sections.iter().map(|(h, t)| (h.to_string(), t.trim().to_string())).collect(),
+                sections: sections
+                    .iter()
+                    .map(|(h, t)| (h.to_string(), t.trim().to_string()))
+                    .collect(),
             }
         })
         .collect())

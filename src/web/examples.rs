@@ -12,8 +12,16 @@ macro_rules! example {
         Example {
             name: $name,
             title: $title,
-            git: include_str!(concat!("../../tests/fixtures/scenarios/", $name, "/git.yaml")),
-            live: include_str!(concat!("../../tests/fixtures/scenarios/", $name, "/live.yaml")),
+            git: include_str!(concat!(
+                "../../tests/fixtures/scenarios/",
+                $name,
+                "/git.yaml"
+            )),
+            live: include_str!(concat!(
+                "../../tests/fixtures/scenarios/",
+                $name,
+                "/live.yaml"
+            )),
         }
     };
 }
@@ -21,15 +29,36 @@ macro_rules! example {
 pub const DEFAULT: &str = "mixed-app";
 
 pub static EXAMPLES: &[Example] = &[
-    example!("mixed-app", "Mixed app: HPA, webhook caBundle, restart, real drift"),
-    example!("autoscaler-hpa-replicas", "Autoscaler: an HPA owns spec.replicas"),
-    example!("webhook-cabundle-cainjector", "Mutating webhook: cainjector fills caBundle"),
+    example!(
+        "mixed-app",
+        "Mixed app: HPA, webhook caBundle, restart, real drift"
+    ),
+    example!(
+        "autoscaler-hpa-replicas",
+        "Autoscaler: an HPA owns spec.replicas"
+    ),
+    example!(
+        "webhook-cabundle-cainjector",
+        "Mutating webhook: cainjector fills caBundle"
+    ),
     example!("restart-annotation", "Reloader: a rollout restart stamp"),
-    example!("helm-random-secret", "Non-deterministic render: random Helm Secret"),
-    example!("aggregated-clusterrole", "Controller rewrite: aggregated ClusterRole"),
-    example!("crd-and-cr-same-sync", "Sync ordering: CRD and CR in one sync"),
+    example!(
+        "helm-random-secret",
+        "Non-deterministic render: random Helm Secret"
+    ),
+    example!(
+        "aggregated-clusterrole",
+        "Controller rewrite: aggregated ClusterRole"
+    ),
+    example!(
+        "crd-and-cr-same-sync",
+        "Sync ordering: CRD and CR in one sync"
+    ),
     example!("real-drift", "Real drift: hand edits in the cluster"),
-    example!("all-synced-server-noise", "Server defaults only: all Synced"),
+    example!(
+        "all-synced-server-noise",
+        "Server defaults only: all Synced"
+    ),
 ];
 
 pub fn find(name: &str) -> Option<&'static Example> {

@@ -57,7 +57,9 @@ pub fn start_page() {
             None => return,
         },
     };
-    let props = app::AppProps { backend: app::Backend::Worker(worker_url(&document).into()) };
+    let props = app::AppProps {
+        backend: app::Backend::Worker(worker_url(&document).into()),
+    };
     yew::Renderer::<app::App>::with_root_and_props(root, props).render();
 }
 

@@ -55,7 +55,14 @@ pub struct ErrorInfo {
 impl ErrorInfo {
     pub fn general(message: impl Into<String>) -> ErrorInfo {
         let message = message.into();
-        ErrorInfo { side: String::new(), document: 0, line: 0, column: 0, text: message.clone(), message }
+        ErrorInfo {
+            side: String::new(),
+            document: 0,
+            line: 0,
+            column: 0,
+            text: message.clone(),
+            message,
+        }
     }
 }
 
@@ -90,8 +97,17 @@ pub struct Line {
 pub enum Response {
     /// The report as report-v1 JSON, or the input error; `millis` is the
     /// time spent in the worker.
-    Analyzed { seq: u32, outcome: Result<String, ErrorInfo>, millis: f64 },
+    Analyzed {
+        seq: u32,
+        outcome: Result<String, ErrorInfo>,
+        millis: f64,
+    },
     /// The YAML diff lines of one resource, or `None` with a note.
-    Texts { seq: u32, id: String, lines: Option<Vec<Line>>, note: String },
+    Texts {
+        seq: u32,
+        id: String,
+        lines: Option<Vec<Line>>,
+        note: String,
+    },
     Rules(Result<Vec<RuleDoc>, String>),
 }

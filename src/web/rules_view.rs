@@ -28,7 +28,9 @@ pub fn RulesView(props: &RulesProps) -> Html {
     let rules = match &props.rules {
         Some(Ok(r)) => r.clone(),
         Some(Err(e)) => return frame(html! { <p class="error-text">{ e.clone() }</p> }),
-        None => return frame(html! { <p class="muted" role="status">{ "Loading the rules…" }</p> }),
+        None => {
+            return frame(html! { <p class="muted" role="status">{ "Loading the rules…" }</p> })
+        }
     };
     frame(html! {
         <>

@@ -85,7 +85,10 @@ impl AppState {
     /// A rule's title, once the catalogue has arrived.
     pub fn rule_title(&self, code: &str) -> Option<String> {
         let rules = self.rules.as_ref()?.as_ref().ok()?;
-        rules.iter().find(|r| r.code == code).map(|r| r.title.clone())
+        rules
+            .iter()
+            .find(|r| r.code == code)
+            .map(|r| r.title.clone())
     }
 
     pub fn busy(&self) -> bool {
@@ -99,7 +102,9 @@ impl AppState {
 
     /// The resources to list, in order, after the cause filter.
     pub fn listed(&self) -> Vec<usize> {
-        let Some(shown) = &self.shown else { return Vec::new() };
+        let Some(shown) = &self.shown else {
+            return Vec::new();
+        };
         match self.filter {
             None => shown.order.to_vec(),
             Some(cause) => shown
@@ -107,7 +112,10 @@ impl AppState {
                 .iter()
                 .copied()
                 .filter(|&i| {
-                    shown.resources[i].differences.iter().any(|d| d.visible && d.cause == cause)
+                    shown.resources[i]
+                        .differences
+                        .iter()
+                        .any(|d| d.visible && d.cause == cause)
                 })
                 .collect(),
         }
@@ -151,22 +159,33 @@ impl Reducible for AppState {
             Action::Requested(seq) => {
                 next.latest = seq;
             }
-            Action::Answer(Answer { response: Response::Rules(rules), .. }) => {
+            Action::Answer(Answer {
+                response: Response::Rules(rules),
+                ..
+            }) => {
                 next.rules = Some(rules.map(|r| Shared(Rc::new(r))));
             }
             Action::Answer(Answer { response, total_ms }) => match response {
-                Response::Analyzed { seq, outcome, millis } => {
+                Response::Analyzed {
+                    seq,
+                    outcome,
+                    millis,
+                } => {
                     if seq != self.latest {
                         return self;
                     }
                     next.answered = seq;
                     match outcome.and_then(|json| {
-                        serde_json::from_str::<Report>(&json)
-                            .map_err(|e| ErrorInfo::general(format!("could not read the report: {e}")))
+                        serde_json::from_str::<Report>(&json).map_err(|e| {
+                            ErrorInfo::general(format!("could not read the report: {e}"))
+                        })
                     }) {
                         Ok(mut report) => {
                             let resources: Vec<Shared<ResourceReport>> =
-                                std::mem::take(&mut report.resources).into_iter().map(|r| Shared(Rc::new(r))).collect();
+                                std::mem::take(&mut report.resources)
+                                    .into_iter()
+                                    .map(|r| Shared(Rc::new(r)))
+                                    .collect();
                             let order = out_of_sync_first(&resources);
                             next.shown = Some(Shown {
                                 seq,
@@ -180,7 +199,10 @@ impl Reducible for AppState {
                             next.page = 0;
                             next.diffs = Shared::default();
                             if let Some(c) = next.filter {
-                                let still = next.shown.as_ref().is_some_and(|s| s.report.summary.causes.contains_key(&c));
+                                let still = next
+                                    .shown
+                                    .as_ref()
+                                    .is_some_and(|s| s.report.summary.causes.contains_key(&c));
                                 if !still {
                                     next.filter = None;
                                 }
@@ -189,7 +211,12 @@ impl Reducible for AppState {
                         Err(e) => next.error = Some(e),
                     }
                 }
-                Response::Texts { seq, id, lines, note } => {
+                Response::Texts {
+                    seq,
+                    id,
+                    lines,
+                    note,
+                } => {
                     if self.shown.as_ref().map(|s| s.seq) != Some(seq) {
                         return self;
                     }

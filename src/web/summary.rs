@@ -72,7 +72,9 @@ fn cause_row(cause: Cause, n: usize, max: usize, props: &SummaryProps) -> Html {
     let pressed = props.filter == Some(cause);
     let onclick = {
         let on_filter = props.on_filter.clone();
-        Callback::from(move |_: MouseEvent| on_filter.emit(if pressed { None } else { Some(cause) }))
+        Callback::from(move |_: MouseEvent| {
+            on_filter.emit(if pressed { None } else { Some(cause) })
+        })
     };
     let id = cause.id();
     html! {

@@ -7,11 +7,16 @@ use yew::prelude::*;
 
 /// Milliseconds from the page's time origin (0 where there is no window).
 pub fn now() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
 }
 
 pub fn textarea_value(r: &NodeRef) -> String {
-    r.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_default()
+    r.cast::<HtmlTextAreaElement>()
+        .map(|t| t.value())
+        .unwrap_or_default()
 }
 
 pub fn set_textarea_value(r: &NodeRef, text: &str) {
@@ -21,15 +26,21 @@ pub fn set_textarea_value(r: &NodeRef, text: &str) {
 }
 
 pub fn input_value(r: &NodeRef) -> String {
-    r.cast::<HtmlInputElement>().map(|t| t.value()).unwrap_or_default()
+    r.cast::<HtmlInputElement>()
+        .map(|t| t.value())
+        .unwrap_or_default()
 }
 
 pub fn input_checked(r: &NodeRef) -> bool {
-    r.cast::<HtmlInputElement>().map(|t| t.checked()).unwrap_or(false)
+    r.cast::<HtmlInputElement>()
+        .map(|t| t.checked())
+        .unwrap_or(false)
 }
 
 pub fn select_value(r: &NodeRef) -> String {
-    r.cast::<HtmlSelectElement>().map(|t| t.value()).unwrap_or_default()
+    r.cast::<HtmlSelectElement>()
+        .map(|t| t.value())
+        .unwrap_or_default()
 }
 
 pub fn set_select_value(r: &NodeRef, v: &str) {
@@ -101,7 +112,11 @@ pub fn copy_to_clipboard(text: String, done: Callback<bool>) {
         }
         let write = js_sys::Reflect::get(&clipboard, &"writeText".into()).ok()?;
         let write: js_sys::Function = write.dyn_into().ok()?;
-        write.call1(&clipboard, &JsValue::from_str(&text)).ok()?.dyn_into().ok()
+        write
+            .call1(&clipboard, &JsValue::from_str(&text))
+            .ok()?
+            .dyn_into()
+            .ok()
     })();
     match promise {
         Some(p) => wasm_bindgen_futures::spawn_local(async move {
@@ -130,7 +145,10 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// Put keyboard focus on an element (and bring it into view).
 pub fn focus_element(id: &str) {
-    let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) else {
+    let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+    else {
         return;
     };
     el.scroll_into_view();

@@ -15,7 +15,9 @@ impl Worker for AnalysisWorker {
     type Output = Response;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
-        AnalysisWorker { engine: Engine::default() }
+        AnalysisWorker {
+            engine: Engine::default(),
+        }
     }
 
     fn update(&mut self, _scope: &WorkerScope<Self>, _msg: ()) {}

@@ -18,7 +18,8 @@ pub fn read(path: impl AsRef<Path>) -> String {
 fn validator() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
-        let schema: Value = serde_json::from_str(&read("tests/contract/report-v1.schema.json")).unwrap();
+        let schema: Value =
+            serde_json::from_str(&read("tests/contract/report-v1.schema.json")).unwrap();
         jsonschema::validator_for(&schema).expect("the contract schema compiles")
     })
 }
@@ -26,8 +27,15 @@ fn validator() -> &'static jsonschema::Validator {
 /// Validate a report against the contract's JSON Schema; panics with every violation.
 pub fn assert_valid(report: &Report) -> Value {
     let json = serde_json::to_value(report).unwrap();
-    let errors: Vec<String> = validator().iter_errors(&json).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-    assert!(errors.is_empty(), "report violates report-v1 schema:\n{}", errors.join("\n"));
+    let errors: Vec<String> = validator()
+        .iter_errors(&json)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report violates report-v1 schema:\n{}",
+        errors.join("\n")
+    );
     json
 }
 
@@ -38,14 +46,36 @@ pub fn assert_invariants(report: &Report) {
     assert_eq!(s.synced + s.out_of_sync, s.resources);
     for r in &report.resources {
         let visible = r.differences.iter().any(|d| d.visible);
-        assert_eq!(r.status == Status::OutOfSync, visible, "{}: status must follow visible differences", r.id);
-        assert_eq!(r.id, format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name));
+        assert_eq!(
+            r.status == Status::OutOfSync,
+            visible,
+            "{}: status must follow visible differences",
+            r.id
+        );
+        assert_eq!(
+            r.id,
+            format!("{}/{}/{}/{}", r.group, r.kind, r.namespace, r.name)
+        );
         for f in &r.fixes {
             if f.kind == drift_doctor::FixKind::Ignore {
-                assert_ne!(f.cause, drift_doctor::Cause::Drift, "{}: drift must never get an ignore fix", r.id);
+                assert_ne!(
+                    f.cause,
+                    drift_doctor::Cause::Drift,
+                    "{}: drift must never get an ignore fix",
+                    r.id
+                );
                 for p in &f.pointers {
-                    let d = r.differences.iter().find(|d| &d.pointer == p).expect("ignore fix names a real difference");
-                    assert_ne!(d.cause, drift_doctor::Cause::Drift, "{}: ignore fix covers drift at {p}", r.id);
+                    let d = r
+                        .differences
+                        .iter()
+                        .find(|d| &d.pointer == p)
+                        .expect("ignore fix names a real difference");
+                    assert_ne!(
+                        d.cause,
+                        drift_doctor::Cause::Drift,
+                        "{}: ignore fix covers drift at {p}",
+                        r.id
+                    );
                 }
             }
         }
