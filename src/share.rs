@@ -33,7 +33,11 @@ pub struct ShareState {
     pub live: String,
     pub diff: String,
     pub namespace: String,
-    /// Options as name -> value (e.g. "strategy" -> "legacy", "ignoreAggregatedRoles" -> "true"), sorted.
+    /// Options as name -> value, sorted; defaults are left out. The page and the CLI's `link` write the same keys:
+    /// "strategy" -> a [`crate::Strategy::id`] other than "legacy" ("server-side-apply", "server-side-diff"),
+    /// "ignoreAggregatedRoles" -> "true", "argocdSettings" -> the pasted Application and/or argocd-cm YAML (the CLI
+    /// joins its `--app` and `--argocd-cm` files with "\n---\n"), read with [`crate::ignore::apply_user_settings`].
+    /// Readers ignore keys they do not know.
     pub options: BTreeMap<String, String>,
     /// The resource id the sender had selected, if any.
     pub selected: Option<String>,
@@ -280,10 +284,15 @@ pub fn share_url(base: &str, state: &ShareState) -> (String, usize) {
 /// Share file: a small JSON document {"drift-doctor-share": 1, "fragment": "..."}; and its reader (also accepts a bare fragment or URL).
 pub fn encode_share_file(state: &ShareState) -> (String, usize) {
     let (fragment, n) = encode_fragment(state);
+    (share_file_text(&fragment), n)
+}
+
+/// The share file that holds an already encoded fragment.
+pub fn share_file_text(fragment: &str) -> String {
     let doc = serde_json::json!({ SHARE_FILE_KEY: SHARE_FILE_VERSION, "fragment": fragment });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
-    (text, n)
+    text
 }
 
 /// Reads a share file, or a bare fragment, or a whole link (the part after the first `#`).

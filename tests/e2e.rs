@@ -843,7 +843,11 @@ async fn checks(c: &Client, server: &Server) {
         "the error is gone"
     );
 
-    // 8. Every control has a label.
+    // 8. Diff output, the user's settings, links, share files, downloads,
+    //    reload and Clear.
+    input_modes_and_links(c, &origin).await;
+
+    // 9. Every control has a label.
     let unlabelled = js(
         c,
         "return [...document.querySelectorAll('input, select, textarea, button')]
@@ -854,7 +858,7 @@ async fn checks(c: &Client, server: &Server) {
     .await;
     assert_eq!(unlabelled, json!([]), "controls without a label");
 
-    // 9. Readable at 200% zoom: a 1280 px window at 200% is 640 CSS px wide;
+    // 10. Readable at 200% zoom: a 1280 px window at 200% is 640 CSS px wide;
     //    nothing may need sideways scrolling of the page.
     c.set_window_size(640, 1000)
         .await
@@ -881,7 +885,7 @@ async fn checks(c: &Client, server: &Server) {
         .await
         .expect("resize the window");
 
-    // 10. Requests: only the page's own origin, nothing missing.
+    // 11. Requests: only the page's own origin, nothing missing.
     let entries = js(
         c,
         "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
@@ -914,7 +918,7 @@ async fn checks(c: &Client, server: &Server) {
         );
     }
 
-    // 11. No Content-Security-Policy violation, no console error.
+    // 12. No Content-Security-Policy violation, no console error.
     let violations = js(
         c,
         "return window.__cspViolations === undefined ? null : window.__cspViolations;",
@@ -1051,4 +1055,447 @@ fn big_pair_in_browser() {
             times[1]
         );
     });
+}
+
+/// Set a textarea's value as typing would (an `input` event).
+async fn type_into(c: &Client, id: &str, text: &str, input_type: &str) {
+    js(
+        c,
+        "const [id, v, t] = arguments; const e = document.getElementById(id);
+         e.value = v; e.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: t})); return true;",
+        vec![json!(id), json!(text), json!(input_type)],
+    )
+    .await;
+}
+
+/// Paste `text` into an element the way a browser does (a `paste` event
+/// with clipboard data; the page decides where the text goes).
+async fn paste_event(c: &Client, id: &str, text: &str) {
+    js(
+        c,
+        "const dt = new DataTransfer(); dt.setData('text/plain', arguments[1]);
+         document.getElementById(arguments[0]).dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));
+         return true;",
+        vec![json!(id), json!(text)],
+    )
+    .await;
+}
+
+async fn click(c: &Client, selector: &str) {
+    js(
+        c,
+        "const e = document.querySelector(arguments[0]); if (!e) throw new Error('no ' + arguments[0]); e.click(); return true;",
+        vec![json!(selector)],
+    )
+    .await;
+}
+
+/// Capture the files the page offers for download (the text of each blob
+/// given to `URL.createObjectURL`), instead of saving them.
+async fn capture_downloads(c: &Client) {
+    js(
+        c,
+        "window.__downloads = [];
+         const make = URL.createObjectURL.bind(URL);
+         URL.createObjectURL = blob => { blob.text().then(t => window.__downloads.push(t)); return make(blob); };
+         HTMLAnchorElement.prototype.click = function () { window.__downloadNames = (window.__downloadNames || []).concat([this.download]); };
+         return true;",
+        vec![],
+    )
+    .await;
+}
+
+async fn last_download(c: &Client, what: &str) -> String {
+    wait_until(
+        c,
+        "window.__downloads && window.__downloads.length > 0",
+        what,
+        10,
+    )
+    .await;
+    let v = js(c, "return window.__downloads.pop();", vec![]).await;
+    v.as_str().expect("download text").to_string()
+}
+
+/// What a report looks like on the page: counts and causes.
+async fn page_summary(c: &Client) -> (usize, usize, Vec<String>) {
+    (
+        stat(c, "stat-resources").await,
+        stat(c, "stat-out").await,
+        page_causes(c).await,
+    )
+}
+
+fn core_summary(r: &Report) -> (usize, usize, Vec<String>) {
+    (
+        r.summary.resources,
+        r.summary.out_of_sync,
+        expected_causes(r),
+    )
+}
+
+async fn wait_ready(c: &Client, what: &str) {
+    wait_until(
+        c,
+        "document.getElementById('report') && document.getElementById('report').dataset.state === 'ready'",
+        what,
+        60,
+    )
+    .await;
+}
+
+/// The link "Copy link" shows.
+async fn copy_link(c: &Client) -> String {
+    let serial = share_serial(c).await;
+    click(c, "#copy-link").await;
+    wait_until(
+        c,
+        &format!("document.getElementById('share-link') && document.getElementById('share-panel').dataset.serial !== {serial:?}"),
+        "the share link",
+        20,
+    )
+    .await;
+    let v = js(
+        c,
+        "return document.getElementById('share-link').value;",
+        vec![],
+    )
+    .await;
+    v.as_str().unwrap().to_string()
+}
+
+async fn share_serial(c: &Client) -> String {
+    let v = js(
+        c,
+        "const p = document.getElementById('share-panel'); return p ? p.dataset.serial : '';",
+        vec![],
+    )
+    .await;
+    v.as_str().unwrap_or("").to_string()
+}
+
+/// Open `url` in a new window (its own sessionStorage), run `body`, close it.
+async fn in_new_window(c: &Client, url: &str) -> fantoccini::wd::WindowHandle {
+    let main = c.window().await.unwrap();
+    let w = c.new_window(true).await.expect("a new window");
+    c.switch_to_window(w.handle).await.unwrap();
+    c.goto(url).await.expect("open the link");
+    main
+}
+
+async fn back_to(c: &Client, main: fantoccini::wd::WindowHandle) {
+    c.close_window().await.unwrap();
+    c.switch_to_window(main).await.unwrap();
+}
+
+/// Diff-output mode, the user's Argo CD settings, share links and files,
+/// reports to download, reload and Clear.
+async fn input_modes_and_links(c: &Client, origin: &str) {
+    let page_url = format!("{origin}{PREFIX}");
+
+    // Diff output pasted into the Git editor switches to diff mode.
+    let diff_text =
+        std::fs::read_to_string(root().join("tests/fixtures/difftext/argo_normal.txt")).unwrap();
+    let from_diff = drift_doctor::analyze_diff(&diff_text, &page_options(false)).unwrap();
+    let before = report_seq(c).await;
+    paste_event(c, "git-input", &diff_text).await;
+    wait_new_report(c, &before, "the diff output's report").await;
+    assert_eq!(
+        js(c, "return [document.getElementById('mode-diff').checked, document.getElementById('diff-input').value === arguments[0], !!document.querySelector('.mode-note'), document.querySelector('.editors:not(.single)').hidden];", vec![json!(diff_text)]).await,
+        json!([true, true, true, true]),
+        "diff mode chosen automatically, the text in the diff editor"
+    );
+    assert_eq!(page_summary(c).await, core_summary(&from_diff));
+    // Switchable by hand: back to the two sides (unchanged), and again.
+    let before = report_seq(c).await;
+    click(c, "#mode-sides").await;
+    wait_new_report(c, &before, "the two sides again").await;
+    let (mixed_git, mixed_live) = (fixture("mixed-app", "git"), fixture("mixed-app", "live"));
+    let mixed = core_report(&mixed_git, &mixed_live);
+    assert_eq!(page_summary(c).await, core_summary(&mixed));
+    let before = report_seq(c).await;
+    click(c, "#mode-diff").await;
+    wait_new_report(c, &before, "diff mode by hand").await;
+    assert_eq!(page_summary(c).await, core_summary(&from_diff));
+    // Text that is not diff output: the error names the formats.
+    type_into(c, "diff-input", "hello\nworld\n", "insertText").await;
+    wait_until(
+        c,
+        "document.getElementById('diff-error').textContent.includes('argocd app diff')",
+        "the diff error",
+        30,
+    )
+    .await;
+    let before = report_seq(c).await;
+    click(c, "#mode-sides").await;
+    wait_new_report(c, &before, "the sides after the diff error").await;
+
+    // The user's ignoreDifferences: what they hide is not counted.
+    let settings = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers:\n    - /spec/replicas\n";
+    let mut opts = page_options(false);
+    opts.compare.ignore_rules = drift_doctor::ignore::parse_rules(settings).unwrap();
+    let with_rule = analyze(&mixed_git, &mixed_live, &opts).unwrap();
+    assert_ne!(
+        core_summary(&with_rule),
+        core_summary(&mixed),
+        "the rule changes the report"
+    );
+    js(
+        c,
+        "document.querySelector('details.settings').open = true; return true;",
+        vec![],
+    )
+    .await;
+    let before = report_seq(c).await;
+    type_into(c, "settings-input", settings, "insertFromPaste").await;
+    wait_new_report(c, &before, "the report with the user's rule").await;
+    assert_eq!(page_summary(c).await, core_summary(&with_rule));
+    // A broken settings text: the error sits under the settings editor.
+    type_into(
+        c,
+        "settings-input",
+        "kind: Application\nspec: [a\n",
+        "insertText",
+    )
+    .await;
+    wait_until(
+        c,
+        "document.getElementById('settings-error').textContent.includes('Line')",
+        "the settings error",
+        30,
+    )
+    .await;
+    let before = report_seq(c).await;
+    type_into(c, "settings-input", settings, "insertFromPaste").await;
+    wait_new_report(c, &before, "the settings fixed").await;
+
+    // Copy link: the same report in a new window, with the selected card.
+    let selected = "apps/Deployment/shop/storefront";
+    let sel = format!("[data-id='{selected}']");
+    js(c, &format!("const b = document.querySelector(\"{sel} .card-toggle\"); if (b.getAttribute('aria-expanded') === 'true') b.click(); return true;"), vec![]).await;
+    click(c, &format!("{sel} .card-toggle")).await;
+    let link = copy_link(c).await;
+    assert!(
+        link.starts_with(&page_url) && link.contains("#v1."),
+        "a link to this page: {link}"
+    );
+    let fragment = link.split_once('#').unwrap().1;
+    let state = drift_doctor::share::decode_fragment(fragment).expect("the link decodes");
+    assert_eq!(state.selected.as_deref(), Some(selected));
+    assert_eq!(
+        state.options.get("argocdSettings").map(String::as_str),
+        Some(settings)
+    );
+    let here = page_summary(c).await;
+    let main = in_new_window(c, &link).await;
+    wait_ready(c, "the linked report").await;
+    assert_eq!(
+        page_summary(c).await,
+        here,
+        "the link shows the same report"
+    );
+    assert_eq!(
+        js(c, "return [document.querySelector('.card.selected') && document.querySelector('.card.selected').dataset.id, location.hash, document.getElementById('settings-input').value];", vec![]).await,
+        json!([selected, "", settings]),
+        "the selected card, the fragment taken out of the address bar, the settings restored"
+    );
+    back_to(c, main).await;
+
+    // A link made by `drift-doctor link` opens to the core's report.
+    let (webhook_git, webhook_live) = (
+        root().join("tests/fixtures/scenarios/webhook-cabundle-cainjector/git.yaml"),
+        root().join("tests/fixtures/scenarios/webhook-cabundle-cainjector/live.yaml"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args(["link", "--git"])
+        .arg(&webhook_git)
+        .arg("--live")
+        .arg(&webhook_live)
+        .args(["--base", &page_url])
+        .output()
+        .expect("run drift-doctor link");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli_link = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let webhook = core_report(
+        &std::fs::read_to_string(&webhook_git).unwrap(),
+        &std::fs::read_to_string(&webhook_live).unwrap(),
+    );
+    let main = in_new_window(c, &cli_link).await;
+    wait_ready(c, "the CLI link's report").await;
+    assert_eq!(page_summary(c).await, core_summary(&webhook));
+    back_to(c, main).await;
+
+    // A link from an input holding a Secret carries none of its values.
+    let (secret_git, secret_live) = (
+        fixture("helm-random-secret", "git"),
+        fixture("helm-random-secret", "live"),
+    );
+    js(
+        c,
+        "document.getElementById('settings-input').value = ''; return true;",
+        vec![],
+    )
+    .await;
+    let before = report_seq(c).await;
+    paste(c, &secret_git, &secret_live, "insertFromPaste").await;
+    wait_new_report(c, &before, "the Secret example").await;
+    let link = copy_link(c).await;
+    let note = js(
+        c,
+        "return document.querySelector('.share-note').textContent;",
+        vec![],
+    )
+    .await;
+    assert!(
+        note.as_str().unwrap().contains("mask"),
+        "the page says values were masked: {note}"
+    );
+    let state = drift_doctor::share::decode_fragment(link.split_once('#').unwrap().1).unwrap();
+    let mut secret_values = Vec::new();
+    for text in [&secret_git, &secret_live] {
+        for doc in text.split("\n---") {
+            let v: serde_yaml::Value = match serde_yaml::from_str(doc) {
+                Ok(v) => v,
+                Err(_) => continue,
+            };
+            if v["kind"].as_str() != Some("Secret") {
+                continue;
+            }
+            for key in ["data", "stringData"] {
+                if let Some(m) = v[key].as_mapping() {
+                    secret_values.extend(m.values().filter_map(|x| x.as_str()).map(String::from));
+                }
+            }
+        }
+    }
+    assert!(!secret_values.is_empty(), "the example has Secret values");
+    for value in secret_values.iter().filter(|v| v.len() >= 4) {
+        for text in [&state.git, &state.live, &state.diff] {
+            assert!(
+                !text.contains(value.as_str()),
+                "the link carries the Secret value {value}"
+            );
+        }
+    }
+
+    // Reports to paste: the JSON download is the contract's report.
+    capture_downloads(c).await;
+    click(c, "#download-json").await;
+    let json_text = last_download(c, "the JSON report").await;
+    let downloaded: Report = serde_json::from_str(&json_text).expect("report JSON");
+    assert_eq!(
+        serde_json::to_value(&downloaded).unwrap(),
+        serde_json::to_value(core_report(&secret_git, &secret_live)).unwrap(),
+        "the downloaded report is the core's"
+    );
+
+    // Too long for a link: a share file, which restores the same state when dropped.
+    let mut noise = String::new();
+    let mut x: u64 = 0x2545F4914F6CDD1D;
+    for i in 0..1500 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        noise.push_str(&format!("  k{i}: \"{x:016x}\"\n"));
+    }
+    let big_git = format!("{mixed_git}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noise\n  namespace: shop\ndata:\n{noise}");
+    let big_report = core_report(&big_git, &mixed_live);
+    let before = report_seq(c).await;
+    paste(c, &big_git, &mixed_live, "insertFromPaste").await;
+    wait_new_report(c, &before, "the large state").await;
+    let serial = share_serial(c).await;
+    click(c, "#copy-link").await;
+    wait_until(c, &format!("document.getElementById('download-share') && document.getElementById('share-panel').dataset.serial !== {serial:?}"), "the share file offer", 20).await;
+    click(c, "#download-share").await;
+    let share_file = last_download(c, "the share file").await;
+    assert!(share_file.contains("drift-doctor-share"), "{share_file}");
+    // Elsewhere: a new window, where the file is dropped on an editor.
+    let main = in_new_window(c, &page_url).await;
+    wait_ready(c, "a fresh page").await;
+    let before = report_seq(c).await;
+    js(
+        c,
+        "const dt = new DataTransfer(); dt.items.add(new File([arguments[0]], 'drift-doctor-share.json', {type: 'application/json'}));
+         document.getElementById('git-input').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+         return true;",
+        vec![json!(share_file)],
+    )
+    .await;
+    wait_new_report(c, &before, "the share file's report").await;
+    assert_eq!(page_summary(c).await, core_summary(&big_report));
+
+    // Bad links: a message and an empty, working page.
+    let damaged = {
+        let mut f = fragment.to_string();
+        let cut = f.len() / 2;
+        f.truncate(cut);
+        f
+    };
+    let huge = drift_doctor::share::encode_fragment(&drift_doctor::share::ShareState {
+        mode: "sides".into(),
+        git: "a".repeat(drift_doctor::share::MAX_INFLATED + 1024),
+        ..Default::default()
+    })
+    .0;
+    for (bad, what) in [
+        (damaged.as_str(), "a truncated link"),
+        (
+            "v1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "a corrupt link",
+        ),
+        ("v9.AAAA", "a link from a newer version"),
+        ("v1.%%%%", "bad base64"),
+        (huge.as_str(), "a link that inflates past the limit"),
+    ] {
+        // A fresh load each time (not just a hash change).
+        c.goto("about:blank").await.unwrap();
+        c.goto(&format!("{page_url}#{bad}")).await.unwrap();
+        wait_until(c, "document.querySelector('.notice-error')", what, 30).await;
+        let state = js(c, "return [document.getElementById('report').dataset.state, document.getElementById('git-input').value, document.getElementById('live-input').value];", vec![]).await;
+        assert_eq!(state, json!(["empty", "", ""]), "{what}: an empty page");
+    }
+    // And the page still works.
+    let before = report_seq(c).await;
+    paste(c, &mixed_git, &mixed_live, "insertFromPaste").await;
+    wait_new_report(c, &before, "a report after a bad link").await;
+    back_to(c, main).await;
+
+    // A reload keeps what was pasted; Clear wipes it and what was kept.
+    let before = report_seq(c).await;
+    paste(c, &mixed_git, &webhook_live_text(), "insertFromPaste").await;
+    wait_new_report(c, &before, "the input to keep").await;
+    let kept = page_summary(c).await;
+    c.refresh().await.unwrap();
+    wait_ready(c, "the report after a reload").await;
+    assert_eq!(
+        js(c, "return [document.getElementById('git-input').value === arguments[0], document.getElementById('live-input').value === arguments[1], document.getElementById('example').value];", vec![json!(mixed_git), json!(webhook_live_text())]).await,
+        json!([true, true, ""]),
+        "a reload keeps the inputs"
+    );
+    assert_eq!(page_summary(c).await, kept);
+    click(c, "#clear-all").await;
+    wait_until(
+        c,
+        "document.getElementById('report').dataset.state === 'empty'",
+        "the cleared page",
+        10,
+    )
+    .await;
+    assert_eq!(
+        js(c, "return [document.getElementById('git-input').value, document.getElementById('live-input').value, Object.keys(sessionStorage).length, location.hash];", vec![]).await,
+        json!(["", "", 0, ""]),
+        "Clear wipes the inputs and what was kept"
+    );
+    // Back to the default example for the checks that follow.
+    let before = report_seq(c).await;
+    js(c, "const s = document.getElementById('example'); s.value = 'mixed-app'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;", vec![]).await;
+    wait_new_report(c, &before, "the example after Clear").await;
+}
+
+fn webhook_live_text() -> String {
+    fixture("webhook-cabundle-cainjector", "live")
 }

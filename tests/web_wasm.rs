@@ -28,8 +28,11 @@ fn example(name: &str) -> &'static web::examples::Example {
 fn input(name: &str) -> Input {
     let ex = example(name);
     Input {
+        mode: web::protocol::Mode::Sides,
         git: ex.git.to_string(),
         live: ex.live.to_string(),
+        diff: String::new(),
+        settings: String::new(),
         namespace: String::new(),
         strategy: "legacy".into(),
         ignore_aggregated_roles: false,
@@ -58,8 +61,12 @@ fn expected() -> (usize, Vec<String>) {
 #[wasm_bindgen_test]
 fn the_core_analyses_the_default_example_in_wasm() {
     let ex = example(web::examples::DEFAULT);
-    let report = drift_doctor::analyze(ex.git, ex.live, &web::engine::options(&input(ex.name)))
-        .expect("analysis");
+    let report = drift_doctor::analyze(
+        ex.git,
+        ex.live,
+        &web::engine::options(&input(ex.name)).expect("options"),
+    )
+    .expect("analysis");
     let (out_of_sync, causes) = expected();
     assert_eq!(report.summary.out_of_sync, out_of_sync);
     for cause in ["autoscaler", "mutating-webhook", "reloader", "drift"] {
@@ -255,4 +262,112 @@ async fn the_app_mounts_and_renders_the_default_report() {
 
     handle.destroy();
     root.remove();
+}
+
+#[wasm_bindgen_test]
+fn a_shared_state_restores_the_same_input_without_secret_values() {
+    let mut engine = Engine::default();
+    let mut original = input("helm-random-secret");
+    original.settings = "kind: Application\nmetadata:\n  name: a\nspec:\n  ignoreDifferences:\n  - kind: Secret\n    jsonPointers: [/data]\n".into();
+    original.strategy = "server-side-apply".into();
+    original.namespace = "team-a".into();
+    original.ignore_aggregated_roles = true;
+    let state = original.to_share(Some("v1/Secret/team-a/db".into()));
+    let shared = match engine.handle(Request::Share(state)) {
+        Response::Shared(s) => s,
+        other => panic!("{other:?}"),
+    };
+    assert!(shared.masked > 0, "the example's Secret values are masked");
+    assert!(shared.file.is_none(), "a small state fits a link");
+    let restored = match engine.handle(Request::Restore(format!(
+        "https://x.invalid/p/#{}",
+        shared.fragment
+    ))) {
+        Response::Restored(Ok(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(restored.selected.as_deref(), Some("v1/Secret/team-a/db"));
+    let back = Input::from_share(&restored);
+    assert_eq!(
+        (
+            &back.settings,
+            &back.strategy,
+            &back.namespace,
+            back.ignore_aggregated_roles,
+            back.mode
+        ),
+        (
+            &original.settings,
+            &original.strategy,
+            &original.namespace,
+            true,
+            original.mode
+        )
+    );
+    assert_ne!(
+        back.live, original.live,
+        "Secret values are replaced by masks"
+    );
+    // Masks keep equality: the restored input gives the same verdicts.
+    let a = web::engine::analyze(&original).expect("original");
+    let b = web::engine::analyze(&back).expect("restored");
+    assert_eq!(a.summary.out_of_sync, b.summary.out_of_sync);
+    assert_eq!(a.summary.causes, b.summary.causes);
+}
+
+#[wasm_bindgen_test]
+fn damaged_links_are_refused_with_a_reason() {
+    let mut engine = Engine::default();
+    for bad in [
+        "",
+        "v1.",
+        "v1.AAAAAAAA",
+        "v7.AAAA",
+        "v1.%%%",
+        "{\"drift-doctor-share\": 9}",
+    ] {
+        match engine.handle(Request::Restore(bad.into())) {
+            Response::Restored(Err(why)) => assert!(!why.is_empty(), "{bad:?}"),
+            other => panic!("{bad:?} gave {other:?}"),
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn diff_output_is_analysed_in_diff_mode() {
+    let text = include_str!("fixtures/difftext/argo_unified_u3.txt");
+    let mut diff = input("mixed-app");
+    diff.mode = web::protocol::Mode::Diff;
+    diff.diff = text.to_string();
+    let page = web::engine::analyze(&diff).expect("diff analysis");
+    let core = drift_doctor::analyze_diff(text, &drift_doctor::Options::default()).unwrap();
+    assert!(page.summary.resources > 0);
+    assert_eq!(
+        serde_json::to_value(&page).unwrap(),
+        serde_json::to_value(&core).unwrap()
+    );
+    // The YAML view explains why it has nothing to show.
+    let mut engine = Engine::default();
+    engine.handle(Request::Analyze {
+        seq: 3,
+        input: diff,
+    });
+    match engine.handle(Request::Texts {
+        seq: 3,
+        id: page.resources[0].id.clone(),
+    }) {
+        Response::Texts {
+            lines: None, note, ..
+        } => assert!(note.contains("diff output"), "{note}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn errors_in_the_pasted_settings_name_the_settings_side() {
+    let mut bad = input("mixed-app");
+    bad.settings = "kind: Application\nspec:\n  ignoreDifferences: [a\n".into();
+    let e = web::engine::analyze(&bad).expect_err("the settings cannot be read");
+    assert_eq!(e.side, web::protocol::SETTINGS_SIDE);
+    assert!(e.line > 0, "{e:?}");
 }

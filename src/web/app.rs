@@ -6,11 +6,13 @@ use super::card::ResourceCard;
 use super::client::{Answer, Client, Handler};
 use super::editor::{BigInfo, Edit, Editor, LARGE_INPUT};
 use super::examples::{self, EXAMPLES};
-use super::protocol::{ErrorInfo, Input};
+use super::persist;
+use super::protocol::{ErrorInfo, Input, Mode, Response, SETTINGS_SIDE};
 use super::rules_view::RulesView;
 use super::state::{Action, AppState, Shown, OPEN_CARDS_UP_TO, PAGE_SIZE};
 use super::summary::{Emergency, Summary};
 use super::util::*;
+use drift_doctor::difftext::looks_like_diff;
 use drift_doctor::input::{decode_text, Side};
 use gloo::events::EventListener;
 use gloo::file::callbacks::FileReader;
@@ -55,67 +57,122 @@ fn view_from_hash() -> View {
     }
 }
 
-/// The elements analysis reads its input from, and the sides too large
-/// for a textarea (index 0: Git, 1: live).
+/// The page's text fields (the first three can hold a large text outside
+/// their textarea).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Git,
+    Live,
+    Diff,
+    Settings,
+}
+
+impl Field {
+    fn big_slot(self) -> Option<usize> {
+        match self {
+            Field::Git => Some(0),
+            Field::Live => Some(1),
+            Field::Diff => Some(2),
+            Field::Settings => None,
+        }
+    }
+
+    fn of_side(side: Side) -> Field {
+        match side {
+            Side::Git => Field::Git,
+            Side::Live => Field::Live,
+            Side::Diff => Field::Diff,
+        }
+    }
+
+    /// The side name of this field's errors (`ErrorInfo::side`).
+    fn error_side(self) -> &'static str {
+        match self {
+            Field::Git => "git",
+            Field::Live => "live",
+            Field::Diff => "diff",
+            Field::Settings => SETTINGS_SIDE,
+        }
+    }
+
+    /// How a file read into this field is named in errors.
+    fn side(self) -> Side {
+        match self {
+            Field::Live => Side::Live,
+            Field::Diff => Side::Diff,
+            Field::Git | Field::Settings => Side::Git,
+        }
+    }
+}
+
+/// The elements analysis reads its input from, and the texts too large for
+/// a textarea (by `Field::big_slot`).
 #[derive(Clone, Default)]
 struct Refs {
     git: NodeRef,
     live: NodeRef,
+    diff: NodeRef,
+    settings: NodeRef,
     namespace: NodeRef,
     strategy: NodeRef,
     aggregated: NodeRef,
     example: NodeRef,
-    big: Rc<RefCell<[Option<String>; 2]>>,
+    big: Rc<RefCell<[Option<String>; 3]>>,
+    mode: Rc<Cell<Mode>>,
     include_hidden: Rc<Cell<bool>>,
 }
 
-fn slot(side: Side) -> usize {
-    if side == Side::Git {
-        0
-    } else {
-        1
-    }
-}
-
 impl Refs {
-    fn node(&self, side: Side) -> &NodeRef {
-        if side == Side::Git {
-            &self.git
-        } else {
-            &self.live
+    fn node(&self, field: Field) -> &NodeRef {
+        match field {
+            Field::Git => &self.git,
+            Field::Live => &self.live,
+            Field::Diff => &self.diff,
+            Field::Settings => &self.settings,
         }
     }
 
-    fn side_text(&self, side: Side) -> String {
-        match &self.big.borrow()[slot(side)] {
-            Some(text) => text.clone(),
-            None => textarea_value(self.node(side)),
+    fn text(&self, field: Field) -> String {
+        let big = field.big_slot().and_then(|i| self.big.borrow()[i].clone());
+        big.unwrap_or_else(|| textarea_value(self.node(field)))
+    }
+
+    /// Put `text` in a field: in the textarea, or held aside when large.
+    fn set_text(&self, field: Field, text: String) {
+        match field.big_slot() {
+            Some(i) if text.len() > LARGE_INPUT => {
+                set_textarea_value(self.node(field), "");
+                self.big.borrow_mut()[i] = Some(text);
+            }
+            slot => {
+                set_textarea_value(self.node(field), &text);
+                if let Some(i) = slot {
+                    self.big.borrow_mut()[i] = None;
+                }
+            }
         }
     }
 
-    /// Put `text` in a side: in the textarea, or held aside when large.
-    fn set_side(&self, side: Side, text: String) {
-        if text.len() > LARGE_INPUT {
-            set_textarea_value(self.node(side), "");
-            self.big.borrow_mut()[slot(side)] = Some(text);
-        } else {
-            set_textarea_value(self.node(side), &text);
-            self.big.borrow_mut()[slot(side)] = None;
-        }
-    }
-
-    fn big_infos(&self) -> [Option<BigInfo>; 2] {
+    fn big_infos(&self) -> [Option<BigInfo>; 3] {
         let big = self.big.borrow();
-        [
-            big[0].as_deref().map(BigInfo::of),
-            big[1].as_deref().map(BigInfo::of),
-        ]
+        [0, 1, 2].map(|i| big[i].as_deref().map(BigInfo::of))
     }
 
     fn input(&self) -> Input {
+        let mode = self.mode.get();
+        let text = |field: Field, used: bool| {
+            if used {
+                self.text(field)
+            } else {
+                String::new()
+            }
+        };
         Input {
-            git: self.side_text(Side::Git),
-            live: self.side_text(Side::Live),
+            mode,
+            git: text(Field::Git, mode == Mode::Sides),
+            live: text(Field::Live, mode == Mode::Sides),
+            diff: text(Field::Diff, mode == Mode::Diff),
+            settings: self.text(Field::Settings),
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
@@ -123,23 +180,75 @@ impl Refs {
         }
     }
 
+    /// Show `input` in the fields (a restored link, a reload, an example).
+    fn apply(&self, input: &Input) {
+        self.mode.set(input.mode);
+        self.set_text(Field::Git, input.git.clone());
+        self.set_text(Field::Live, input.live.clone());
+        self.set_text(Field::Diff, input.diff.clone());
+        self.set_text(Field::Settings, input.settings.clone());
+        if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
+            i.set_value(&input.namespace);
+        }
+        set_select_value(&self.strategy, &input.strategy);
+        if let Some(i) = self.aggregated.cast::<web_sys::HtmlInputElement>() {
+            i.set_checked(input.ignore_aggregated_roles);
+        }
+        set_select_value(&self.example, "");
+    }
+
     fn load_example(&self, name: &str) -> bool {
         let Some(ex) = examples::find(name) else {
             return false;
         };
-        *self.big.borrow_mut() = [None, None];
-        set_textarea_value(&self.git, ex.git);
-        set_textarea_value(&self.live, ex.live);
-        if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
-            i.set_value("");
-        }
-        set_select_value(&self.strategy, "legacy");
-        if let Some(i) = self.aggregated.cast::<web_sys::HtmlInputElement>() {
-            i.set_checked(false);
-        }
+        self.apply(&Input {
+            mode: Mode::Sides,
+            git: ex.git.to_string(),
+            live: ex.live.to_string(),
+            diff: String::new(),
+            settings: String::new(),
+            namespace: String::new(),
+            strategy: "legacy".into(),
+            ignore_aggregated_roles: false,
+            include_hidden: false,
+        });
         set_select_value(&self.example, name);
         true
     }
+}
+
+/// A message about the page itself (an opened link, a refused share file).
+#[derive(Debug, Clone, PartialEq)]
+struct Notice {
+    error: bool,
+    text: String,
+}
+
+/// What "Copy link" produced.
+#[derive(Debug, Clone, PartialEq)]
+struct ShareView {
+    /// The link, when it is short enough for a ticket.
+    url: Option<String>,
+    /// Otherwise the share file's text.
+    file: Option<String>,
+    masked: usize,
+    fragment_len: usize,
+    copied: Option<bool>,
+    /// Counts the links made, so that a new one is told from the last.
+    serial: u32,
+}
+
+/// Why the page asked the worker to encode its state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ShareFor {
+    Link,
+    Markdown,
+}
+
+/// Whether a text is a share file (rather than YAML or diff output).
+fn is_share_file(text: &str) -> bool {
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    t.starts_with('{') && t.contains(drift_doctor::share::SHARE_FILE_KEY)
 }
 
 #[component]
@@ -148,16 +257,34 @@ pub fn App(props: &AppProps) -> Html {
     let refs = use_memo((), |_| Refs::default());
     let seq = use_mut_ref(|| 0u32);
     let timer = use_mut_ref(|| None::<Timeout>);
-    let readers = use_mut_ref(|| [None::<FileReader>, None::<FileReader>]);
+    let readers = use_mut_ref(Vec::<FileReader>::new);
     let view = use_state(view_from_hash);
     let saved_scroll = use_mut_ref(|| 0.0f64);
     let md_status = use_state(|| None::<bool>);
-    let big_info = use_state(|| [None::<BigInfo>, None::<BigInfo>]);
+    let big_info = use_state(|| [None::<BigInfo>; 3]);
+    let mode = use_state(|| Mode::Sides);
+    let mode_note = use_state(|| false);
+    let notice = use_state(|| None::<Notice>);
+    let share_view = use_state(|| None::<ShareView>);
+    let share_for = use_mut_ref(|| ShareFor::Link);
+    // Answers that act on the page rather than on the report (`Shared`,
+    // `Restored`); set on every render, so it sees the current state.
+    let page_answers = use_mut_ref(|| None::<Rc<dyn Fn(Response)>>);
     let client = {
         let dispatch = state.dispatcher();
         let backend = props.backend.clone();
+        let page_answers = page_answers.clone();
         use_memo((), move |_| {
-            let on_answer = Callback::from(move |a: Answer| dispatch.dispatch(Action::Answer(a)));
+            let on_answer = Callback::from(move |a: Answer| match a.response {
+                Response::Shared(_) | Response::Restored(_) => {
+                    let handler = page_answers.borrow().clone();
+                    if let Some(handler) = handler {
+                        handler(a.response);
+                    }
+                }
+                Response::WarmedUp => {}
+                _ => dispatch.dispatch(Action::Answer(a)),
+            });
             let client = match &backend {
                 Backend::Worker(url) => Client::new(Ok(url), on_answer),
                 Backend::Inline(handler) => Client::new(Err(handler.clone()), on_answer),
@@ -167,19 +294,24 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
 
+    let next_seq: Rc<dyn Fn() -> u32> = {
+        let seq = seq.clone();
+        Rc::new(move || {
+            let mut s = seq.borrow_mut();
+            *s += 1;
+            *s
+        })
+    };
     // Analyse what the inputs hold now.
     let run: Rc<dyn Fn()> = {
         let refs = refs.clone();
         let client = client.clone();
-        let seq = seq.clone();
+        let next_seq = next_seq.clone();
         let dispatch = state.dispatcher();
         Rc::new(move || {
             let input = refs.input();
-            let n = {
-                let mut s = seq.borrow_mut();
-                *s += 1;
-                *s
-            };
+            persist::save(&input);
+            let n = next_seq();
             dispatch.dispatch(Action::Requested(n));
             client.analyze(n, input);
         })
@@ -201,21 +333,172 @@ pub fn App(props: &AppProps) -> Html {
             *timer.borrow_mut() = Some(Timeout::new(DEBOUNCE_MS, move || run()));
         })
     };
+    let set_mode: Rc<dyn Fn(Mode)> = {
+        let refs = refs.clone();
+        let mode = mode.clone();
+        Rc::new(move |m: Mode| {
+            refs.mode.set(m);
+            mode.set(m);
+        })
+    };
+    // Show an input restored from a link, a share file or a reload, and analyse it.
+    let show_input: Rc<dyn Fn(&Input)> = {
+        let refs = refs.clone();
+        let set_mode = set_mode.clone();
+        let big_info = big_info.clone();
+        let run_now = run_now.clone();
+        Rc::new(move |input: &Input| {
+            refs.apply(input);
+            set_mode(input.mode);
+            big_info.set(refs.big_infos());
+            run_now();
+        })
+    };
+    // Wipe the inputs, what is kept for a reload, and the report.
+    let clear_all: Rc<dyn Fn()> = {
+        let refs = refs.clone();
+        let set_mode = set_mode.clone();
+        let big_info = big_info.clone();
+        let timer = timer.clone();
+        let next_seq = next_seq.clone();
+        let dispatch = state.dispatcher();
+        let share_view = share_view.clone();
+        let mode_note = mode_note.clone();
+        Rc::new(move || {
+            timer.borrow_mut().take();
+            refs.apply(&Input {
+                mode: Mode::Sides,
+                git: String::new(),
+                live: String::new(),
+                diff: String::new(),
+                settings: String::new(),
+                namespace: String::new(),
+                strategy: "legacy".into(),
+                ignore_aggregated_roles: false,
+                include_hidden: false,
+            });
+            set_mode(Mode::Sides);
+            big_info.set(refs.big_infos());
+            persist::forget();
+            persist::drop_fragment();
+            share_view.set(None);
+            mode_note.set(false);
+            dispatch.dispatch(Action::Cleared(next_seq()));
+        })
+    };
+    // Open a link's fragment or a share file's text (decoded by the worker).
+    let open_shared: Rc<dyn Fn(String)> = {
+        let client = client.clone();
+        let notice = notice.clone();
+        Rc::new(move |text: String| {
+            notice.set(Some(Notice {
+                error: false,
+                text: "Opening the shared state…".into(),
+            }));
+            client.restore(text);
+        })
+    };
+    {
+        let show_input = show_input.clone();
+        let clear_all = clear_all.clone();
+        let notice = notice.clone();
+        let dispatch = state.dispatcher();
+        let share_view = share_view.clone();
+        let share_for = share_for.clone();
+        let md_status = md_status.clone();
+        let shown = state.shown.clone();
+        let handler: Rc<dyn Fn(Response)> = Rc::new(move |response| match response {
+            Response::Restored(Ok(shared)) => {
+                let input = Input::from_share(&shared);
+                dispatch.dispatch(Action::Reveal(shared.selected.clone()));
+                show_input(&input);
+                persist::drop_fragment();
+                notice.set(Some(Notice {
+                    error: false,
+                    text: "Opened a shared state. Links never carry Secret values: they hold masks, so Secret fields compare by mask.".into(),
+                }));
+            }
+            Response::Restored(Err(why)) => {
+                clear_all();
+                notice.set(Some(Notice {
+                    error: true,
+                    text: format!("This link or share file cannot be opened: {why}. Nothing was loaded: paste your input, pick an example or open a share file."),
+                }));
+            }
+            Response::Shared(shared) => {
+                let url = shared
+                    .file
+                    .is_none()
+                    .then(|| format!("{}#{}", persist::page_base(), shared.fragment));
+                let view = ShareView {
+                    url: url.clone(),
+                    file: shared.file,
+                    masked: shared.masked,
+                    fragment_len: shared.fragment.len(),
+                    copied: None,
+                    serial: share_view.as_ref().map_or(1, |v| v.serial + 1),
+                };
+                match *share_for.borrow() {
+                    ShareFor::Link => {
+                        share_view.set(Some(view.clone()));
+                        if let Some(url) = url {
+                            let share_view = share_view.clone();
+                            copy_to_clipboard(
+                                url,
+                                Callback::from(move |ok| {
+                                    share_view.set(Some(ShareView {
+                                        copied: Some(ok),
+                                        ..view.clone()
+                                    }))
+                                }),
+                            );
+                        }
+                    }
+                    ShareFor::Markdown => {
+                        let Some(shown) = &shown else { return };
+                        let text = drift_doctor::render::markdown::render(
+                            &shown.full_report(),
+                            url.as_deref(),
+                        );
+                        let md_status = md_status.clone();
+                        copy_to_clipboard(text, Callback::from(move |ok| md_status.set(Some(ok))));
+                    }
+                }
+            }
+            _ => {}
+        });
+        *page_answers.borrow_mut() = Some(handler);
+    }
 
-    // First render: load and analyse the default example; follow the URL hash.
+    // First render: open a link, or what this tab had before a reload, or
+    // the default example; follow the URL hash.
     {
         let refs = refs.clone();
         let run_now = run_now.clone();
+        let show_input = show_input.clone();
+        let open_shared = open_shared.clone();
         let view = view.clone();
         let saved_scroll = saved_scroll.clone();
+        let client = client.clone();
         use_effect_with((), move |_| {
-            if refs.load_example(examples::DEFAULT) {
+            if let Some(fragment) = persist::link_fragment() {
+                open_shared(fragment);
+            } else if let Some(input) = persist::load() {
+                show_input(&input);
+            } else if refs.load_example(examples::DEFAULT) {
                 run_now();
             }
+            // After the first report, while the user reads it.
+            client.warm_up();
             let in_analysis = Rc::new(Cell::new(*view == View::Analysis));
             let listener = web_sys::window().map(|w| {
                 let win = w.clone();
                 EventListener::new(&w, "hashchange", move |_| {
+                    // A link pasted into this tab's address bar.
+                    if let Some(fragment) = persist::link_fragment() {
+                        open_shared(fragment);
+                        return;
+                    }
                     let next = view_from_hash();
                     if in_analysis.get() && next != View::Analysis {
                         *saved_scroll.borrow_mut() = win.scroll_y().unwrap_or(0.0);
@@ -239,17 +522,33 @@ pub fn App(props: &AppProps) -> Html {
             }
         });
     }
+    // A link's selected resource: bring its card into view once shown.
+    {
+        let dispatch = state.dispatcher();
+        let target = (state.reveal && !state.busy())
+            .then(|| state.selected.clone())
+            .flatten();
+        let seq = state.shown.as_ref().map(|s| s.seq);
+        use_effect_with((target, seq), move |(target, _)| {
+            if let Some(id) = target {
+                reveal_card(id);
+                dispatch.dispatch(Action::Revealed);
+            }
+        });
+    }
 
-    // Typing in a side's textarea makes the textarea that side's text again.
-    let on_edit = |side: Side| {
+    // Typing in a field's textarea makes the textarea that field's text again.
+    let on_edit = |field: Field| {
         let run_now = run_now.clone();
         let run_later = run_later.clone();
         let refs = refs.clone();
         let big_info = big_info.clone();
         Callback::from(move |e: Edit| {
             set_select_value(&refs.example, "");
-            if refs.big.borrow_mut()[slot(side)].take().is_some() {
-                big_info.set(refs.big_infos());
+            if let Some(i) = field.big_slot() {
+                if refs.big.borrow_mut()[i].take().is_some() {
+                    big_info.set(refs.big_infos());
+                }
             }
             match e {
                 Edit::Now => run_now(),
@@ -257,49 +556,88 @@ pub fn App(props: &AppProps) -> Html {
             }
         })
     };
-    // Replace a side's whole text (a file, a large paste) and analyse it now.
-    let replace_side: Rc<dyn Fn(Side, String)> = {
+    // Diff output pasted or opened into a YAML side: analyse it as diff output.
+    let divert_diff: Rc<dyn Fn(&str) -> bool> = {
+        let refs = refs.clone();
+        let set_mode = set_mode.clone();
+        let mode_note = mode_note.clone();
+        let big_info = big_info.clone();
+        let run_now = run_now.clone();
+        Rc::new(move |text: &str| {
+            if refs.mode.get() != Mode::Sides || !looks_like_diff(text) {
+                return false;
+            }
+            refs.set_text(Field::Diff, text.to_string());
+            set_mode(Mode::Diff);
+            mode_note.set(true);
+            big_info.set(refs.big_infos());
+            set_select_value(&refs.example, "");
+            run_now();
+            true
+        })
+    };
+    // Replace a field's whole text (a file, a large paste) and analyse it now.
+    let replace_text: Rc<dyn Fn(Field, String)> = {
         let refs = refs.clone();
         let run_now = run_now.clone();
         let big_info = big_info.clone();
-        Rc::new(move |side: Side, text: String| {
-            refs.set_side(side, text);
+        let divert_diff = divert_diff.clone();
+        let open_shared = open_shared.clone();
+        Rc::new(move |field: Field, text: String| {
+            if is_share_file(&text) {
+                open_shared(text);
+                return;
+            }
+            if matches!(field, Field::Git | Field::Live) && divert_diff(&text) {
+                return;
+            }
+            refs.set_text(field, text);
             big_info.set(refs.big_infos());
             set_select_value(&refs.example, "");
             run_now();
         })
     };
-    let on_replace = |side: Side| {
-        let replace_side = replace_side.clone();
-        Callback::from(move |text: String| replace_side(side, text))
+    let on_replace = |field: Field| {
+        let replace_text = replace_text.clone();
+        Callback::from(move |text: String| replace_text(field, text))
     };
-    let on_show_big = |side: Side| {
+    let on_paste = |field: Field| {
+        let divert_diff = divert_diff.clone();
+        let open_shared = open_shared.clone();
+        Callback::from(move |text: String| -> bool {
+            if is_share_file(&text) {
+                open_shared(text);
+                return true;
+            }
+            matches!(field, Field::Git | Field::Live) && divert_diff(&text)
+        })
+    };
+    let on_show_big = |field: Field| {
         let refs = refs.clone();
         let big_info = big_info.clone();
         Callback::from(move |_| {
-            let text = refs.big.borrow_mut()[slot(side)].take();
+            let Some(i) = field.big_slot() else { return };
+            let text = refs.big.borrow_mut()[i].take();
             if let Some(text) = text {
-                set_textarea_value(refs.node(side), &text);
+                set_textarea_value(refs.node(field), &text);
             }
             big_info.set(refs.big_infos());
         })
     };
-    let on_clear = |side: Side| {
-        let replace_side = replace_side.clone();
-        Callback::from(move |_| replace_side(side, String::new()))
+    let on_clear = |field: Field| {
+        let replace_text = replace_text.clone();
+        Callback::from(move |_| replace_text(field, String::new()))
     };
-    let on_file = |side: Side| {
-        let replace_side = replace_side.clone();
+    let read_file: Rc<dyn Fn(web_sys::File, Side, Rc<dyn Fn(String)>)> = {
         let readers = readers.clone();
         let dispatch = state.dispatcher();
-        Callback::from(move |file: web_sys::File| {
-            let replace_side = replace_side.clone();
+        Rc::new(move |file, side, then| {
             let dispatch = dispatch.clone();
             let reader =
                 gloo::file::callbacks::read_as_bytes(&gloo::file::Blob::from(file), move |res| {
                     match res {
                         Ok(bytes) => match decode_text(&bytes, side) {
-                            Ok(text) => replace_side(side, text),
+                            Ok(text) => then(text),
                             Err(e) => dispatch.dispatch(Action::LocalError(ErrorInfo::from(&e))),
                         },
                         Err(e) => {
@@ -310,20 +648,73 @@ pub fn App(props: &AppProps) -> Html {
                         }
                     }
                 });
-            // Replacing (not clearing) keeps a reader alive until its callback has run.
-            readers.borrow_mut()[if side == Side::Git { 0 } else { 1 }] = Some(reader);
+            // A reader must live until its callback has run; a few are kept.
+            let mut readers = readers.borrow_mut();
+            if readers.len() >= 4 {
+                readers.remove(0);
+            }
+            readers.push(reader);
+        })
+    };
+    let on_file = |field: Field| {
+        let replace_text = replace_text.clone();
+        let read_file = read_file.clone();
+        Callback::from(move |file: web_sys::File| {
+            let replace_text = replace_text.clone();
+            read_file(
+                file,
+                field.side(),
+                Rc::new(move |text| replace_text(field, text)),
+            )
+        })
+    };
+    let on_share_file = {
+        let read_file = read_file.clone();
+        let open_shared = open_shared.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+            else {
+                return;
+            };
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                let open_shared = open_shared.clone();
+                read_file(file, Side::Git, Rc::new(move |text| open_shared(text)));
+            }
+            input.set_value("");
         })
     };
     let on_example = {
         let refs = refs.clone();
         let run_now = run_now.clone();
         let big_info = big_info.clone();
+        let set_mode = set_mode.clone();
         Callback::from(move |_: Event| {
             let name = select_value(&refs.example);
             if refs.load_example(&name) {
-                big_info.set([None, None]);
+                set_mode(Mode::Sides);
+                big_info.set(refs.big_infos());
                 run_now();
             }
+        })
+    };
+    let on_mode = |m: Mode| {
+        let set_mode = set_mode.clone();
+        let run_now = run_now.clone();
+        let mode_note = mode_note.clone();
+        Callback::from(move |_: Event| {
+            set_mode(m);
+            mode_note.set(false);
+            run_now();
+        })
+    };
+    let on_clear_all = {
+        let clear_all = clear_all.clone();
+        let notice = notice.clone();
+        Callback::from(move |_: MouseEvent| {
+            clear_all();
+            notice.set(None);
         })
     };
     let on_analyze = {
@@ -375,6 +766,10 @@ pub fn App(props: &AppProps) -> Html {
             }
         })
     };
+    let on_select = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |id: String| dispatch.dispatch(Action::Select(id)))
+    };
     let on_page = {
         let dispatch = state.dispatcher();
         Callback::from(move |p: usize| {
@@ -382,22 +777,76 @@ pub fn App(props: &AppProps) -> Html {
             focus_element("resources-h");
         })
     };
+    let request_share = |purpose: ShareFor| {
+        let client = client.clone();
+        let refs = refs.clone();
+        let share_for = share_for.clone();
+        let selected = state.selected.clone();
+        Callback::from(move |_: MouseEvent| {
+            *share_for.borrow_mut() = purpose;
+            client.share(refs.input().to_share(selected.clone()));
+        })
+    };
+    let on_copy_link = request_share(ShareFor::Link);
     let on_markdown = {
+        let request = request_share(ShareFor::Markdown);
         let md_status = md_status.clone();
+        Callback::from(move |e: MouseEvent| {
+            md_status.set(None);
+            request.emit(e);
+        })
+    };
+    let on_json = {
         let shown = state.shown.clone();
+        let notice = notice.clone();
         Callback::from(move |_: MouseEvent| {
             let Some(shown) = &shown else { return };
-            let text = drift_doctor::render::markdown::render(&shown.full_report(), None);
-            let md_status = md_status.clone();
-            copy_to_clipboard(text, Callback::from(move |ok| md_status.set(Some(ok))));
+            let text =
+                serde_json::to_string_pretty(&shown.full_report()).unwrap_or_default() + "\n";
+            if !persist::download("drift-doctor-report.json", "application/json", &text) {
+                notice.set(Some(Notice {
+                    error: true,
+                    text: "The browser refused the download.".into(),
+                }));
+            }
+        })
+    };
+    let on_share_download = {
+        let share_view = share_view.clone();
+        let notice = notice.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(file) = share_view.as_ref().and_then(|v| v.file.clone()) else {
+                return;
+            };
+            if !persist::download("drift-doctor-share.json", "application/json", &file) {
+                notice.set(Some(Notice {
+                    error: true,
+                    text: "The browser refused the download.".into(),
+                }));
+            }
+        })
+    };
+    let on_dismiss = {
+        let notice = notice.clone();
+        Callback::from(move |_: MouseEvent| notice.set(None))
+    };
+    let on_mode_note_back = {
+        let set_mode = set_mode.clone();
+        let mode_note = mode_note.clone();
+        let run_now = run_now.clone();
+        Callback::from(move |_: MouseEvent| {
+            set_mode(Mode::Sides);
+            mode_note.set(false);
+            run_now();
         })
     };
 
-    let error_for = |side: &str| state.error.clone().filter(|e| e.side == side);
-    let general_error = state
-        .error
-        .clone()
-        .filter(|e| e.side != "git" && e.side != "live");
+    let error_for = |field: Field| state.error.clone().filter(|e| e.side == field.error_side());
+    let general_error = state.error.clone().filter(|e| {
+        ![Field::Git, Field::Live, Field::Diff, Field::Settings]
+            .iter()
+            .any(|f| f.error_side() == e.side)
+    });
     let in_rules = matches!(*view, View::Rules(_));
     let status = if state.busy() {
         "busy"
@@ -408,6 +857,8 @@ pub fn App(props: &AppProps) -> Html {
     } else {
         "empty"
     };
+    let diff_mode = *mode == Mode::Diff;
+    let settings_error = error_for(Field::Settings);
 
     html! {
         <>
@@ -425,6 +876,13 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="analysis" hidden={in_rules}>
                     <section class="inputs" aria-labelledby="inputs-h">
                         <h2 id="inputs-h" class="visually-hidden">{ "Input" }</h2>
+                        if let Some(n) = &*notice {
+                            <div id="notice" class={classes!("notice", n.error.then_some("notice-error"))}
+                                role={if n.error { "alert" } else { "status" }}>
+                                <p>{ n.text.clone() }</p>
+                                <button type="button" class="button small" onclick={on_dismiss}>{ "Dismiss" }</button>
+                            </div>
+                        }
                         <form class="controls" onsubmit={on_analyze}>
                             <div class="field">
                                 <label for="example">{ "Example" }</label>
@@ -453,17 +911,55 @@ pub fn App(props: &AppProps) -> Html {
                                 <label for="aggregated">{ "ignoreAggregatedRoles" }</label>
                             </div>
                             <button type="submit" class="button primary analyze">{ "Analyze" }</button>
+                            <input type="file" id="share-file" class="visually-hidden" accept=".json,application/json,text/plain"
+                                onchange={on_share_file} />
+                            <label for="share-file" class="button small">{ "Open share file…" }</label>
+                            <button type="button" id="clear-all" class="button small" onclick={on_clear_all}>{ "Clear" }</button>
                         </form>
-                        <div class="editors">
-                            <Editor side="git" title="Git (desired)" node={refs.git.clone()} error={error_for("git")}
-                                hint="Paste, type or drop the manifests Argo CD renders (argocd app manifests --source git, helm template, kustomize build)."
-                                on_edit={on_edit(Side::Git)} on_file={on_file(Side::Git)} on_replace={on_replace(Side::Git)}
-                                big={big_info[0]} on_show_big={on_show_big(Side::Git)} on_clear={on_clear(Side::Git)} />
-                            <Editor side="live" title="Live (cluster)" node={refs.live.clone()} error={error_for("live")}
+                        <fieldset class="mode">
+                            <legend>{ "Input" }</legend>
+                            <label class="mode-option">
+                                <input type="radio" name="mode" id="mode-sides" checked={!diff_mode} onchange={on_mode(Mode::Sides)} />
+                                { " Git and live YAML" }
+                            </label>
+                            <label class="mode-option">
+                                <input type="radio" name="mode" id="mode-diff" checked={diff_mode} onchange={on_mode(Mode::Diff)} />
+                                { " Diff output (argocd app diff, kubectl diff)" }
+                            </label>
+                            if *mode_note && diff_mode {
+                                <span class="mode-note" role="status">
+                                    { "The pasted text looks like diff output, so it is analysed as such. " }
+                                    <button type="button" class="linklike" onclick={on_mode_note_back}>{ "Back to Git and live" }</button>
+                                </span>
+                            }
+                        </fieldset>
+                        <div class="editors" hidden={diff_mode}>
+                            <Editor side="git" title="Git (desired)" node={refs.git.clone()} error={error_for(Field::Git)}
+                                hint="Paste, type or drop the manifests Argo CD renders (argocd app manifests --source git, helm template, kustomize build). Diff output pasted here switches to diff mode."
+                                on_edit={on_edit(Field::Git)} on_file={on_file(Field::Git)} on_replace={on_replace(Field::Git)}
+                                on_paste={on_paste(Field::Git)}
+                                big={big_info[0]} on_show_big={on_show_big(Field::Git)} on_clear={on_clear(Field::Git)} />
+                            <Editor side="live" title="Live (cluster)" node={refs.live.clone()} error={error_for(Field::Live)}
                                 hint="The objects in the cluster (argocd app manifests --source live, kubectl get -o yaml). Analysis runs as you type."
-                                on_edit={on_edit(Side::Live)} on_file={on_file(Side::Live)} on_replace={on_replace(Side::Live)}
-                                big={big_info[1]} on_show_big={on_show_big(Side::Live)} on_clear={on_clear(Side::Live)} />
+                                on_edit={on_edit(Field::Live)} on_file={on_file(Field::Live)} on_replace={on_replace(Field::Live)}
+                                on_paste={on_paste(Field::Live)}
+                                big={big_info[1]} on_show_big={on_show_big(Field::Live)} on_clear={on_clear(Field::Live)} />
                         </div>
+                        <div class="editors single" hidden={!diff_mode}>
+                            <Editor side="diff" title="Diff output" node={refs.diff.clone()} error={error_for(Field::Diff)}
+                                hint="Paste what argocd app diff or kubectl diff printed (plain or unified, several apps one after another, copied from a terminal or a ticket)."
+                                on_edit={on_edit(Field::Diff)} on_file={on_file(Field::Diff)} on_replace={on_replace(Field::Diff)}
+                                on_paste={on_paste(Field::Diff)}
+                                big={big_info[2]} on_show_big={on_show_big(Field::Diff)} on_clear={on_clear(Field::Diff)} />
+                        </div>
+                        <details class="settings" open={settings_error.is_some()}>
+                            <summary>{ "Your Argo CD settings (optional): ignoreDifferences already in place" }</summary>
+                            <Editor side="settings" title="Application and/or argocd-cm YAML" node={refs.settings.clone()} error={settings_error}
+                                hint="Paste your Application (spec.ignoreDifferences) and/or argocd-cm (resource.customizations.ignoreDifferences.*, resource.compareoptions): what they hide is reported as not counted, with the rule that hid it."
+                                placeholder={AttrValue::from("kind: Application\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]")}
+                                on_edit={on_edit(Field::Settings)} on_file={on_file(Field::Settings)} on_replace={on_replace(Field::Settings)}
+                                big={None::<BigInfo>} on_show_big={on_show_big(Field::Settings)} on_clear={on_clear(Field::Settings)} />
+                        </details>
                     </section>
                     <section id="report" class="results" aria-labelledby="report-h" data-state={status}
                         data-seq={state.shown.as_ref().map(|s| s.seq.to_string()).unwrap_or_default()}
@@ -477,17 +973,25 @@ pub fn App(props: &AppProps) -> Html {
                                 }
                             </span>
                             if let Some(shown) = &state.shown {
-                                <span class="timing">{ timing(shown) }</span>
+                                <span class="timing" title={format!("{:.0} ms of it analysing in the worker", shown.worker_ms)}
+                                    data-worker-ms={format!("{:.0}", shown.worker_ms)}>{ timing(shown) }</span>
                                 <label class="check hidden-toggle">
                                     <input type="checkbox" id="show-hidden" checked={state.show_hidden} onchange={on_hidden} />
                                     { " Show hidden differences (not counted by Argo CD)" }
                                 </label>
-                                <button type="button" class="button small" onclick={on_markdown}>{ "Copy as Markdown" }</button>
+                                <span class="report-actions">
+                                    <button type="button" id="copy-link" class="button small" onclick={on_copy_link}>{ "Copy link" }</button>
+                                    <button type="button" id="copy-markdown" class="button small" onclick={on_markdown}>{ "Copy as Markdown" }</button>
+                                    <button type="button" id="download-json" class="button small" onclick={on_json}>{ "Download JSON" }</button>
+                                </span>
                                 <span class="copy-status" role="status">
-                                    { match *md_status { Some(true) => "Copied.", Some(false) => "Could not copy (clipboard unavailable).", None => "" } }
+                                    { match *md_status { Some(true) => "Markdown copied.", Some(false) => "Could not copy the Markdown (clipboard unavailable).", None => "" } }
                                 </span>
                             }
                         </div>
+                        if let Some(v) = &*share_view {
+                            { share_panel(v, on_share_download) }
+                        }
                         if let Some(e) = general_error {
                             <p class="error-text" role="alert">{ e.text.clone() }</p>
                         }
@@ -497,9 +1001,11 @@ pub fn App(props: &AppProps) -> Html {
                         if let Some(shown) = &state.shown {
                             <Summary report={shown.report.clone()} filter={state.filter} on_filter={on_filter} />
                             <Emergency steps={shown.report.clone()} />
-                            { resource_list(&state, shown, on_page, on_diff) }
-                        } else if state.error.is_none() {
-                            <p class="muted">{ "Loading the example…" }</p>
+                            { resource_list(&state, shown, on_page, on_diff, on_select) }
+                        } else if state.error.is_none() && state.latest == 0 {
+                            <p class="muted">{ "Loading…" }</p>
+                        } else if state.error.is_none() && !state.busy() {
+                            <p class="muted empty-note">{ "Nothing to analyse: paste Git and live YAML or diff output above, pick an example, or open a share file." }</p>
                         }
                     </section>
                 </div>
@@ -508,9 +1014,66 @@ pub fn App(props: &AppProps) -> Html {
                 }
             </main>
             <footer class="foot">
-                <p>{ "Everything runs in this page: your manifests never leave the browser. Secret values are masked in the report and the YAML views." }</p>
+                <p>{ "Everything runs in this page: your manifests never leave the browser. Secret values are masked in the report, the YAML views and share links. What you paste is kept in this tab until you close it or press Clear." }</p>
             </footer>
         </>
+    }
+}
+
+/// The link "Copy link" made, or the share file to download instead.
+fn share_panel(v: &ShareView, on_download: Callback<MouseEvent>) -> Html {
+    let masked = match v.masked {
+        0 => String::new(),
+        1 => " 1 Secret value was replaced by a mask; the link carries no Secret value.".into(),
+        n => {
+            format!(" {n} Secret values were replaced by masks; the link carries no Secret value.")
+        }
+    };
+    html! {
+        <div class="share-panel" id="share-panel" data-serial={v.serial.to_string()}>
+            if let Some(url) = &v.url {
+                <label for="share-link" class="share-label">{ "Link to this state (the part after # never reaches a server)" }</label>
+                <input id="share-link" class="share-link" type="text" readonly=true value={url.clone()} />
+                <p class="share-note" role="status">
+                    { match v.copied { Some(true) => "Link copied.", Some(false) => "Could not copy: select the link and copy it.", None => "" } }
+                    { masked }
+                </p>
+            } else {
+                <p class="share-note" role="status">
+                    { format!("This state is too large for a link ({} characters; links stay under {}). Download a share file instead and attach it; opening or dropping it here restores the same state.",
+                        v.fragment_len, drift_doctor::share::MAX_LINK_FRAGMENT) }
+                    { masked }
+                </p>
+                <button type="button" id="download-share" class="button small" onclick={on_download}>{ "Download share file" }</button>
+            }
+        </div>
+    }
+}
+
+/// Scroll a resource's card into view and focus its heading button.
+fn reveal_card(id: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(cards) = document.query_selector_all("article.card") else {
+        return;
+    };
+    for i in 0..cards.length() {
+        let Some(card) = cards
+            .item(i)
+            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+        else {
+            continue;
+        };
+        if card.get_attribute("data-id").as_deref() == Some(id) {
+            card.scroll_into_view();
+            if let Ok(Some(button)) = card.query_selector(".card-toggle") {
+                if let Ok(b) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button) {
+                    let _ = b.focus();
+                }
+            }
+            return;
+        }
     }
 }
 
@@ -526,6 +1089,7 @@ fn resource_list(
     shown: &Shown,
     on_page: Callback<usize>,
     on_diff: Callback<String>,
+    on_select: Callback<String>,
 ) -> Html {
     let listed = state.listed();
     let pages = listed.len().div_ceil(PAGE_SIZE).max(1);
@@ -578,6 +1142,8 @@ fn resource_list(
                         show_hidden={state.show_hidden}
                         diff={state.diffs.get(&shown.resources[i].id).cloned()}
                         on_diff={on_diff.clone()}
+                        selected={state.selected.as_deref() == Some(shown.resources[i].id.as_str())}
+                        on_select={on_select.clone()}
                         rules={state.rules.clone().and_then(Result::ok)} />
                 }
             </div>

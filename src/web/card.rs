@@ -20,6 +20,10 @@ pub struct CardProps {
     pub show_hidden: bool,
     pub diff: Option<DiffState>,
     pub on_diff: Callback<String>,
+    /// The resource a shared link selected (opens the card).
+    pub selected: bool,
+    /// The user opened this card or its YAML (what a link remembers).
+    pub on_select: Callback<String>,
     /// The rule catalogue, for the titles of the rule links (when it has arrived).
     pub rules: Option<Shared<Vec<RuleDoc>>>,
 }
@@ -62,18 +66,37 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     causes.dedup();
 
     let body_id = format!("card-body-{}", props.index);
+    {
+        let open = open.clone();
+        use_effect_with(props.selected, move |selected| {
+            if *selected {
+                open.set(true);
+            }
+        });
+    }
     let toggle = {
         let open = open.clone();
-        Callback::from(move |_: MouseEvent| open.set(!*open))
+        let on_select = props.on_select.clone();
+        let id = r.id.clone();
+        Callback::from(move |_: MouseEvent| {
+            if !*open {
+                on_select.emit(id.clone());
+            }
+            open.set(!*open)
+        })
     };
     let toggle_yaml = {
         let show_yaml = show_yaml.clone();
         let on_diff = props.on_diff.clone();
+        let on_select = props.on_select.clone();
         let id = r.id.clone();
         let needs = props.diff.is_none();
         Callback::from(move |_: MouseEvent| {
-            if !*show_yaml && needs {
-                on_diff.emit(id.clone());
+            if !*show_yaml {
+                on_select.emit(id.clone());
+                if needs {
+                    on_diff.emit(id.clone());
+                }
             }
             show_yaml.set(!*show_yaml);
         })
@@ -84,7 +107,7 @@ pub fn ResourceCard(props: &CardProps) -> Html {
         format!("{}/{}", r.namespace, r.name)
     };
     html! {
-        <article class={classes!("card", if out { "out" } else { "synced" })} data-id={r.id.clone()}>
+        <article class={classes!("card", if out { "out" } else { "synced" }, props.selected.then_some("selected"))} data-id={r.id.clone()}>
             <h3 class="card-h">
                 <button type="button" class="card-toggle" aria-expanded={if *open { "true" } else { "false" }}
                     aria-controls={body_id.clone()} onclick={toggle}>
@@ -105,7 +128,7 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                     <p class="card-meta"><code class="rid">{ r.id.clone() }</code>{ " · " }{ presence_text(r.presence) }
                         if !hidden.is_empty() { { format!(" · {} not counted by Argo CD", hidden.len()) } }
                     </p>
-                    if visible.is_empty() && !(props.show_hidden && !hidden.is_empty()) {
+                    if visible.is_empty() && (hidden.is_empty() || !props.show_hidden) {
                         <p class="muted">{ "No difference that Argo CD counts." }</p>
                     } else {
                         <ul class="diffs">

@@ -8,6 +8,7 @@
 use super::protocol::{Input, Request, Response};
 use super::util::now;
 use super::worker::AnalysisWorker;
+use drift_doctor::share::ShareState;
 use gloo::worker::{Spawnable, WorkerBridge};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -126,6 +127,31 @@ impl Client {
 
     pub fn rules(&self) {
         self.post(Request::Rules);
+    }
+
+    /// Encode the page's state for a link (answered with `Response::Shared`).
+    pub fn share(&self, state: ShareState) {
+        self.post(Request::Share(state));
+    }
+
+    /// Decode a link's fragment or a share file (answered with `Response::Restored`).
+    pub fn restore(&self, text: String) {
+        self.post(Request::Restore(text));
+    }
+
+    /// Warm the worker up while the user reads the first report (not for an
+    /// inline engine: there it would block the page).
+    pub fn warm_up(&self) {
+        let worker = matches!(
+            self.0.try_borrow().as_deref(),
+            Ok(Some(Inner {
+                backend: Backend::Worker(_),
+                ..
+            }))
+        );
+        if worker {
+            self.post(Request::WarmUp);
+        }
     }
 
     fn post(&self, request: Request) {

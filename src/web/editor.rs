@@ -63,6 +63,13 @@ pub struct EditorProps {
     /// Move a large side into the textarea after all.
     pub on_show_big: Callback<()>,
     pub on_clear: Callback<()>,
+    /// Offered every pasted text first; returning true means the page took
+    /// it elsewhere (diff output pasted into a YAML side).
+    #[prop_or_default]
+    pub on_paste: Option<Callback<String, bool>>,
+    /// Placeholder text of the empty textarea.
+    #[prop_or_default]
+    pub placeholder: Option<AttrValue>,
 }
 
 /// The UTF-16 range of 1-based `line` in `text` (what `setSelectionRange` takes).
@@ -108,6 +115,7 @@ pub fn Editor(props: &EditorProps) -> Html {
     // A large paste replaces the side and stays out of the textarea.
     let onpaste_textarea = {
         let on_replace = props.on_replace.clone();
+        let on_paste = props.on_paste.clone();
         Callback::from(move |e: Event| {
             let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
                 return;
@@ -115,6 +123,10 @@ pub fn Editor(props: &EditorProps) -> Html {
             let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) else {
                 return;
             };
+            if on_paste.as_ref().is_some_and(|f| f.emit(text.clone())) {
+                e.prevent_default();
+                return;
+            }
             if text.len() > LARGE_INPUT {
                 e.prevent_default();
                 on_replace.emit(text);
@@ -123,13 +135,16 @@ pub fn Editor(props: &EditorProps) -> Html {
     };
     let onpaste_panel = {
         let on_replace = props.on_replace.clone();
+        let on_paste = props.on_paste.clone();
         Callback::from(move |e: Event| {
             let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
                 return;
             };
             if let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) {
                 e.prevent_default();
-                on_replace.emit(text);
+                if !on_paste.as_ref().is_some_and(|f| f.emit(text.clone())) {
+                    on_replace.emit(text);
+                }
             }
         })
     };
@@ -238,6 +253,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             <textarea id={id} ref={props.node.clone()} class="code-input" spellcheck="false"
                 autocomplete="off" autocapitalize="off" wrap="off" hidden={props.big.is_some()}
                 aria-invalid={if invalid { "true" } else { "false" }}
+                placeholder={props.placeholder.clone()}
                 aria-describedby={describedby}
                 onpaste={onpaste_textarea}
                 {oninput} {onkeydown} {ondragover} {ondragleave} {ondrop} />

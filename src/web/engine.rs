@@ -2,25 +2,61 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Input, Line, Request, Response, RuleDoc, LINE_GIT, LINE_LIVE, LINE_SAME,
+    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, Shared, LINE_GIT, LINE_LIVE,
+    LINE_SAME, SETTINGS_SIDE,
 };
+use drift_doctor::share;
 use drift_doctor::view::{self, LineTag, ResourceTexts};
-use drift_doctor::{CompareOptions, Options, Strategy};
+use drift_doctor::{CompareOptions, Options, Report, Strategy};
 use std::collections::BTreeMap;
 
-/// The options the page passes to the core.
-pub fn options(input: &Input) -> Options {
+/// The options the page passes to the core, with the user's pasted Argo CD
+/// settings (ignoreDifferences rules, compare options) applied.
+pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
     let namespace = input.namespace.trim();
-    Options {
+    let mut compare = CompareOptions {
+        strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
+        ignore_aggregated_roles: input.ignore_aggregated_roles,
+        include_hidden: input.include_hidden,
+        ..CompareOptions::default()
+    };
+    if !input.settings.trim().is_empty() {
+        compare.ignore_rules = drift_doctor::ignore::parse_rules(&input.settings).map_err(|e| {
+            let mut info = ErrorInfo::from(&e);
+            info.side = SETTINGS_SIDE.to_string();
+            info
+        })?;
+    }
+    Ok(Options {
         namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
-        compare: CompareOptions {
-            strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
-            ignore_aggregated_roles: input.ignore_aggregated_roles,
-            include_hidden: input.include_hidden,
-            ..CompareOptions::default()
-        },
+        compare,
+    })
+}
+
+/// Analyse an input as the page asks: both sides, or the pasted diff text.
+pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
+    let opts = options(input)?;
+    let result = match input.mode {
+        Mode::Sides => drift_doctor::analyze(&input.git, &input.live, &opts),
+        Mode::Diff => drift_doctor::analyze_diff(&input.diff, &opts),
+    };
+    result.map_err(|e| ErrorInfo::from(&e))
+}
+
+/// Encode a state for a link, or for a share file when the link would be too long.
+pub fn share_state(state: &share::ShareState) -> Shared {
+    let (fragment, masked) = share::encode_fragment(state);
+    let file =
+        (fragment.len() > share::MAX_LINK_FRAGMENT).then(|| share::share_file_text(&fragment));
+    Shared {
+        fragment,
+        masked,
+        file,
     }
 }
+
+/// Rounds over the examples for `Request::WarmUp`.
+const WARM_UP_ROUNDS: usize = 8;
 
 #[derive(Default)]
 pub struct Engine {
@@ -37,13 +73,11 @@ impl Engine {
         match request {
             Request::Analyze { seq, input } => {
                 let start = now();
-                let outcome = match drift_doctor::analyze(&input.git, &input.live, &options(&input))
-                {
-                    Ok(report) => serde_json::to_string(&report).map_err(|e| {
+                let outcome = analyze(&input).and_then(|report| {
+                    serde_json::to_string(&report).map_err(|e| {
                         ErrorInfo::general(format!("could not encode the report: {e}"))
-                    }),
-                    Err(e) => Err(ErrorInfo::from(&e)),
-                };
+                    })
+                });
                 self.texts = None;
                 self.last = Some((seq, input));
                 Response::Analyzed {
@@ -62,6 +96,21 @@ impl Engine {
                 }
             }
             Request::Rules => Response::Rules(rule_docs()),
+            Request::Share(state) => Response::Shared(share_state(&state)),
+            Request::Restore(text) => {
+                Response::Restored(share::decode_share_file(&text).map_err(|e| e.to_string()))
+            }
+            Request::WarmUp => {
+                let opts = Options::default();
+                for _ in 0..WARM_UP_ROUNDS {
+                    for ex in super::examples::EXAMPLES {
+                        if let Ok(report) = drift_doctor::analyze(ex.git, ex.live, &opts) {
+                            let _ = serde_json::to_string(&report);
+                        }
+                    }
+                }
+                Response::WarmedUp
+            }
         }
     }
 
@@ -72,8 +121,18 @@ impl Engine {
         if *last_seq != seq {
             return (None, "The input changed; open the diff again.".into());
         }
+        if input.mode == Mode::Diff {
+            return (
+                None,
+                "Pasted diff output holds only the changed lines, not the whole objects: see the differences above.".into(),
+            );
+        }
         if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
-            match view::resource_texts(&input.git, &input.live, &options(input)) {
+            let opts = match options(input) {
+                Ok(opts) => opts,
+                Err(e) => return (None, e.text),
+            };
+            match view::resource_texts(&input.git, &input.live, &opts) {
                 Ok(map) => self.texts = Some((seq, map)),
                 Err(e) => return (None, e.to_string()),
             }

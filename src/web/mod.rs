@@ -18,6 +18,7 @@ pub mod diffview;
 pub mod editor;
 pub mod engine;
 pub mod examples;
+pub mod persist;
 pub mod protocol;
 pub mod rules_view;
 pub mod state;

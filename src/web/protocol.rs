@@ -1,13 +1,47 @@
 //! Messages between the page and the analysis worker (bincode-encoded by
 //! gloo-worker, so only plain data: the report travels as its JSON text).
 
+use drift_doctor::share::ShareState;
 use serde::{Deserialize, Serialize};
 
-/// What to analyse: both sides' text and the options the page offers.
+/// What the page analyses: both sides, or pasted diff output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Mode {
+    #[default]
+    Sides,
+    Diff,
+}
+
+impl Mode {
+    /// The name used in share links (`ShareState::mode`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Sides => "sides",
+            Mode::Diff => "diff",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Mode {
+        if name == "diff" {
+            Mode::Diff
+        } else {
+            Mode::Sides
+        }
+    }
+}
+
+/// What to analyse: both sides' text (or the diff text) and the options the
+/// page offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Input {
+    pub mode: Mode,
     pub git: String,
     pub live: String,
+    /// `argocd app diff` / `kubectl diff` output (mode `Diff`).
+    pub diff: String,
+    /// The user's Application and/or argocd-cm YAML (their ignoreDifferences
+    /// and compare options), possibly empty.
+    pub settings: String,
     pub namespace: String,
     /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
     pub strategy: String,
@@ -26,6 +60,14 @@ pub enum Request {
     /// The rule catalogue's documentation (the page itself does not parse
     /// the catalogue: that keeps YAML and regex code out of its wasm).
     Rules,
+    /// Encode the page's state for a link (Secret values masked first).
+    Share(ShareState),
+    /// Decode a link fragment, a whole link or a share file's text.
+    Restore(String),
+    /// Run the analysis on the embedded examples a few times, so that the
+    /// browser has compiled the hot code with its optimising tier before
+    /// the user's first large input (the first run is otherwise much slower).
+    WarmUp,
 }
 
 /// One rule's documentation, for the rules view and the findings' links.
@@ -79,6 +121,9 @@ impl From<&drift_doctor::InputError> for ErrorInfo {
     }
 }
 
+/// The side name of errors in the pasted Argo CD settings.
+pub const SETTINGS_SIDE: &str = "settings";
+
 /// Which side a diff line belongs to.
 pub const LINE_SAME: u8 = 0;
 pub const LINE_GIT: u8 = 1;
@@ -110,4 +155,80 @@ pub enum Response {
         note: String,
     },
     Rules(Result<Vec<RuleDoc>, String>),
+    Shared(Shared),
+    /// The state a link or share file holds, or why it cannot be read.
+    Restored(Result<ShareState, String>),
+    WarmedUp,
+}
+
+/// An encoded state: the fragment (without `#`), how many Secret values were
+/// masked, and the share file's text when the fragment is too long for a link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shared {
+    pub fragment: String,
+    pub masked: usize,
+    pub file: Option<String>,
+}
+
+/// Keys of `ShareState::options` (the CLI's `link` writes the same ones).
+pub const OPTION_STRATEGY: &str = "strategy";
+pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
+pub const OPTION_SETTINGS: &str = "argocdSettings";
+
+impl Input {
+    /// The state a link carries: this input, and the resource the user had
+    /// open. Defaults are left out so that links stay short.
+    pub fn to_share(&self, selected: Option<String>) -> ShareState {
+        let mut state = ShareState {
+            mode: self.mode.name().to_string(),
+            namespace: self.namespace.clone(),
+            selected,
+            ..ShareState::default()
+        };
+        match self.mode {
+            Mode::Sides => {
+                state.git = self.git.clone();
+                state.live = self.live.clone();
+            }
+            Mode::Diff => state.diff = self.diff.clone(),
+        }
+        if !self.strategy.is_empty() && self.strategy != "legacy" {
+            state
+                .options
+                .insert(OPTION_STRATEGY.into(), self.strategy.clone());
+        }
+        if self.ignore_aggregated_roles {
+            state
+                .options
+                .insert(OPTION_AGGREGATED_ROLES.into(), "true".into());
+        }
+        if !self.settings.trim().is_empty() {
+            state
+                .options
+                .insert(OPTION_SETTINGS.into(), self.settings.clone());
+        }
+        state
+    }
+
+    /// The input a link restores (unknown options are ignored: a newer
+    /// page's link still opens).
+    pub fn from_share(state: &ShareState) -> Input {
+        let option = |k: &str| state.options.get(k).cloned().unwrap_or_default();
+        let strategy = option(OPTION_STRATEGY);
+        Input {
+            mode: Mode::from_name(&state.mode),
+            git: state.git.clone(),
+            live: state.live.clone(),
+            diff: state.diff.clone(),
+            settings: option(OPTION_SETTINGS),
+            namespace: state.namespace.clone(),
+            strategy: if drift_doctor::Strategy::from_id(&strategy).is_some() {
+                strategy
+            } else {
+                "legacy".into()
+            },
+            ignore_aggregated_roles: option(OPTION_AGGREGATED_ROLES) == "true",
+            include_hidden: false,
+        }
+    }
 }

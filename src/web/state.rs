@@ -73,6 +73,11 @@ pub struct AppState {
     pub diffs: Shared<HashMap<String, DiffState>>,
     /// The rule catalogue's documentation (from the worker), or why not.
     pub rules: Option<Result<Shared<Vec<RuleDoc>>, String>>,
+    /// The resource the user last opened (a share link carries it).
+    pub selected: Option<String>,
+    /// Bring `selected` into view once the next report is shown (after a
+    /// link or share file was opened).
+    pub reveal: bool,
 }
 
 impl Default for Shared<HashMap<String, DiffState>> {
@@ -133,6 +138,15 @@ pub enum Action {
     ShowHidden(bool),
     Filter(Option<Cause>),
     DiffRequested(String),
+    /// The user opened this resource's card or YAML.
+    Select(String),
+    /// A link or share file was opened: select this resource in its report.
+    Reveal(Option<String>),
+    /// The selected card is in view now.
+    Revealed,
+    /// The inputs were wiped; `seq` is newer than every request sent, so
+    /// answers still on their way are dropped.
+    Cleared(u32),
 }
 
 fn out_of_sync_first(resources: &[Shared<ResourceReport>]) -> Vec<usize> {
@@ -197,6 +211,18 @@ impl Reducible for AppState {
                             });
                             next.error = None;
                             next.page = 0;
+                            if let (true, Some(id), Some(shown)) =
+                                (next.reveal, &next.selected, &next.shown)
+                            {
+                                if let Some(pos) = shown
+                                    .order
+                                    .iter()
+                                    .position(|&i| shown.resources[i].id == *id)
+                                {
+                                    next.page = pos / PAGE_SIZE;
+                                }
+                                next.filter = None;
+                            }
                             next.diffs = Shared::default();
                             if let Some(c) = next.filter {
                                 let still = next
@@ -228,7 +254,10 @@ impl Reducible for AppState {
                     diffs.insert(id, state);
                     next.diffs = Shared(Rc::new(diffs));
                 }
-                Response::Rules(_) => {}
+                Response::Rules(_)
+                | Response::Shared(_)
+                | Response::Restored(_)
+                | Response::WarmedUp => return self,
             },
             Action::LocalError(e) => next.error = Some(e),
             Action::Page(p) => {
@@ -241,6 +270,26 @@ impl Reducible for AppState {
             Action::Filter(f) => {
                 next.filter = f;
                 next.page = 0;
+            }
+            Action::Select(id) => {
+                if self.selected.as_deref() == Some(id.as_str()) {
+                    return self;
+                }
+                next.selected = Some(id);
+            }
+            Action::Reveal(id) => {
+                next.selected = id;
+                next.reveal = next.selected.is_some();
+            }
+            Action::Revealed => next.reveal = false,
+            Action::Cleared(seq) => {
+                next = AppState {
+                    latest: seq,
+                    answered: seq,
+                    rules: self.rules.clone(),
+                    show_hidden: self.show_hidden,
+                    ..AppState::default()
+                };
             }
             Action::DiffRequested(id) => {
                 let mut diffs = (*self.diffs.0).clone();
