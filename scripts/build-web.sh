@@ -78,4 +78,10 @@ PY
 for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm csp-watch.js; do
   [ -f "dist/$f" ] || { say "dist/$f is missing after the build"; exit 1; }
 done
+
+# The whole page in one file for file:// and air-gapped use, rebuilt from
+# this build's dist/ every time (a failed step leaves no stale copy behind).
+rm -f dist/drift-doctor.html
+python3 scripts/make-standalone.py dist
+[ -s dist/drift-doctor.html ] || { say "dist/drift-doctor.html was not written"; exit 1; }
 say "built dist/ in $((end - start)) s"

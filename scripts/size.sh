@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prints the size of the page's wasm files and of the whole dist/, raw and
 # gzipped (gzip -9, per file: what a server with compression would send).
+# dist/drift-doctor.html (the one-file page for file://, which holds both wasm
+# files gzipped) is printed on its own line and not counted in dist/'s total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f dist/index.html ] || { echo "dist/ is missing: run scripts/build-web.sh first" >&2; exit 1; }
@@ -14,5 +16,10 @@ while IFS= read -r f; do
   raw=$(wc -c <"$f"); z=$(gz "$f")
   total=$((total + raw)); total_gz=$((total_gz + z))
   case "$f" in *.wasm) printf '%-44s %s %s\n' "${f#dist/}" "$(kb "$raw")" "$(kb "$z")" ;; esac
-done < <(find dist -type f ! -name '.*' | sort)
-printf '%-44s %s %s\n' "dist/ (all $(find dist -type f ! -name '.*' | wc -l) files)" "$(kb "$total")" "$(kb "$total_gz")"
+done < <(find dist -type f ! -path 'dist/.*' ! -name drift-doctor.html | sort)
+printf '%-44s %s %s\n' "dist/ (all $(find dist -type f ! -path 'dist/.*' ! -name drift-doctor.html | wc -l) files besides drift-doctor.html)" "$(kb "$total")" "$(kb "$total_gz")"
+if [ -f dist/drift-doctor.html ]; then
+  printf '%-44s %s %s\n' "drift-doctor.html (one file, for file://)" "$(kb "$(wc -c <dist/drift-doctor.html)")" "$(kb "$(gz dist/drift-doctor.html)")"
+else
+  echo "dist/drift-doctor.html is missing: run scripts/build-web.sh" >&2; exit 1
+fi

@@ -192,7 +192,12 @@ fn report_resource(
     let key = &pair.key;
     let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
         (Some(g), Some(l)) => {
-            let c = compare::compare(key, g, l, copts);
+            let crd = if crate::k8s::root(&key.group, &key.kind).is_none() {
+                ctx.crd(&key.group, &key.kind)
+            } else {
+                None
+            };
+            let c = compare::compare_with_crd(key, g, l, copts, crd);
             let mut all = c.visible;
             all.extend(c.hidden);
             (Presence::Both, all)

@@ -10,6 +10,7 @@
 //! and live are what Argo CD shows; differences between raw Git and raw live
 //! that it does not show are kept as hidden, with the reason.
 
+use crate::context::CrdDefinition;
 use crate::identity::ResourceKey;
 use crate::k8s::{self, Cursor, ListStrategy};
 use crate::model::Change;
@@ -53,10 +54,66 @@ impl Strategy {
     }
 }
 
+/// argocd-cm `resource.compareoptions` `ignoreResourceStatusField`: whose
+/// `status` Argo CD leaves out of the comparison. Argo CD implements it as a
+/// system-level ignoreDifferences entry with the JSON pointer `/status`, for
+/// every kind (`all`) or for `apiextensions.k8s.io/CustomResourceDefinition`
+/// only (`crd`); `none` adds no entry (argo-cd `util/settings/settings.go`,
+/// `GetResourceOverrides`, v3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IgnoreStatus {
+    /// Every object's `status` is ignored (Argo CD's default since v3.0).
+    #[default]
+    All,
+    /// Only CustomResourceDefinitions' `status` is ignored.
+    Crd,
+    /// `status` is compared like any other field.
+    None,
+}
+
+impl IgnoreStatus {
+    pub fn id(self) -> &'static str {
+        match self {
+            IgnoreStatus::All => "all",
+            IgnoreStatus::Crd => "crd",
+            IgnoreStatus::None => "none",
+        }
+    }
+
+    /// Read a value as Argo CD does: `all` (or empty) and `crd` as named,
+    /// `none`, `off` and `false` as none (YAML 1.1 reads an unquoted `off`
+    /// or `no` as the boolean false, which Argo CD receives as "false"), and
+    /// anything else as `all` (Argo CD logs "Unrecognized value").
+    pub fn from_setting(value: &str) -> IgnoreStatus {
+        match value {
+            "crd" => IgnoreStatus::Crd,
+            "none" | "off" | "false" => IgnoreStatus::None,
+            // YAML 1.1 booleans false, as sigs.k8s.io/yaml reads a plain scalar.
+            "n" | "N" | "no" | "No" | "NO" | "Off" | "OFF" | "False" | "FALSE" => {
+                IgnoreStatus::None
+            }
+            _ => IgnoreStatus::All,
+        }
+    }
+
+    /// Whether Argo CD ignores the `status` of objects of this group/kind.
+    pub fn ignores(self, group: &str, kind: &str) -> bool {
+        match self {
+            IgnoreStatus::All => true,
+            IgnoreStatus::Crd => {
+                group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition"
+            }
+            IgnoreStatus::None => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
     pub strategy: Strategy,
     pub ignore_aggregated_roles: bool,
+    /// `resource.compareoptions` `ignoreResourceStatusField` (default `all`).
+    pub ignore_resource_status_field: IgnoreStatus,
     /// Whether to compute the differences Argo CD would not count.
     pub include_hidden: bool,
     /// The field manager Argo CD applies as under server-side apply.
@@ -70,6 +127,7 @@ impl Default for CompareOptions {
         CompareOptions {
             strategy: Strategy::Legacy,
             ignore_aggregated_roles: false,
+            ignore_resource_status_field: IgnoreStatus::All,
             include_hidden: false,
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
@@ -101,9 +159,59 @@ pub struct Compared {
 
 /// Compare one desired object with its live counterpart.
 pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptions) -> Compared {
+    compare_with_crd(key, git, live, opts, None)
+}
+
+/// [`compare`], knowing the CustomResourceDefinition of a custom resource
+/// when the input holds it: its schema's `default:` values (which the API
+/// server fills in, so server-side diff's dry run predicts them) and whether
+/// `status` is a subresource.
+pub fn compare_with_crd(
+    key: &ResourceKey,
+    git: &Value,
+    live: &Value,
+    opts: &CompareOptions,
+    crd: Option<&CrdDefinition>,
+) -> Compared {
     let group = key.group.as_str();
     let kind = key.kind.as_str();
     let schema = k8s::root(group, kind);
+    let status_ignored = opts.ignore_resource_status_field.ignores(group, kind);
+    // The CRD version the live object is served at (the API server defaults
+    // a custom resource with that version's schema).
+    let crd_version = if schema.is_none() {
+        crd.and_then(|c| {
+            let served = [live, git]
+                .iter()
+                .find_map(|o| o.get("apiVersion").and_then(Value::as_str))
+                .map(|v| v.rsplit('/').next().unwrap_or(v))
+                .unwrap_or("");
+            c.version(served).map(|v| (c, v))
+        })
+    } else {
+        None
+    };
+    // Server-side diff asks the API server for a dry-run apply, and the API
+    // server fills the CRD schema's defaults into what it would store. Apps
+    // that sync with server-side apply get server-side diff too in current
+    // Argo CD (argo-cd PR #29103 retired the structured-merge diff, which
+    // knew no CRD defaults).
+    let server_side = matches!(
+        opts.strategy,
+        Strategy::ServerSideApply | Strategy::ServerSideDiff
+    );
+    let crd_defaults = crd_version
+        .filter(|_| server_side)
+        .and_then(|(_, v)| v.schema.as_ref());
+    // Applying an object never changes its status when status is a
+    // subresource (the API server keeps the stored status), so the dry run
+    // predicts the live status whatever Git declares.
+    let status_subresource = !status_ignored
+        && server_side
+        && match crd_version {
+            Some((_, v)) => v.status_subresource,
+            None => true,
+        };
 
     let last_applied = live
         .pointer("/metadata/annotations")
@@ -116,9 +224,18 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         group,
         kind,
         ignore_aggregated_roles: opts.ignore_aggregated_roles,
+        keep_status: !status_ignored,
     };
     let mut desired = norm.normalize(git);
     let mut live_n = norm.normalize(live);
+    if status_subresource {
+        if let Value::Object(d) = &mut desired {
+            match live_n.get("status") {
+                Some(st) => d.insert("status".to_string(), st.clone()),
+                None => d.remove("status"),
+            };
+        }
+    }
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
     let original = match (&last_applied, opts.strategy) {
         (Some(la), Strategy::Legacy) => norm.normalize(la),
@@ -140,6 +257,9 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         // Defaults only fill what is missing, so live can take them once up front.
         k8s::apply_defaults(group, kind, &mut live_n);
     }
+    if let Some(s) = crd_defaults {
+        crate::context::apply_schema_defaults(s, &mut live_n);
+    }
     let predict = |desired: &Value, original: &Value, live_n: &Value| -> Vec<RawDiff> {
         let mut predicted = match schema {
             Some(cursor) => strategic_merge(live_n, Some(original), desired, Some(cursor)),
@@ -150,6 +270,9 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
         };
         if schema.is_some() {
             k8s::apply_defaults(group, kind, &mut predicted);
+        }
+        if let Some(s) = crd_defaults {
+            crate::context::apply_schema_defaults(s, &mut predicted);
         }
         let mut out = Vec::new();
         diff_values(&predicted, live_n, schema, &mut Vec::new(), &mut out);
@@ -176,6 +299,9 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
             // Argo CD defaults both sides after the rules removed fields.
             if schema.is_some() {
                 k8s::apply_defaults(group, kind, &mut l);
+            }
+            if let Some(s) = crd_defaults {
+                crate::context::apply_schema_defaults(s, &mut l);
             }
             predict(&d, &o, &l)
         };
@@ -251,6 +377,23 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
             hidden.clear();
         }
     }
+    if opts.include_hidden && status_ignored && git.get("status").is_some_and(|s| !s.is_null()) {
+        // Git declares a status that Argo CD leaves out: what comparing it
+        // would have shown stays in the report, hidden.
+        let mut unignored = opts.clone();
+        unignored.ignore_resource_status_field = IgnoreStatus::None;
+        unignored.include_hidden = false;
+        let reason = match opts.ignore_resource_status_field {
+            IgnoreStatus::Crd => "Argo CD leaves the `status` of CustomResourceDefinitions out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: crd)",
+            _ => "Argo CD leaves `status` out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: all, its default)",
+        };
+        for mut d in compare_with_crd(key, git, live, &unignored, crd).visible {
+            if matches!(d.path.first(), Some(Seg::Key(k)) if k == "status") {
+                d.hidden_reason = Some(reason.to_string());
+                hidden.push(d);
+            }
+        }
+    }
     if opts.include_hidden {
         let mut raw = Vec::new();
         let live_plain = norm.normalize_keeping_zero_values(live);
@@ -276,7 +419,15 @@ pub fn compare(key: &ResourceKey, git: &Value, live: &Value, opts: &CompareOptio
             {
                 continue;
             }
-            d.hidden_reason = Some(hidden_reason(&d, three_way, group, kind, live, &p));
+            let why = HiddenContext {
+                three_way,
+                group,
+                kind,
+                live,
+                crd: crd_version,
+                status_subresource,
+            };
+            d.hidden_reason = Some(hidden_reason(&d, &why, &p));
             hidden.push(d);
         }
     }
@@ -303,6 +454,9 @@ pub fn compare_with_predicted(
         group: &key.group,
         kind: &key.kind,
         ignore_aggregated_roles: opts.ignore_aggregated_roles,
+        keep_status: !opts
+            .ignore_resource_status_field
+            .ignores(&key.group, &key.kind),
     };
     let schema = k8s::root(&key.group, &key.kind);
     let p = norm.normalize(predicted);
@@ -323,22 +477,47 @@ pub fn compare_with_predicted(
     }
 }
 
-fn hidden_reason(
-    d: &RawDiff,
+/// What explains a difference Argo CD does not count.
+struct HiddenContext<'a> {
     three_way: bool,
-    group: &str,
-    kind: &str,
-    live: &Value,
-    pointer: &str,
-) -> String {
+    group: &'a str,
+    kind: &'a str,
+    live: &'a Value,
+    /// The custom resource's CRD and the version it is served at.
+    crd: Option<(&'a CrdDefinition, &'a crate::context::CrdVersion)>,
+    /// A server-side strategy, and `status` is a subresource.
+    status_subresource: bool,
+}
+
+fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String {
+    let in_status = pointer == "/status" || pointer.starts_with("/status/");
+    // A difference below `/status` means Git declares a status.
+    if in_status && why.status_subresource && (pointer != "/status" || d.git.is_some()) {
+        return "`status` is a subresource: applying the object never changes it, so the server-side dry run keeps the live status whatever Git declares".into();
+    }
     match d.change {
         Change::Added => {
-            if let Some(default) = k8s::default_for(group, kind, live, pointer) {
+            if let Some(default) = k8s::default_for(why.group, why.kind, why.live, pointer) {
                 if d.live.as_ref().is_some_and(|l| json_eq(l, &default)) {
                     return "filled by the API server as a default; Git never declared it".into();
                 }
             }
-            if three_way {
+            if let Some((crd, version)) = why.crd {
+                let default = version
+                    .schema
+                    .as_ref()
+                    .and_then(|s| crate::context::schema_default_at(s, &d.path));
+                if default.is_some_and(|v| d.live.as_ref().is_some_and(|l| json_eq(l, &v))) {
+                    return format!(
+                        "filled by the API server from the default in the schema of CRD {} ({}); Git never declared it",
+                        crd.name, version.name
+                    );
+                }
+            }
+            if pointer == "/status" {
+                return "`status` is written by the cluster; Git never declared it, so Argo CD's diff leaves it out".into();
+            }
+            if why.three_way {
                 "only the cluster has this field and it is not in the last-applied configuration, so Argo CD's three-way diff leaves it out".into()
             } else {
                 "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out".into()

@@ -1,8 +1,10 @@
 //! What the whole input says about each object: who autoscales it, which
-//! CRDs are being installed, which app tracks it. Rules read this to name
-//! the owner of a change rather than guess from a path alone.
+//! CRDs are being installed (and their schemas' defaults), which app tracks
+//! it. Rules read this to name the owner of a change rather than guess from a
+//! path alone.
 
 use crate::identity::{api_group, ResourceKey};
+use crate::path::Seg;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +34,181 @@ pub struct InputContext {
     pub namespaces_in_git: BTreeMap<String, bool>,
     /// The Argo CD app the input belongs to, from tracking metadata.
     pub application: Option<String>,
+    /// CRDs found in the input by group/kind: the live one (what the API
+    /// server uses now) and the one Git declares.
+    pub crd_definitions_live: BTreeMap<(String, String), CrdDefinition>,
+    pub crd_definitions_git: BTreeMap<(String, String), CrdDefinition>,
+}
+
+/// One version of a CustomResourceDefinition, as far as comparing needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrdVersion {
+    pub name: String,
+    pub storage: bool,
+    /// The version's `openAPIV3Schema`, kept only when it declares a `default`.
+    pub schema: Option<Value>,
+    /// `subresources.status` is enabled.
+    pub status_subresource: bool,
+}
+
+/// What a CustomResourceDefinition says about its custom resources.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrdDefinition {
+    /// The CRD's own name, e.g. `backups.dr.example.com`.
+    pub name: String,
+    pub group: String,
+    pub kind: String,
+    pub versions: Vec<CrdVersion>,
+}
+
+impl CrdDefinition {
+    /// Read a CRD object (`apiextensions.k8s.io/v1`, or the per-CRD schema
+    /// and subresources of `v1beta1`).
+    pub fn from_object(obj: &Value) -> Option<CrdDefinition> {
+        let spec = obj.get("spec")?;
+        let group = spec.get("group").and_then(Value::as_str)?.to_string();
+        let kind = spec
+            .pointer("/names/kind")
+            .and_then(Value::as_str)?
+            .to_string();
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let shared_schema = spec.pointer("/validation/openAPIV3Schema");
+        let shared_status = spec
+            .pointer("/subresources/status")
+            .is_some_and(|s| !s.is_null());
+        let mut versions: Vec<CrdVersion> = spec
+            .get("versions")
+            .and_then(Value::as_array)
+            .map(|vs| {
+                vs.iter()
+                    .filter_map(|v| {
+                        let name = v.get("name").and_then(Value::as_str)?.to_string();
+                        let schema = v.pointer("/schema/openAPIV3Schema").or(shared_schema);
+                        Some(CrdVersion {
+                            name,
+                            storage: v.get("storage").and_then(Value::as_bool).unwrap_or(false),
+                            schema: schema.filter(|s| has_default(s, 0)).cloned(),
+                            status_subresource: v
+                                .pointer("/subresources/status")
+                                .map_or(shared_status, |s| !s.is_null()),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if versions.is_empty() {
+            // v1beta1 with a single `spec.version`.
+            let name = spec.get("version").and_then(Value::as_str)?.to_string();
+            versions.push(CrdVersion {
+                name,
+                storage: true,
+                schema: shared_schema.filter(|s| has_default(s, 0)).cloned(),
+                status_subresource: shared_status,
+            });
+        }
+        Some(CrdDefinition {
+            name,
+            group,
+            kind,
+            versions,
+        })
+    }
+
+    /// The named version, or the storage version when the name is unknown.
+    pub fn version(&self, name: &str) -> Option<&CrdVersion> {
+        self.versions
+            .iter()
+            .find(|v| v.name == name)
+            .or_else(|| self.versions.iter().find(|v| v.storage))
+            .or_else(|| self.versions.first())
+    }
+}
+
+/// Whether a schema declares a `default` anywhere.
+fn has_default(schema: &Value, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match schema {
+        Value::Object(m) => {
+            m.contains_key("default") || m.values().any(|v| has_default(v, depth + 1))
+        }
+        Value::Array(a) => a.iter().any(|v| has_default(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Fill a custom resource's missing fields with its CRD schema's `default`
+/// values, as the API server does (apiextensions-apiserver structural
+/// defaulting): in every object, each property with a `default` that is
+/// absent (or null without `nullable`) gets it, then defaulting continues
+/// into every field through `properties`, `additionalProperties` and list
+/// `items`, including values a default just filled.
+pub fn apply_schema_defaults(schema: &Value, obj: &mut Value) {
+    default_walk(schema, obj, 0);
+}
+
+fn default_walk(schema: &Value, obj: &mut Value, depth: usize) {
+    if depth > 96 {
+        return;
+    }
+    match obj {
+        Value::Object(m) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            if let Some(props) = props {
+                for (k, p) in props {
+                    let Some(default) = p.get("default") else {
+                        continue;
+                    };
+                    let nullable = p.get("nullable").and_then(Value::as_bool).unwrap_or(false);
+                    let missing = match m.get(k) {
+                        None => true,
+                        Some(Value::Null) => !nullable,
+                        Some(_) => false,
+                    };
+                    if missing {
+                        m.insert(k.clone(), default.clone());
+                    }
+                }
+            }
+            let extra = schema.get("additionalProperties").filter(|a| a.is_object());
+            for (k, v) in m.iter_mut() {
+                if let Some(child) = props.and_then(|p| p.get(k)).or(extra) {
+                    default_walk(child, v, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items").filter(|i| i.is_object()) {
+                for v in items {
+                    default_walk(item_schema, v, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value the API server would fill in at `path` from the schema's
+/// `default` (itself defaulted further), if the schema declares one there.
+pub fn schema_default_at(schema: &Value, path: &[Seg]) -> Option<Value> {
+    let mut node = schema;
+    for seg in path {
+        node = match seg {
+            Seg::Key(k) => node
+                .get("properties")
+                .and_then(|p| p.get(k))
+                .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))?,
+            Seg::Item { .. } => node.get("items").filter(|i| i.is_object())?,
+        };
+    }
+    let mut value = node.get("default")?.clone();
+    apply_schema_defaults(node, &mut value);
+    Some(value)
 }
 
 fn scale_target(obj: &Value, field: &str) -> Option<(String, String, String)> {
@@ -83,6 +260,14 @@ impl InputContext {
                 push(self, "VerticalPodAutoscaler", "targetRef", true)
             }
             ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                if let Some(def) = CrdDefinition::from_object(obj) {
+                    let gk = (def.group.clone(), def.kind.clone());
+                    if from_git {
+                        self.crd_definitions_git.insert(gk, def);
+                    } else {
+                        self.crd_definitions_live.insert(gk, def);
+                    }
+                }
                 let g = obj
                     .pointer("/spec/group")
                     .and_then(Value::as_str)
@@ -127,6 +312,18 @@ impl InputContext {
         }
     }
 
+    /// The CRD of a custom resource's group/kind when the input holds it:
+    /// the live one when both sides have it (the API server uses that one).
+    pub fn crd(&self, group: &str, kind: &str) -> Option<&CrdDefinition> {
+        if self.crd_definitions_live.is_empty() && self.crd_definitions_git.is_empty() {
+            return None;
+        }
+        let gk = (group.to_string(), kind.to_string());
+        self.crd_definitions_live
+            .get(&gk)
+            .or_else(|| self.crd_definitions_git.get(&gk))
+    }
+
     /// Scalers that target this object (same namespace, kind and name).
     pub fn scalers_of<'a>(&'a self, key: &'a ResourceKey) -> impl Iterator<Item = &'a Scaler> + 'a {
         self.scalers.iter().filter(move |s| {
@@ -143,4 +340,78 @@ pub fn tracked_app(obj: &Value) -> Option<String> {
         .and_then(Value::as_str)?;
     let (app, _) = id.split_once(':')?;
     Some(app.rsplit('_').next().unwrap_or(app).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd() -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Widget"}, "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "mode": {"type": "string", "default": "fast"},
+                        "tls": {"type": "object", "default": {}, "properties": {
+                            "enabled": {"type": "boolean", "default": false}}},
+                        "ports": {"type": "array", "items": {"type": "object", "properties": {
+                            "protocol": {"type": "string", "default": "TCP"},
+                            "port": {"type": "integer"}}}},
+                        "labels": {"type": "object", "additionalProperties": {
+                            "type": "object", "properties": {"weight": {"type": "integer", "default": 1}}}}
+                    }}}}}}]}})
+    }
+
+    #[test]
+    fn reads_versions_schema_and_status_subresource() {
+        let def = CrdDefinition::from_object(&crd()).unwrap();
+        assert_eq!(
+            (def.group.as_str(), def.kind.as_str()),
+            ("example.com", "Widget")
+        );
+        let v = def.version("v1").unwrap();
+        assert!(v.status_subresource && v.schema.is_some());
+        assert_eq!(
+            def.version("v9").unwrap().name,
+            "v1",
+            "unknown versions fall back to storage"
+        );
+    }
+
+    #[test]
+    fn fills_defaults_through_properties_items_and_additional_properties() {
+        let def = CrdDefinition::from_object(&crd()).unwrap();
+        let schema = def.version("v1").unwrap().schema.clone().unwrap();
+        let mut obj = json!({"spec": {"ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}],
+            "labels": {"a": {}}}});
+        apply_schema_defaults(&schema, &mut obj);
+        assert_eq!(
+            obj,
+            json!({"spec": {"mode": "fast", "tls": {"enabled": false},
+                "ports": [{"port": 80, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
+                "labels": {"a": {"weight": 1}}}})
+        );
+        let at = |p: &[Seg]| schema_default_at(&schema, p);
+        assert_eq!(
+            at(&[Seg::key("spec"), Seg::key("tls")]),
+            Some(json!({"enabled": false}))
+        );
+        assert_eq!(
+            at(&[
+                Seg::key("spec"),
+                Seg::key("ports"),
+                Seg::Item {
+                    index: Some(0),
+                    key: None
+                },
+                Seg::key("protocol")
+            ]),
+            Some(json!("TCP"))
+        );
+        assert_eq!(at(&[Seg::key("spec"), Seg::key("ports")]), None);
+    }
 }

@@ -3,10 +3,12 @@
 //! (`resource.customizations.ignoreDifferences.<group_kind>`, `.all`, and the
 //! legacy `resource.customizations` map), applied as Argo CD applies them:
 //! JSON pointers, jq path expressions (run by the jaq engine as
-//! `del(<expr>)`) and trusted field managers.
+//! `del(<expr>)`) and trusted field managers. [`apply_user_settings`] also
+//! reads argocd-cm's `resource.compareoptions`.
 
+use crate::compare::{CompareOptions, IgnoreStatus};
 use crate::identity::ResourceKey;
-use crate::input::{parse_side, InputError, Side};
+use crate::input::{parse_side, Document, InputError, Side};
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -65,6 +67,219 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
         e.message = format!("ignoreDifferences input: {}", e.message);
         e
     })?;
+    Ok(rules_from_documents(&docs))
+}
+
+/// Apply a user's pasted Argo CD settings: Application and/or argocd-cm
+/// ConfigMap YAML (multi-document). Their ignoreDifferences rules are
+/// appended to `compare.ignore_rules` (as [`parse_rules`] reads them), and an
+/// argocd-cm's `resource.compareoptions` sets `ignoreResourceStatusField`
+/// (read as Argo CD reads it: absent means `all`, see
+/// [`IgnoreStatus::from_setting`]) and turns `ignoreAggregatedRoles` on when
+/// it is true. `ignoreDifferencesOnResourceUpdates` only throttles refreshes
+/// in Argo CD, so it changes nothing here. Blank text applies nothing.
+/// Errors name the document, line and column in `text` (side `git`), also
+/// for a YAML error inside the `resource.compareoptions` string.
+pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(), InputError> {
+    let blank = text.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "---" || t == "..."
+    });
+    if blank {
+        return Ok(());
+    }
+    let docs = parse_side(text, Side::Git).map_err(|mut e| {
+        e.message = format!("Argo CD settings: {}", e.message);
+        e
+    })?;
+    let mut status = None;
+    let mut aggregated = false;
+    for d in &docs {
+        if d.object.get("kind").and_then(Value::as_str) != Some("ConfigMap") {
+            continue;
+        }
+        let Some(value) = d
+            .object
+            .pointer("/data")
+            .and_then(|data| data.get(COMPARE_OPTIONS))
+        else {
+            continue;
+        };
+        let (s, a) = read_compare_options(text, d, value)?;
+        status = Some(s);
+        aggregated |= a;
+    }
+    compare.ignore_rules.extend(rules_from_documents(&docs));
+    if let Some(s) = status {
+        compare.ignore_resource_status_field = s;
+    }
+    if aggregated {
+        compare.ignore_aggregated_roles = true;
+    }
+    Ok(())
+}
+
+const COMPARE_OPTIONS: &str = "resource.compareoptions";
+
+/// YAML 1.1 plain scalars that Argo CD's YAML reader (sigs.k8s.io/yaml)
+/// takes as booleans; serde_yaml (YAML 1.2) reads them as strings.
+fn yaml11_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// One argocd-cm's `resource.compareoptions`: the status mode and whether
+/// `ignoreAggregatedRoles` is true. Argo CD starts from its defaults
+/// (`util/settings` `GetDefaultDiffOptions`: status `all`, aggregated roles
+/// off) and reads the YAML over them.
+fn read_compare_options(
+    text: &str,
+    doc: &Document,
+    value: &Value,
+) -> Result<(IgnoreStatus, bool), InputError> {
+    let inner = match value {
+        Value::Null => return Ok((IgnoreStatus::All, false)),
+        Value::String(s) => s.as_str(),
+        _ => {
+            return Err(settings_error(
+                text,
+                doc,
+                None,
+                "`resource.compareoptions` must be a YAML string (a `|` block) holding ignoreResourceStatusField and ignoreAggregatedRoles".into(),
+            ))
+        }
+    };
+    let parsed: Value = if inner.trim().is_empty() {
+        Value::Null
+    } else {
+        match serde_yaml::from_str::<Value>(inner) {
+            Ok(v) => v,
+            Err(e) => {
+                let at = e.location().map(|l| (l.line(), l.column()));
+                // The position is reported in `text`, not inside the option.
+                let message = regex_lite::Regex::new(r" at line \d+ column \d+")
+                    .map(|re| re.replace_all(&e.to_string(), "").into_owned())
+                    .unwrap_or_else(|_| e.to_string());
+                return Err(settings_error(
+                    text,
+                    doc,
+                    at,
+                    format!("invalid YAML in `resource.compareoptions`: {message}"),
+                ));
+            }
+        }
+    };
+    let options = match &parsed {
+        Value::Null => return Ok((IgnoreStatus::All, false)),
+        Value::Object(m) => m,
+        other => {
+            return Err(settings_error(
+                text,
+                doc,
+                Some((1, 1)),
+                format!(
+                    "`resource.compareoptions` must be a mapping (ignoreResourceStatusField: all|crd|none, ignoreAggregatedRoles: true|false), not {}",
+                    crate::rules::value_text(other)
+                ),
+            ))
+        }
+    };
+    let status = match options.get("ignoreResourceStatusField") {
+        None | Some(Value::Null) => IgnoreStatus::All,
+        Some(Value::String(s)) => IgnoreStatus::from_setting(s),
+        Some(Value::Bool(b)) => IgnoreStatus::from_setting(&b.to_string()),
+        Some(Value::Number(n)) => IgnoreStatus::from_setting(&n.to_string()),
+        Some(_) => {
+            return Err(settings_error(
+                text,
+                doc,
+                inner_key_position(inner, "ignoreResourceStatusField"),
+                "ignoreResourceStatusField must be all, crd or none".into(),
+            ))
+        }
+    };
+    let aggregated = match options.get("ignoreAggregatedRoles") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) if yaml11_bool(s).is_some() => yaml11_bool(s) == Some(true),
+        Some(_) => return Err(settings_error(
+            text,
+            doc,
+            inner_key_position(inner, "ignoreAggregatedRoles"),
+            "ignoreAggregatedRoles must be true or false (Argo CD cannot read other values either)"
+                .into(),
+        )),
+    };
+    Ok((status, aggregated))
+}
+
+/// Line and column (1-based) of `key:` inside the compare options text.
+fn inner_key_position(inner: &str, key: &str) -> Option<(usize, usize)> {
+    inner.lines().enumerate().find_map(|(i, l)| {
+        let t = l.trim_start();
+        let rest = t.strip_prefix(key)?;
+        rest.trim_start()
+            .starts_with(':')
+            .then(|| (i + 1, l.len() - t.len() + 1))
+    })
+}
+
+/// An error in an argocd-cm's `resource.compareoptions`, placed in `text`:
+/// at `inner` (line and column inside the option's value) when the value is
+/// a block scalar under its key, else at the key itself.
+fn settings_error(
+    text: &str,
+    doc: &Document,
+    inner: Option<(usize, usize)>,
+    message: String,
+) -> InputError {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let key_at = (doc.line.max(1) - 1..lines.len()).find_map(|i| {
+        let l = lines[i].trim_end_matches('\r');
+        let at = l.find(COMPARE_OPTIONS)?;
+        let rest = &l[at + COMPARE_OPTIONS.len()..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        let rest = rest.trim_start().strip_prefix(':')?;
+        let quoted = at > 0 && matches!(l.as_bytes()[at - 1], b'"' | b'\'');
+        Some((i, at - usize::from(quoted), rest.trim().to_string()))
+    });
+    let (line, column) = match key_at {
+        Some((i, indent, after)) => {
+            let block = after.starts_with('|') || after.starts_with('>');
+            match inner {
+                Some((l, c)) if block && l > 0 => {
+                    // The block's content starts on the next line, indented
+                    // by the block's indentation (that of its first non-blank line).
+                    let content_indent = lines[i + 1..]
+                        .iter()
+                        .map(|x| x.trim_end_matches('\r'))
+                        .find(|x| !x.trim().is_empty())
+                        .map_or(indent + 2, |x| x.len() - x.trim_start().len());
+                    (i + 1 + l, c + content_indent)
+                }
+                _ => (i + 1, indent + 1),
+            }
+        }
+        None => (doc.line, 1),
+    };
+    InputError {
+        side: Side::Git,
+        document: doc.document,
+        line,
+        column,
+        message: format!("Argo CD settings: {message}"),
+    }
+}
+
+/// The ignoreDifferences rules of parsed Application and argocd-cm documents.
+fn rules_from_documents(docs: &[Document]) -> Vec<IgnoreRule> {
     let mut rules = Vec::new();
     for d in docs {
         let obj = &d.object;
@@ -122,7 +337,7 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
             }
         }
     }
-    Ok(rules)
+    rules
 }
 
 impl IgnoreRule {

@@ -1,5 +1,5 @@
 //! The normalisations Argo CD applies to both sides before comparing:
-//! status, server-managed metadata, the tracking annotation, Secret
+//! status (unless `ignoreResourceStatusField` keeps it), server-managed metadata, the tracking annotation, Secret
 //! `stringData`, empty role rules, Endpoints protocols, and the canonical
 //! form of quantities (the typed round trip Argo CD calls "remarshal").
 
@@ -26,6 +26,9 @@ pub struct Normalizer<'a> {
     pub group: &'a str,
     pub kind: &'a str,
     pub ignore_aggregated_roles: bool,
+    /// Keep `status` (argocd-cm `ignoreResourceStatusField` does not ignore
+    /// this object's status); by default Argo CD drops it.
+    pub keep_status: bool,
 }
 
 impl Normalizer<'_> {
@@ -52,14 +55,16 @@ impl Normalizer<'_> {
                     }
                 }
             }
-            strip_nulls(&s)
+            strip_nulls(&s, self.keep_status)
         } else {
-            strip_nulls(obj)
+            strip_nulls(obj, self.keep_status)
         };
         let Some(map) = v.as_object_mut() else {
             return v;
         };
-        map.remove("status");
+        if !self.keep_status {
+            map.remove("status");
+        }
         if let Some(Value::Object(meta)) = map.get_mut("metadata") {
             for k in SERVER_METADATA {
                 meta.remove(*k);
@@ -120,16 +125,16 @@ impl Normalizer<'_> {
     }
 }
 
-/// A copy without nulls, status and server bookkeeping: the top level skips
-/// `status` and `metadata.managedFields` before copying, since they are often
-/// half of a live object.
-fn strip_nulls(v: &Value) -> Value {
+/// A copy without nulls, status (unless kept) and server bookkeeping: the
+/// top level skips `status` and `metadata.managedFields` before copying,
+/// since they are often half of a live object.
+fn strip_nulls(v: &Value, keep_status: bool) -> Value {
     let Value::Object(top) = v else {
         return strip_nulls_deep(v);
     };
     let mut out = Map::new();
     for (k, x) in top {
-        if x.is_null() || k == "status" {
+        if x.is_null() || (k == "status" && !keep_status) {
             continue;
         }
         if k == "metadata" {
@@ -219,6 +224,7 @@ mod tests {
             group: "",
             kind: "Secret",
             ignore_aggregated_roles: false,
+            keep_status: false,
         };
         let v = n.normalize(&json!({"kind":"Secret","metadata":{"name":"s"},"stringData":{"a":"hi"},"data":{"b":"eA=="}}));
         assert_eq!(v["data"], json!({"a":"aGk=","b":"eA=="}));
@@ -231,10 +237,27 @@ mod tests {
             group: "",
             kind: "ConfigMap",
             ignore_aggregated_roles: false,
+            keep_status: false,
         };
         let v = n.normalize(&json!({"kind":"ConfigMap","metadata":{"name":"c","uid":"u","resourceVersion":"1",
             "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"status":{"x":1}}));
         assert_eq!(v, json!({"kind":"ConfigMap","metadata":{"name":"c"}}));
+    }
+
+    #[test]
+    fn status_is_kept_only_when_asked() {
+        let obj = json!({"kind":"ConfigMap","metadata":{"name":"c"},"status":{"x":1}});
+        let keep = Normalizer {
+            group: "",
+            kind: "ConfigMap",
+            ignore_aggregated_roles: false,
+            keep_status: true,
+        };
+        assert_eq!(keep.normalize(&obj)["status"], json!({"x":1}));
+        assert_eq!(
+            keep.normalize_keeping_zero_values(&obj)["status"],
+            json!({"x":1})
+        );
     }
 
     #[test]
@@ -244,12 +267,14 @@ mod tests {
             group: "rbac.authorization.k8s.io",
             kind: "ClusterRole",
             ignore_aggregated_roles: false,
+            keep_status: false,
         };
         assert!(keep.normalize(&obj).get("rules").is_some());
         let drop = Normalizer {
             group: "rbac.authorization.k8s.io",
             kind: "ClusterRole",
             ignore_aggregated_roles: true,
+            keep_status: false,
         };
         assert!(drop.normalize(&obj).get("rules").is_none());
     }

@@ -988,7 +988,7 @@ fn big_pair_in_browser() {
             core.summary.out_of_sync
         );
         let mut times = Vec::new();
-        for run in 1..=3 {
+        for run in 1..=5 {
             // Paste Git first (as a user would), then live: the time that
             // counts runs from the paste that completes the pair.
             let r = c
@@ -1024,6 +1024,7 @@ fn big_pair_in_browser() {
                        clearInterval(tick);
                        done({ shown, painted, gitOnly: g1 - g0, maxGap,
                               timing: document.querySelector('.timing').textContent,
+                              worker: Number(document.querySelector('.timing').dataset.workerMs),
                               out: document.querySelector('.summary .stat-out .stat-n').textContent,
                               cards: document.querySelectorAll('.card').length,
                               big: !!document.getElementById('live-big') });
@@ -1033,10 +1034,11 @@ fn big_pair_in_browser() {
                 .await
                 .expect("the big pair's report");
             println!(
-                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\"; longest main-thread stall {:.0} ms; {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: {:.0} ms)",
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms; {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: {:.0} ms)",
                 r["shown"].as_f64().unwrap_or(0.0),
                 r["painted"].as_f64().unwrap_or(0.0),
                 r["timing"].as_str().unwrap_or(""),
+                r["worker"].as_f64().unwrap_or(0.0),
                 r["maxGap"].as_f64().unwrap_or(0.0),
                 r["cards"],
                 r["out"].as_str().unwrap_or(""),
@@ -1049,10 +1051,11 @@ fn big_pair_in_browser() {
             );
             times.push(r["shown"].as_f64().unwrap_or(f64::NAN));
         }
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        times.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "median paste-to-report: {:.0} ms (target: 700 ms)",
-            times[1]
+            "median paste-to-report of {} runs: {:.0} ms (target: 700 ms)",
+            times.len(),
+            times[times.len() / 2]
         );
     });
 }

@@ -72,6 +72,7 @@ pub fn verdict(case: &Value) -> Result<bool, String> {
             .unwrap_or("argocd-controller")
             .to_string(),
         ignore_rules: ignore_rules(opts),
+        ..Default::default()
     };
     let key = key_of(&config, &ScopeTable::default(), None);
     let compared = match case["dry_run_result"].as_str() {

@@ -71,6 +71,16 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         ServerSideDiff,
     }
 
+    impl StrategyArg {
+        fn strategy(self) -> Strategy {
+            match self {
+                StrategyArg::Legacy => Strategy::Legacy,
+                StrategyArg::ServerSideApply => Strategy::ServerSideApply,
+                StrategyArg::ServerSideDiff => Strategy::ServerSideDiff,
+            }
+        }
+    }
+
     #[derive(Subcommand)]
     enum Command {
         /// Compare Git with live the way Argo CD does, and explain every difference
@@ -98,7 +108,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// An Application whose spec.ignoreDifferences should apply (YAML)
             #[arg(long, value_name = "FILE")]
             app: Option<String>,
-            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* should apply
+            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
             #[arg(long = "argocd-cm", value_name = "FILE")]
             argocd_cm: Option<String>,
             #[arg(long, value_enum, default_value = "text")]
@@ -139,6 +149,18 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             diff: Option<String>,
             #[arg(long, value_name = "NS")]
             namespace: Option<String>,
+            /// How Argo CD compares
+            #[arg(long, value_enum, default_value = "legacy")]
+            strategy: StrategyArg,
+            /// resource.compareoptions ignoreAggregatedRoles: true
+            #[arg(long)]
+            ignore_aggregated_roles: bool,
+            /// An Application whose spec.ignoreDifferences should apply (YAML)
+            #[arg(long, value_name = "FILE")]
+            app: Option<String>,
+            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
+            #[arg(long = "argocd-cm", value_name = "FILE")]
+            argocd_cm: Option<String>,
             /// Where the page is served (the link's part before `#`)
             #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
             base: String,
@@ -173,6 +195,25 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         decode_text(&bytes, side).map_err(|e: InputError| e.to_string())
     }
 
+    /// Read the --app and --argocd-cm files and apply them to `compare`;
+    /// returns their texts. Errors name the file and, inside it, the
+    /// document, line and column.
+    fn read_settings(
+        app: &Option<String>,
+        argocd_cm: &Option<String>,
+        compare: &mut CompareOptions,
+        stdin_used: &mut bool,
+    ) -> Result<Vec<String>, String> {
+        let mut texts = Vec::new();
+        for path in app.iter().chain(argocd_cm.iter()) {
+            let text = read_input(path, Side::Git, stdin_used)?;
+            drift_doctor::ignore::apply_user_settings(&text, compare)
+                .map_err(|e| format!("{path}: {e}"))?;
+            texts.push(text);
+        }
+        Ok(texts)
+    }
+
     fn exit_code(report: &Report) -> i32 {
         if report
             .resources
@@ -202,18 +243,15 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 color,
             } => {
                 let mut stdin_used = false;
-                let mut ignore_rules = Vec::new();
-                for path in app.iter().chain(argocd_cm.iter()) {
-                    let rules = read_input(path, Side::Git, &mut stdin_used).and_then(|t| {
-                        drift_doctor::ignore::parse_rules(&t).map_err(|e| format!("{path}: {e}"))
-                    });
-                    match rules {
-                        Ok(r) => ignore_rules.extend(r),
-                        Err(e) => {
-                            eprintln!("drift-doctor: {e}");
-                            return 2;
-                        }
-                    }
+                let mut compare = CompareOptions {
+                    strategy: strategy.strategy(),
+                    ignore_aggregated_roles,
+                    include_hidden,
+                    ..Default::default()
+                };
+                if let Err(e) = read_settings(&app, &argocd_cm, &mut compare, &mut stdin_used) {
+                    eprintln!("drift-doctor: {e}");
+                    return 2;
                 }
                 let inputs = match (&diff, &git, &live) {
                     (Some(d), _, _) => {
@@ -233,20 +271,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                         return 2;
                     }
                 };
-                let opts = Options {
-                    namespace,
-                    compare: CompareOptions {
-                        strategy: match strategy {
-                            StrategyArg::Legacy => Strategy::Legacy,
-                            StrategyArg::ServerSideApply => Strategy::ServerSideApply,
-                            StrategyArg::ServerSideDiff => Strategy::ServerSideDiff,
-                        },
-                        ignore_aggregated_roles,
-                        include_hidden,
-                        ignore_rules,
-                        ..Default::default()
-                    },
-                };
+                let opts = Options { namespace, compare };
                 let result = match &live_text {
                     Some(live_text) => analyze(&first_text, live_text, &opts),
                     None => drift_doctor::analyze_diff(&first_text, &opts),
@@ -283,6 +308,10 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 live,
                 diff,
                 namespace,
+                strategy,
+                ignore_aggregated_roles,
+                app,
+                argocd_cm,
                 base,
             } => {
                 let mut stdin_used = false;
@@ -290,6 +319,32 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     namespace: namespace.unwrap_or_default(),
                     ..Default::default()
                 };
+                // The same option keys the page writes (ShareState::options).
+                let strategy = strategy.strategy();
+                if strategy != Strategy::Legacy {
+                    state
+                        .options
+                        .insert("strategy".into(), strategy.id().to_string());
+                }
+                if ignore_aggregated_roles {
+                    state
+                        .options
+                        .insert("ignoreAggregatedRoles".into(), "true".into());
+                }
+                // Checked as `analyze` would read them, so a broken file fails here.
+                let mut check = CompareOptions::default();
+                match read_settings(&app, &argocd_cm, &mut check, &mut stdin_used) {
+                    Ok(texts) if !texts.is_empty() => {
+                        state
+                            .options
+                            .insert("argocdSettings".into(), texts.join("\n---\n"));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        eprintln!("drift-doctor: {e}");
+                        return 2;
+                    }
+                }
                 let read = match (&diff, &git, &live) {
                     (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| {
                         state.mode = "diff".into();

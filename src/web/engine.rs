@@ -20,13 +20,11 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
         include_hidden: input.include_hidden,
         ..CompareOptions::default()
     };
-    if !input.settings.trim().is_empty() {
-        compare.ignore_rules = drift_doctor::ignore::parse_rules(&input.settings).map_err(|e| {
-            let mut info = ErrorInfo::from(&e);
-            info.side = SETTINGS_SIDE.to_string();
-            info
-        })?;
-    }
+    drift_doctor::ignore::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
+        let mut info = ErrorInfo::from(&e);
+        info.side = SETTINGS_SIDE.to_string();
+        info
+    })?;
     Ok(Options {
         namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
         compare,
