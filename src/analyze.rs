@@ -436,7 +436,10 @@ pub fn seg_pointer(path: &[Seg]) -> String {
 
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same
 /// report, built from the changed lines. Paths the hunks do not show fully get
-/// a lower confidence and say so in the evidence.
+/// a lower confidence and say so in the evidence. The user's ignoreDifferences
+/// rules (`opts.compare.ignore_rules`) hide what their JSON pointers and jq
+/// expressions cover; `managedFieldsManagers` cannot apply, since diff output
+/// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     let parsed = crate::difftext::parse_diff_text(text).map_err(|e| InputError {
         side: Side::Diff,
@@ -483,7 +486,14 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     let catalog = rules::catalog().ok();
     let mut resources = Vec::new();
     for (key, (presence, changes, git_obj, live_obj)) in merged {
+        let user_rules: Vec<&crate::ignore::IgnoreRule> = opts
+            .compare
+            .ignore_rules
+            .iter()
+            .filter(|r| r.applies_to(&key))
+            .collect();
         let mut differences = Vec::new();
+        let mut any_hidden = false;
         for c in changes {
             let change = match (&c.git, &c.live) {
                 (Some(_), Some(_)) => Change::Changed,
@@ -491,12 +501,24 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 (None, _) => Change::Added,
             };
             let note = c.note.clone();
+            let hidden_reason = c
+                .live
+                .as_ref()
+                .or(c.git.as_ref())
+                .and_then(|v| crate::ignore::rule_hiding(&user_rules, &c.path, v))
+                .map(|r| format!("ignored by your rule {}", r.source));
+            if hidden_reason.is_some() {
+                any_hidden = true;
+                if !opts.compare.include_hidden {
+                    continue;
+                }
+            }
             let raw = RawDiff {
                 path: c.path,
                 change,
                 git: c.git,
                 live: c.live,
-                hidden_reason: None,
+                hidden_reason,
             };
             let mut d = classify(
                 &key,
@@ -513,11 +535,11 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
             }
             differences.push(d);
         }
-        if differences.is_empty() {
+        // A resource whose every change your rules hide is Synced for Argo CD.
+        if differences.is_empty() && !any_hidden {
             continue;
         }
         resources.push(finish_resource(&key, presence, differences));
     }
-    let _ = opts;
     Ok(build_report(resources, 0, ctx.application.clone()))
 }

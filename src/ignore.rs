@@ -9,6 +9,7 @@
 use crate::compare::{CompareOptions, IgnoreStatus};
 use crate::identity::ResourceKey;
 use crate::input::{parse_side, Document, InputError, Side};
+use crate::path::Seg;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -366,6 +367,68 @@ impl IgnoreRule {
             }
         }
     }
+}
+
+/// The first of `rules` that removes the field at `path`, judged on an object
+/// holding only that field (with `value`) and, for list items, their merge
+/// key: what pasted diff output shows of an object. `managedFieldsManagers`
+/// cannot be judged there (diff output has no `managedFields`).
+pub fn rule_hiding<'r>(
+    rules: &[&'r IgnoreRule],
+    path: &[Seg],
+    value: &Value,
+) -> Option<&'r IgnoreRule> {
+    if path.is_empty() {
+        return None;
+    }
+    let probe = skeleton(path, value);
+    rules.iter().copied().find(|rule| {
+        let mut obj = probe.clone();
+        rule.apply(&mut obj);
+        !reaches(&obj, path)
+    })
+}
+
+/// An object with `value` at `path` and nothing else (list items before an
+/// index are empty objects; an unknown index is the first item).
+fn skeleton(path: &[Seg], value: &Value) -> Value {
+    let Some((first, rest)) = path.split_first() else {
+        return value.clone();
+    };
+    let inner = skeleton(rest, value);
+    match first {
+        Seg::Key(k) => {
+            let mut m = serde_json::Map::new();
+            m.insert(k.clone(), inner);
+            Value::Object(m)
+        }
+        Seg::Item { index, key } => {
+            let mut item = inner;
+            if let (Some((k, v)), Value::Object(m)) = (key, &mut item) {
+                m.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            let i = index.unwrap_or(0);
+            let mut items = vec![Value::Object(Default::default()); i];
+            items.push(item);
+            Value::Array(items)
+        }
+    }
+}
+
+fn reaches(obj: &Value, path: &[Seg]) -> bool {
+    let mut cur = obj;
+    for seg in path {
+        let next = match (seg, cur) {
+            (Seg::Key(k), Value::Object(m)) => m.get(k),
+            (Seg::Item { index, .. }, Value::Array(a)) => a.get(index.unwrap_or(0)),
+            _ => None,
+        };
+        match next {
+            Some(v) => cur = v,
+            None => return false,
+        }
+    }
+    true
 }
 
 fn remove_pointer(obj: &mut Value, pointer: &str) {

@@ -564,3 +564,70 @@ fn cli_analyze_applies_compare_options_from_argocd_cm() {
     assert!(diff(&report, WIDGET, "/status/phase").visible);
     assert_eq!(status_of(&report, DEPLOYMENT), Status::Synced);
 }
+
+/// Pasted diff output: the user's ignoreDifferences rules hide what they
+/// cover (JSON pointers and jq, judged on the fields the hunks show), and a
+/// resource whose every change they hide is Synced.
+#[test]
+fn user_rules_apply_to_pasted_diff_output() {
+    let text = common::read("tests/fixtures/difftext/argo_unified_u3.txt");
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: guestbook}\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n  - group: apps\n    kind: Deployment\n    jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == \"guestbook-ui\") | .image']\n  - kind: Service\n    name: guestbook-ui\n    jsonPointers: [/spec/ports]\n";
+    let analyse = |rules: &str, include_hidden: bool| {
+        let mut compare = CompareOptions {
+            include_hidden,
+            ..Default::default()
+        };
+        apply_user_settings(rules, &mut compare).unwrap();
+        let report = drift_doctor::analyze_diff(
+            &text,
+            &Options {
+                compare,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        common::assert_valid(&report);
+        common::assert_invariants(&report);
+        report
+    };
+    let plain = analyse("", true);
+    let ruled = analyse(app, true);
+    let deployment = "apps/Deployment/default/guestbook-ui";
+    for pointer in ["/spec/replicas", "/spec/template/spec/containers/*/image"] {
+        assert!(
+            diff(&plain, deployment, pointer).visible,
+            "{pointer} counts without rules"
+        );
+        let d = diff(&ruled, deployment, pointer);
+        assert!(!d.visible, "{pointer} is hidden by a rule");
+        assert!(
+            reason(d).contains("spec.ignoreDifferences["),
+            "{}",
+            reason(d)
+        );
+    }
+    // Other fields of the same Deployment still count.
+    assert!(
+        diff(
+            &ruled,
+            deployment,
+            "/spec/template/spec/containers/*/resources/limits/memory"
+        )
+        .visible
+    );
+    assert_eq!(status_of(&ruled, deployment), Status::OutOfSync);
+    // The Service's only change is under /spec/ports: Synced now, and still
+    // listed when hidden differences are not asked for.
+    let service = "/Service/default/guestbook-ui";
+    assert_eq!(status_of(&plain, service), Status::OutOfSync);
+    assert_eq!(status_of(&ruled, service), Status::Synced);
+    let quiet = analyse(app, false);
+    assert_eq!(status_of(&quiet, service), Status::Synced);
+    assert!(resource(&quiet, service).differences.is_empty());
+    // The rule names a Service: the canary Service is untouched.
+    assert_eq!(
+        status_of(&ruled, "/Service/default/guestbook-canary"),
+        status_of(&plain, "/Service/default/guestbook-canary")
+    );
+    assert_eq!(ruled.summary.out_of_sync + 1, plain.summary.out_of_sync);
+}
