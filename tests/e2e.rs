@@ -15,31 +15,25 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "browser/mod.rs"]
+mod browser;
+
+use browser::{
+    expected_causes, fixture, js, page_causes, root, start_driver, stat, wait_until, with_browser,
+    Raw,
+};
 use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report};
-use fantoccini::wd::WebDriverCompatibleCommand;
-use fantoccini::{Client, ClientBuilder};
-use serde_json::{json, Value};
+use fantoccini::Client;
+use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The sub-path the page is served under: relative URLs must work there.
 const PREFIX: &str = "/some/sub/path/";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str, side: &str) -> String {
-    let p = root()
-        .join("tests/fixtures/scenarios")
-        .join(name)
-        .join(format!("{side}.yaml"));
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
-}
 
 /// The options the page uses: defaults; hidden differences only when shown.
 fn page_options(hidden: bool) -> Options {
@@ -147,175 +141,6 @@ fn handle(stream: TcpStream, dist: &Path, log: &Mutex<Vec<(String, u16)>>) -> st
 // ---------------------------------------------------------------------------
 // chromedriver and the browser session.
 
-struct Driver {
-    child: Child,
-    port: u16,
-    profile: PathBuf,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.profile);
-    }
-}
-
-fn chromedriver_path() -> PathBuf {
-    let p = std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
-    assert!(
-        p.is_file(),
-        "chromedriver not found at {} (set CHROMEDRIVER, or run scripts/setup.sh to install Debian's chromium-driver)",
-        p.display()
-    );
-    p
-}
-
-fn start_driver(tag: &str) -> Driver {
-    let bin = chromedriver_path();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(&bin)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting {}: {e}", bin.display()));
-    let profile = std::env::temp_dir().join(format!("drift-doctor-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).unwrap();
-    let driver = Driver {
-        child,
-        port,
-        profile,
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "chromedriver did not start listening on port {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    driver
-}
-
-async fn connect(driver: &Driver) -> Client {
-    let mut args = vec![
-        "--headless=new".to_string(),
-        "--no-sandbox".into(),
-        "--disable-gpu".into(),
-        "--disable-dev-shm-usage".into(),
-        "--disable-background-networking".into(),
-        "--disable-component-update".into(),
-        "--disable-sync".into(),
-        "--no-first-run".into(),
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".into(),
-        format!("--user-data-dir={}", driver.profile.display()),
-        "--window-size=1280,1000".into(),
-    ];
-    if let Ok(extra) = std::env::var("E2E_CHROME_ARGS") {
-        args.extend(extra.split_whitespace().map(String::from));
-    }
-    let mut chrome = json!({ "args": args });
-    let binary = std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if Path::new(&binary).is_file() {
-        chrome["binary"] = json!(binary);
-    }
-    let caps = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": chrome,
-        "goog:loggingPrefs": { "browser": "ALL" },
-    });
-    let caps = match caps {
-        Value::Object(m) => m,
-        _ => unreachable!(),
-    };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session in headless Chromium")
-}
-
-/// A chromedriver command the W3C API of fantoccini does not cover.
-#[derive(Debug)]
-struct Raw {
-    method: http::Method,
-    path: &'static str,
-    body: Option<Value>,
-}
-
-impl WebDriverCompatibleCommand for Raw {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!(
-            "session/{}/{}",
-            session.unwrap_or_default(),
-            self.path
-        ))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (
-            self.method.clone(),
-            self.body.as_ref().map(Value::to_string),
-        )
-    }
-}
-
-/// Chromium's console log since the last call (severity and message).
-async fn browser_log(c: &Client) -> Option<Vec<(String, String)>> {
-    let v = c
-        .issue_cmd(Raw {
-            method: http::Method::POST,
-            path: "se/log",
-            body: Some(json!({ "type": "browser" })),
-        })
-        .await
-        .ok()?;
-    Some(
-        v.as_array()?
-            .iter()
-            .map(|e| {
-                (
-                    e["level"].as_str().unwrap_or("").to_string(),
-                    e["message"].as_str().unwrap_or("").to_string(),
-                )
-            })
-            .collect(),
-    )
-}
-
-async fn js(c: &Client, script: &str, args: Vec<Value>) -> Value {
-    c.execute(script, args)
-        .await
-        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-}
-
-/// Poll `condition` (a JS expression) until it is truthy.
-async fn wait_until(c: &Client, condition: &str, what: &str, secs: u64) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    let script = format!("return !!({condition});");
-    loop {
-        if js(c, &script, vec![]).await == Value::Bool(true) {
-            return;
-        }
-        if Instant::now() > deadline {
-            let state = js(c, "const r = document.getElementById('report'); return r ? r.dataset.state + ' seq ' + r.dataset.seq + ': ' + r.innerText.slice(0, 400) : document.body.innerText.slice(0, 400);", vec![]).await;
-            panic!("timed out after {secs} s waiting for {what}; page: {state}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn report_seq(c: &Client) -> String {
     js(
         c,
@@ -336,29 +161,6 @@ async fn wait_new_report(c: &Client, before: &str, what: &str) {
     wait_until(c, &cond, what, 60).await;
 }
 
-/// The causes in the summary, as ids, in page order.
-async fn page_causes(c: &Client) -> Vec<String> {
-    let v = js(
-        c,
-        "return [...document.querySelectorAll('.summary .cause-row')].map(e => e.dataset.cause);",
-        vec![],
-    )
-    .await;
-    serde_json::from_value(v).unwrap()
-}
-
-async fn stat(c: &Client, class: &str) -> usize {
-    let v = js(
-        c,
-        &format!("return document.querySelector('.summary .{class} .stat-n').textContent;"),
-        vec![],
-    )
-    .await;
-    v.as_str()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no number in .{class}: {v}"))
-}
-
 /// Paste a pair into the editors the way a browser does (value + input event).
 async fn paste(c: &Client, git: &str, live: &str, input_type: &str) {
     js(
@@ -371,14 +173,6 @@ async fn paste(c: &Client, git: &str, live: &str, input_type: &str) {
         vec![json!(git), json!(live), json!(input_type)],
     )
     .await;
-}
-
-fn expected_causes(report: &Report) -> Vec<String> {
-    drift_doctor::Cause::ALL
-        .into_iter()
-        .filter(|c| report.summary.causes.get(c).copied().unwrap_or(0) > 0)
-        .map(|c| c.id().to_string())
-        .collect()
 }
 
 fn dist_dir() -> PathBuf {
@@ -398,39 +192,16 @@ fn dist_dir() -> PathBuf {
     dist
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn page_end_to_end() {
     let dist = dist_dir();
     let server = Arc::new(serve(dist));
     let driver = start_driver("e2e");
-    with_browser(&driver, move |c| async move { checks(&c, &server).await });
-}
-
-/// Run `body` against a fresh session and always close the browser, also
-/// when a check fails (then the failure is passed on).
-fn with_browser<F, Fut>(driver: &Driver, body: F)
-where
-    F: FnOnce(Client) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    runtime().block_on(async {
-        let c = connect(driver).await;
-        let outcome = tokio::spawn(body(c.clone())).await;
-        let _ = c.close().await;
-        if let Err(e) = outcome {
-            if e.is_panic() {
-                std::panic::resume_unwind(e.into_panic());
-            }
-            panic!("the browser checks did not finish: {e}");
-        }
-    });
+    with_browser(
+        &driver,
+        false,
+        move |c| async move { checks(&c, &server).await },
+    );
 }
 
 async fn checks(c: &Client, server: &Server) {
@@ -930,22 +701,8 @@ async fn checks(c: &Client, server: &Server) {
         json!([]),
         "CSP violations (null: the watcher script did not run)"
     );
-    match browser_log(c).await {
-        Some(entries) => {
-            let severe: Vec<_> = entries
-                .iter()
-                .filter(|(level, _)| level == "SEVERE")
-                .collect();
-            assert!(severe.is_empty(), "console errors: {severe:?}");
-            eprintln!(
-                "e2e: browser console: {} entries, none severe",
-                entries.len()
-            );
-        }
-        None => {
-            eprintln!("note: chromedriver gave no browser log; relied on the page's CSP listener")
-        }
-    }
+    let errors = browser::console_errors(c).await;
+    assert!(errors.is_empty(), "console errors: {errors:?}");
     eprintln!(
         "e2e: {} requests, all same-origin; screenshots in target/e2e/",
         log.len()
@@ -970,7 +727,7 @@ fn big_pair_in_browser() {
     let server = serve(dist_dir());
     let driver = start_driver("bench");
     let addr = server.addr;
-    with_browser(&driver, move |c| async move {
+    with_browser(&driver, false, move |c| async move {
         c.update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
             Some(Duration::from_secs(300)),
             Some(Duration::from_secs(60)),

@@ -3,6 +3,7 @@
 
 mod common;
 
+use drift_doctor::compare::IgnoreStatus;
 use drift_doctor::rules::{catalog, docs, predicates};
 use drift_doctor::{analyze, CompareOptions, Options, Strategy};
 
@@ -12,12 +13,20 @@ fn every_rule_example_classifies_to_its_rule() {
     let mut failures = Vec::new();
     for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
         for (i, ex) in rule.examples.iter().enumerate() {
+            let compare = ex.compare_options(CompareOptions {
+                include_hidden: true,
+                ..Default::default()
+            });
+            let compare = match compare {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("{} example {i}: settings error: {e}", rule.code));
+                    continue;
+                }
+            };
             let opts = Options {
                 namespace: ex.namespace.clone(),
-                compare: CompareOptions {
-                    include_hidden: true,
-                    ..Default::default()
-                },
+                compare,
             };
             let report = match analyze(&ex.git, &ex.live, &opts) {
                 Ok(r) => r,
@@ -48,6 +57,102 @@ fn every_rule_example_classifies_to_its_rule() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn example_settings_are_applied() {
+    // CR024's example needs its argocd-cm: with Argo CD's default,
+    // ignoreResourceStatusField: all, the status it shows is not counted.
+    let rule = catalog().unwrap().get("CR024").expect("CR024");
+    let ex = &rule.examples[0];
+    assert!(
+        ex.settings.is_some(),
+        "CR024's example carries its settings"
+    );
+    let visible = |compare: CompareOptions| {
+        let opts = Options {
+            namespace: ex.namespace.clone(),
+            compare: CompareOptions {
+                include_hidden: true,
+                ..compare
+            },
+        };
+        let report = analyze(&ex.git, &ex.live, &opts).unwrap();
+        report
+            .resources
+            .iter()
+            .filter(|r| r.id == ex.id)
+            .flat_map(|r| &r.differences)
+            .find(|d| d.pointer == ex.pointer)
+            .map(|d| d.visible)
+    };
+    let with = ex.compare_options(CompareOptions::default()).unwrap();
+    assert_eq!(with.ignore_resource_status_field, IgnoreStatus::None);
+    assert_eq!(visible(with), Some(true));
+    assert_eq!(visible(CompareOptions::default()), Some(false));
+}
+
+/// With ignoreResourceStatusField none or crd, status Git declares is
+/// counted; it is the cluster's, so it is never explained as drift.
+#[test]
+fn status_compared_by_user_settings_is_never_drift() {
+    let git = common::read("tests/fixtures/settings/status-git.yaml");
+    let live = common::read("tests/fixtures/settings/status-live.yaml");
+    let mut counted_by_mode = Vec::new();
+    for mode in [IgnoreStatus::None, IgnoreStatus::Crd, IgnoreStatus::All] {
+        let opts = Options {
+            compare: CompareOptions {
+                ignore_resource_status_field: mode,
+                include_hidden: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let report = analyze(&git, &live, &opts).unwrap();
+        common::assert_invariants(&report);
+        let mut counted = 0;
+        for r in &report.resources {
+            for d in r
+                .differences
+                .iter()
+                .filter(|d| d.pointer.starts_with("/status"))
+            {
+                assert_eq!(
+                    (d.rule.as_str(), d.cause),
+                    ("CR024", drift_doctor::Cause::ControllerRewrite),
+                    "{} {} {} ({})",
+                    mode.id(),
+                    r.id,
+                    d.pointer,
+                    d.evidence
+                );
+                if !d.visible {
+                    continue;
+                }
+                counted += 1;
+                assert!(
+                    d.evidence.contains("ignoreResourceStatusField"),
+                    "{}",
+                    d.evidence
+                );
+                let ignore = r
+                    .fixes
+                    .iter()
+                    .find(|f| f.kind == drift_doctor::FixKind::Ignore)
+                    .unwrap_or_else(|| panic!("{} {}: no ignore fix", r.id, d.pointer));
+                assert!(ignore.snippet.contains("- /status\n"), "{}", ignore.snippet);
+                assert!(r.fixes.iter().any(|f| f.kind == drift_doctor::FixKind::Git
+                    && f.snippet.contains("ignoreResourceStatusField: all")));
+            }
+        }
+        counted_by_mode.push(counted);
+    }
+    // none counts the CRD's and the Widget's declared status, crd only the
+    // Widget's, all nothing.
+    let [none, crd, all] = counted_by_mode[..] else {
+        unreachable!()
+    };
+    assert!(none > crd && crd > 0 && all == 0, "{counted_by_mode:?}");
 }
 
 #[test]
@@ -204,20 +309,57 @@ fn example_fixtures() -> Vec<Fixture> {
                 Strategy::ServerSideApply,
                 Strategy::ServerSideDiff,
             ] {
+                let name = format!("{} example {i} ({})", rule.code, strategy.id());
+                let compare = ex
+                    .compare_options(CompareOptions {
+                        strategy,
+                        include_hidden: true,
+                        ..Default::default()
+                    })
+                    .unwrap_or_else(|e| panic!("{name}: settings error: {e}"));
                 out.push(Fixture {
-                    name: format!("{} example {i} ({})", rule.code, strategy.id()),
+                    name,
                     git: ex.git.clone(),
                     live: ex.live.clone(),
                     opts: Options {
                         namespace: ex.namespace.clone(),
-                        compare: CompareOptions {
-                            strategy,
-                            include_hidden: true,
-                            ..Default::default()
-                        },
+                        compare,
                     },
                 });
             }
+        }
+    }
+    out
+}
+
+/// The status fixtures of tests/settings.rs under the settings that make
+/// Argo CD compare `status`.
+fn settings_fixtures() -> Vec<Fixture> {
+    let mut out = Vec::new();
+    for mode in [IgnoreStatus::Crd, IgnoreStatus::None] {
+        for strategy in [
+            Strategy::Legacy,
+            Strategy::ServerSideApply,
+            Strategy::ServerSideDiff,
+        ] {
+            out.push(Fixture {
+                name: format!(
+                    "settings status (ignoreResourceStatusField: {}, {})",
+                    mode.id(),
+                    strategy.id()
+                ),
+                git: common::read("tests/fixtures/settings/status-git.yaml"),
+                live: common::read("tests/fixtures/settings/status-live.yaml"),
+                opts: Options {
+                    compare: CompareOptions {
+                        strategy,
+                        ignore_resource_status_field: mode,
+                        include_hidden: true,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+            });
         }
     }
     out
@@ -277,6 +419,7 @@ fn no_ignore_fix_covers_drift_or_a_security_relevant_field() {
     let fixtures: Vec<Fixture> = scenario_fixtures()
         .into_iter()
         .chain(example_fixtures())
+        .chain(settings_fixtures())
         .chain(corpus_fixtures())
         .collect();
     assert!(

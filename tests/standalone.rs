@@ -10,26 +10,16 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "browser/mod.rs"]
+mod browser;
+
+use browser::{
+    expected_causes, fixture, js, log, page_causes, root, start_driver, stat, wait_until,
+    with_browser, READY,
+};
 use drift_doctor::{analyze, Options, Report};
-use fantoccini::wd::WebDriverCompatibleCommand;
-use fantoccini::{Client, ClientBuilder};
+use fantoccini::Client;
 use serde_json::{json, Value};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str, side: &str) -> String {
-    let p = root()
-        .join("tests/fixtures/scenarios")
-        .join(name)
-        .join(format!("{side}.yaml"));
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
-}
 
 /// The core's report with the page's options (the defaults).
 fn core_report(name: &str) -> Report {
@@ -41,176 +31,6 @@ fn core_report(name: &str) -> Report {
     .expect("the core reads the fixture")
 }
 
-fn expected_causes(report: &Report) -> Vec<String> {
-    drift_doctor::Cause::ALL
-        .into_iter()
-        .filter(|c| report.summary.causes.get(c).copied().unwrap_or(0) > 0)
-        .map(|c| c.id().to_string())
-        .collect()
-}
-
-/// chromedriver and a scratch directory (browser profile, the copied page).
-struct Driver {
-    child: Child,
-    port: u16,
-    scratch: PathBuf,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.scratch);
-    }
-}
-
-fn start_driver() -> Driver {
-    let bin = std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
-    assert!(
-        bin.is_file(),
-        "chromedriver not found at {} (set CHROMEDRIVER, or run scripts/setup.sh)",
-        bin.display()
-    );
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(&bin)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting {}: {e}", bin.display()));
-    let scratch =
-        std::env::temp_dir().join(format!("drift-doctor-standalone-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(scratch.join("profile")).unwrap();
-    std::fs::create_dir_all(scratch.join("page")).unwrap();
-    let driver = Driver {
-        child,
-        port,
-        scratch,
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    driver
-}
-
-async fn connect(driver: &Driver) -> Client {
-    let args = vec![
-        "--headless=new".to_string(),
-        "--no-sandbox".into(),
-        "--disable-gpu".into(),
-        "--disable-dev-shm-usage".into(),
-        "--disable-background-networking".into(),
-        "--disable-component-update".into(),
-        "--disable-sync".into(),
-        "--no-first-run".into(),
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1".into(),
-        format!(
-            "--user-data-dir={}",
-            driver.scratch.join("profile").display()
-        ),
-        "--window-size=1280,1000".into(),
-    ];
-    let mut chrome = json!({ "args": args });
-    let binary = std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if std::path::Path::new(&binary).is_file() {
-        chrome["binary"] = json!(binary);
-    }
-    let caps = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": chrome,
-        // `performance` carries the DevTools network events of the page.
-        "goog:loggingPrefs": { "browser": "ALL", "performance": "ALL" },
-    });
-    let Value::Object(caps) = caps else {
-        unreachable!()
-    };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session in headless Chromium")
-}
-
-/// chromedriver's log of one type (`browser`, `performance`), since the last call.
-#[derive(Debug)]
-struct Log(&'static str);
-
-impl WebDriverCompatibleCommand for Log {
-    fn endpoint(
-        &self,
-        base: &url::Url,
-        session: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
-    }
-    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
-        (
-            http::Method::POST,
-            Some(json!({ "type": self.0 }).to_string()),
-        )
-    }
-}
-
-async fn log(c: &Client, kind: &'static str) -> Vec<Value> {
-    let v = c.issue_cmd(Log(kind)).await.expect("chromedriver's log");
-    v.as_array().cloned().unwrap_or_default()
-}
-
-async fn js(c: &Client, script: &str, args: Vec<Value>) -> Value {
-    c.execute(script, args)
-        .await
-        .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-}
-
-/// Poll `condition` (a JS expression) until it is truthy.
-async fn wait_until(c: &Client, condition: &str, what: &str, secs: u64) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    let script = format!("return !!({condition});");
-    while js(c, &script, vec![]).await != Value::Bool(true) {
-        if Instant::now() > deadline {
-            let page = js(c, "const r = document.getElementById('report'); return r ? r.dataset.state + ': ' + r.innerText.slice(0, 400) : document.body.innerText.slice(0, 400);", vec![]).await;
-            let console = log(c, "browser").await;
-            panic!(
-                "timed out after {secs} s waiting for {what}; page: {page}; console: {console:?}"
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-const READY: &str = "document.getElementById('report') && document.getElementById('report').dataset.state === 'ready'";
-
-async fn page_causes(c: &Client) -> Vec<String> {
-    let v = js(
-        c,
-        "return [...document.querySelectorAll('.summary .cause-row')].map(e => e.dataset.cause);",
-        vec![],
-    )
-    .await;
-    serde_json::from_value(v).unwrap()
-}
-
-async fn out_of_sync(c: &Client) -> usize {
-    let v = js(
-        c,
-        "return document.querySelector('.summary .stat-out .stat-n').textContent;",
-        vec![],
-    )
-    .await;
-    v.as_str()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no out-of-sync count: {v}"))
-}
-
 #[test]
 fn one_file_page_from_disk() {
     let built = root().join("dist/drift-doctor.html");
@@ -219,27 +39,13 @@ fn one_file_page_from_disk() {
         "{} is missing: build the page first with scripts/build-web.sh (scripts/test.sh does)",
         built.display()
     );
-    let driver = start_driver();
+    let driver = start_driver("standalone");
     // Alone in an empty directory: the file may need nothing beside it.
     let page = driver.scratch.join("page/drift-doctor.html");
+    std::fs::create_dir_all(page.parent().unwrap()).unwrap();
     std::fs::copy(&built, &page).unwrap();
     let url = url::Url::from_file_path(&page).unwrap().to_string();
-
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let c = connect(&driver).await;
-        let outcome = tokio::spawn(checks(c.clone(), url)).await;
-        let _ = c.close().await;
-        if let Err(e) = outcome {
-            if e.is_panic() {
-                std::panic::resume_unwind(e.into_panic());
-            }
-            panic!("the browser checks did not finish: {e}");
-        }
-    });
+    with_browser(&driver, true, move |c| checks(c, url));
 }
 
 async fn checks(c: Client, url: String) {
@@ -266,7 +72,7 @@ async fn checks(c: Client, url: String) {
         expected_causes(&mixed),
         "the page's causes are the core's"
     );
-    assert_eq!(out_of_sync(&c).await, mixed.summary.out_of_sync);
+    assert_eq!(stat(&c, "stat-out").await, mixed.summary.out_of_sync);
 
     // Pasting another pair updates the report.
     let before = js(
@@ -291,7 +97,7 @@ async fn checks(c: Client, url: String) {
     wait_until(&c, &cond, "the pasted pair's report", 60).await;
     let webhook = core_report(name);
     assert_eq!(page_causes(&c).await, expected_causes(&webhook));
-    assert_eq!(out_of_sync(&c).await, webhook.summary.out_of_sync);
+    assert_eq!(stat(&c, "stat-out").await, webhook.summary.out_of_sync);
 
     // Nothing was blocked and nothing was requested.
     let violations = js(&c, "return window.__cspViolations;", vec![]).await;

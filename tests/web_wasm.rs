@@ -27,17 +27,7 @@ fn example(name: &str) -> &'static web::examples::Example {
 
 fn input(name: &str) -> Input {
     let ex = example(name);
-    Input {
-        mode: web::protocol::Mode::Sides,
-        git: ex.git.to_string(),
-        live: ex.live.to_string(),
-        diff: String::new(),
-        settings: String::new(),
-        namespace: String::new(),
-        strategy: "legacy".into(),
-        ignore_aggregated_roles: false,
-        include_hidden: false,
-    }
+    Input::sides(ex.git, ex.live)
 }
 
 /// What the default example's scenario file expects (the core's own tests

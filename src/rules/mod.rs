@@ -6,8 +6,10 @@
 pub mod docs;
 pub mod predicates;
 
+use crate::compare::CompareOptions;
 use crate::context::InputContext;
 use crate::identity::ResourceKey;
+use crate::input::InputError;
 use crate::model::{Cause, Change, Confidence, Presence};
 use crate::path::Seg;
 use serde::Deserialize;
@@ -139,11 +141,28 @@ pub struct Docs {
 pub struct Example {
     #[serde(default)]
     pub namespace: Option<String>,
+    /// Argo CD settings the example is compared with: an Application and/or
+    /// the argocd-cm ConfigMap as YAML (`resource.compareoptions`,
+    /// `ignoreDifferences`), read by [`crate::ignore::apply_user_settings`].
+    #[serde(default)]
+    pub settings: Option<String>,
     pub git: String,
     pub live: String,
     /// The resource id and pointer this rule must explain.
     pub id: String,
     pub pointer: String,
+}
+
+impl Example {
+    /// The compare options this example runs with: `base` with the
+    /// example's Argo CD settings applied, as `--app`/`--argocd-cm` would.
+    pub fn compare_options(&self, base: CompareOptions) -> Result<CompareOptions, InputError> {
+        let mut compare = base;
+        if let Some(settings) = &self.settings {
+            crate::ignore::apply_user_settings(settings, &mut compare)?;
+        }
+        Ok(compare)
+    }
 }
 
 pub struct Catalog {

@@ -201,17 +201,7 @@ impl Refs {
         let Some(ex) = examples::find(name) else {
             return false;
         };
-        self.apply(&Input {
-            mode: Mode::Sides,
-            git: ex.git.to_string(),
-            live: ex.live.to_string(),
-            diff: String::new(),
-            settings: String::new(),
-            namespace: String::new(),
-            strategy: "legacy".into(),
-            ignore_aggregated_roles: false,
-            include_hidden: false,
-        });
+        self.apply(&Input::sides(ex.git, ex.live));
         set_select_value(&self.example, name);
         true
     }
@@ -366,17 +356,7 @@ pub fn App(props: &AppProps) -> Html {
         let mode_note = mode_note.clone();
         Rc::new(move || {
             timer.borrow_mut().take();
-            refs.apply(&Input {
-                mode: Mode::Sides,
-                git: String::new(),
-                live: String::new(),
-                diff: String::new(),
-                settings: String::new(),
-                namespace: String::new(),
-                strategy: "legacy".into(),
-                ignore_aggregated_roles: false,
-                include_hidden: false,
-            });
+            refs.apply(&Input::sides("", ""));
             set_mode(Mode::Sides);
             big_info.set(refs.big_infos());
             persist::forget();
@@ -796,33 +776,34 @@ pub fn App(props: &AppProps) -> Html {
             request.emit(e);
         })
     };
-    let on_json = {
-        let shown = state.shown.clone();
+    // Offer a JSON file; say so when the browser refuses.
+    let download: Rc<dyn Fn(&str, &str)> = {
         let notice = notice.clone();
-        Callback::from(move |_: MouseEvent| {
-            let Some(shown) = &shown else { return };
-            let text =
-                serde_json::to_string_pretty(&shown.full_report()).unwrap_or_default() + "\n";
-            if !persist::download("drift-doctor-report.json", "application/json", &text) {
+        Rc::new(move |name: &str, text: &str| {
+            if !persist::download(name, "application/json", text) {
                 notice.set(Some(Notice {
                     error: true,
-                    text: "The browser refused the download.".into(),
+                    text: format!("The browser refused to download {name}."),
                 }));
             }
         })
     };
+    let on_json = {
+        let shown = state.shown.clone();
+        let download = download.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(shown) = &shown else { return };
+            let text =
+                serde_json::to_string_pretty(&shown.full_report()).unwrap_or_default() + "\n";
+            download("drift-doctor-report.json", &text);
+        })
+    };
     let on_share_download = {
         let share_view = share_view.clone();
-        let notice = notice.clone();
+        let download = download.clone();
         Callback::from(move |_: MouseEvent| {
-            let Some(file) = share_view.as_ref().and_then(|v| v.file.clone()) else {
-                return;
-            };
-            if !persist::download("drift-doctor-share.json", "application/json", &file) {
-                notice.set(Some(Notice {
-                    error: true,
-                    text: "The browser refused the download.".into(),
-                }));
+            if let Some(file) = share_view.as_ref().and_then(|v| v.file.as_deref()) {
+                download("drift-doctor-share.json", file);
             }
         })
     };

@@ -176,6 +176,21 @@ pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
 pub const OPTION_SETTINGS: &str = "argocdSettings";
 
 impl Input {
+    /// Two sides with every option at its default.
+    pub fn sides(git: &str, live: &str) -> Input {
+        Input {
+            mode: Mode::Sides,
+            git: git.to_string(),
+            live: live.to_string(),
+            diff: String::new(),
+            settings: String::new(),
+            namespace: String::new(),
+            strategy: drift_doctor::Strategy::default().id().to_string(),
+            ignore_aggregated_roles: false,
+            include_hidden: false,
+        }
+    }
+
     /// The state a link carries: this input, and the resource the user had
     /// open. Defaults are left out so that links stay short.
     pub fn to_share(&self, selected: Option<String>) -> ShareState {
