@@ -6,7 +6,7 @@ use crate::context::{tracked_app, InputContext};
 use crate::identity::{key_of, ResourceKey, ScopeTable};
 use crate::input::{parse_side, Document, InputError, Side};
 use crate::model::*;
-use crate::path::{self, Seg};
+use crate::path;
 use crate::rules::{self, Finding};
 use crate::{fixes, secret_mask};
 use serde_json::Value;
@@ -427,11 +427,6 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Paths as `Seg`s are what classification needs; re-export for shells.
-pub fn seg_pointer(path: &[Seg]) -> String {
-    path::pointer(path)
 }
 
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same

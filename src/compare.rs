@@ -17,6 +17,7 @@ use crate::model::Change;
 use crate::normalize;
 use crate::path::Seg;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -307,10 +308,17 @@ pub fn compare_with_crd(
         };
         let mut visible = ruled(&rules);
         let before = predict(&desired, &original, &live_n);
-        let after: std::collections::HashSet<String> = visible
-            .iter()
-            .map(|d| crate::path::pointer(&d.path))
-            .collect();
+        let pointers = |diffs: &[RawDiff]| -> HashSet<String> {
+            diffs
+                .iter()
+                .map(|d| crate::path::pointer(&d.path))
+                .collect()
+        };
+        let after = pointers(&visible);
+        // With several rules, the one that hid a field is the first that
+        // hides it alone: each rule's own prediction, computed once and only
+        // when some field was hidden.
+        let mut alone: Vec<Option<HashSet<String>>> = vec![None; rules.len()];
         for mut d in before {
             let p = crate::path::pointer(&d.path);
             if after.contains(&p) {
@@ -319,14 +327,13 @@ pub fn compare_with_crd(
             let source = if rules.len() == 1 {
                 rules[0].source.clone()
             } else {
-                rules
-                    .iter()
-                    .find(|r| {
-                        !ruled(&[**r])
-                            .iter()
-                            .any(|x| crate::path::pointer(&x.path) == p)
+                (0..rules.len())
+                    .find(|&i| {
+                        !alone[i]
+                            .get_or_insert_with(|| pointers(&ruled(&[rules[i]])))
+                            .contains(&p)
                     })
-                    .map(|r| r.source.clone())
+                    .map(|i| rules[i].source.clone())
                     .unwrap_or_else(|| "set".to_string())
             };
             d.hidden_reason = Some(format!("ignored by your rule {source}"));
@@ -405,18 +412,15 @@ pub fn compare_with_crd(
             &mut Vec::new(),
             &mut raw,
         );
-        let shown: std::collections::HashSet<String> = visible
+        let shown_pointers: Vec<String> = visible
             .iter()
             .chain(hidden.iter())
             .map(|d| crate::path::pointer(&d.path))
             .collect();
+        let shown = Shown::new(&shown_pointers);
         for mut d in raw {
             let p = crate::path::pointer(&d.path);
-            if shown.contains(&p)
-                || shown
-                    .iter()
-                    .any(|s| p.starts_with(&format!("{s}/")) || s.starts_with(&format!("{p}/")))
-            {
+            if shown.overlaps(&p) {
                 continue;
             }
             let why = HiddenContext {
@@ -475,6 +479,37 @@ pub fn compare_with_predicted(
         hidden: Vec::new(),
         three_way: false,
     }
+}
+
+/// The pointers of the differences reported already. A raw difference at,
+/// above or below one of them adds nothing; the lookups allocate nothing.
+struct Shown<'a> {
+    pointers: HashSet<&'a str>,
+    /// Every proper ancestor of a reported pointer: the root (the empty
+    /// pointer) and `/a` for `/a/b`.
+    ancestors: HashSet<&'a str>,
+}
+
+impl<'a> Shown<'a> {
+    fn new(pointers: &'a [String]) -> Shown<'a> {
+        Shown {
+            pointers: pointers.iter().map(String::as_str).collect(),
+            ancestors: pointers.iter().flat_map(|p| proper_ancestors(p)).collect(),
+        }
+    }
+
+    /// Whether `p`, one of its ancestors or one of its descendants is reported.
+    fn overlaps(&self, p: &str) -> bool {
+        self.pointers.contains(p)
+            || self.ancestors.contains(p)
+            || proper_ancestors(p).any(|a| self.pointers.contains(a))
+    }
+}
+
+/// The pointers above a JSON pointer, nearest last: the root (the empty
+/// pointer) and `/a` for `/a/b`.
+fn proper_ancestors(p: &str) -> impl Iterator<Item = &str> {
+    p.match_indices('/').map(move |(i, _)| &p[..i])
 }
 
 /// What explains a difference Argo CD does not count.

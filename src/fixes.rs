@@ -6,8 +6,9 @@
 use crate::analyze::fill;
 use crate::identity::ResourceKey;
 use crate::model::*;
-use crate::path::{self, Seg};
-use crate::rules::{self, glob, IgnoreTemplate, Rule};
+use crate::path::{self, PathPattern, Seg};
+use crate::rules::{self, IgnoreTemplate, Rule};
+use std::sync::OnceLock;
 
 /// Fields whose changes matter for security: an ignore rule over them could
 /// hide a privilege escalation, so drift-doctor never proposes one.
@@ -41,21 +42,15 @@ const SENSITIVE_KINDS: &[&str] = &[
     "networking.k8s.io/NetworkPolicy",
 ];
 
-fn tokens(pointer: &str) -> Vec<String> {
-    path::split_pattern(pointer)
-}
-
-fn pattern_matches(pattern: &[String], toks: &[String]) -> bool {
-    match pattern.split_first() {
-        None => toks.is_empty(),
-        Some((first, rest)) if first == "**" => {
-            (0..=toks.len()).any(|i| pattern_matches(rest, &toks[i..]))
-        }
-        Some((first, rest)) => match toks.split_first() {
-            Some((t, trest)) => (first == "*" || glob(first, t)) && pattern_matches(rest, trest),
-            None => false,
-        },
-    }
+/// [`SENSITIVE_PATHS`], parsed once.
+fn sensitive_patterns() -> &'static [PathPattern] {
+    static PATTERNS: OnceLock<Vec<PathPattern>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        SENSITIVE_PATHS
+            .iter()
+            .map(|p| PathPattern::parse(p))
+            .collect()
+    })
 }
 
 /// Whether ignoring this field could hide a security-relevant change.
@@ -69,10 +64,8 @@ pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
     if key.kind == "Secret" && key.group.is_empty() && pointer.is_empty() {
         return false;
     }
-    let toks = tokens(pointer);
-    SENSITIVE_PATHS
-        .iter()
-        .any(|p| pattern_matches(&tokens(p), &toks))
+    let toks = path::split_pattern(pointer);
+    sensitive_patterns().iter().any(|p| p.matches(&toks))
 }
 
 /// The path an ignore rule should name for a difference: its own path, its
@@ -84,7 +77,7 @@ fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
         pattern => {
             // Keep the difference's keyed items where the pattern has `*`,
             // so the ignore stays on the one webhook/container that differs.
-            let toks = tokens(pattern);
+            let toks = path::split_pattern(pattern);
             let mut out = Vec::new();
             for (i, t) in toks.iter().enumerate() {
                 match (t.as_str(), diff_path.get(i)) {

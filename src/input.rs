@@ -145,24 +145,49 @@ fn parse_json_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)
                 out.push((value, document, line));
             }
             Some(Err(e)) => {
+                let (line, column) = end_of_content(text, e.line(), e.column());
                 return Err(InputError {
                     side,
                     document: document + 1,
-                    line: e.line(),
-                    column: e.column(),
+                    line,
+                    column,
                     message: format!("invalid JSON: {}", strip_position(&e.to_string())),
-                })
+                });
             }
         }
     }
     Ok(out)
 }
 
-/// serde's messages end with " at line X column Y"; we report the position separately.
+/// serde's messages say where, as " at line X column Y" (serde_yaml's also
+/// where the construct it was reading started: ", while parsing a flow
+/// sequence at line X column Y"), counted in the text serde was given. The
+/// error reports the position itself, in the side's own lines, so every such
+/// mark goes.
 fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
+    match regex_lite::Regex::new(r" at line \d+ column \d+") {
+        Ok(re) => re.replace_all(message, "").into_owned(),
+        Err(_) => message.to_string(),
+    }
+}
+
+/// A parser's 1-based error position, moved to just after the last character
+/// of `text` when it lies there or beyond (only whitespace follows). A
+/// parser reaching the end of the input with something unclosed (`[`, `{`,
+/// a quote) reports the end, which after a final newline is a line past the
+/// last one, one editors do not show, or the next document's `---`; the end
+/// of the last line that holds something is where the missing character
+/// belongs.
+fn end_of_content(text: &str, line: usize, column: usize) -> (usize, usize) {
+    let last = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .last()
+        .map(|(i, l)| (i + 1, l.trim_end().chars().count() + 1));
+    match last {
+        Some(end) if line > 0 && (line, column) > end => end,
+        _ => (line, column),
     }
 }
 
@@ -173,9 +198,12 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)
     let mut current = String::new();
     let mut current_start = 1;
     let mut seen_content = false;
-    for (i, line) in text.split('\n').enumerate() {
+    // Each line keeps its own line break, or none: a document's last line
+    // break is content for `|+` block scalars.
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
         let line_no = i + 1;
-        let bare = line.trim_end_matches('\r');
+        let line_break = raw.ends_with('\n');
+        let bare = raw.trim_end_matches('\n').trim_end_matches('\r');
         let is_marker =
             bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") || bare == "...";
         if is_marker {
@@ -211,7 +239,9 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)
             seen_content = true;
         }
         current.push_str(bare);
-        current.push('\n');
+        if line_break {
+            current.push('\n');
+        }
     }
     if seen_content {
         chunks.push((current_start, current));
@@ -244,7 +274,7 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
                     (0, 0, "the document nests deeper than 128 levels or holds values JSON cannot carry".to_string())
                 }),
                 Err(_) => {
-                    let (line, column) = first.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+                    let (line, column) = first.location().map(|l| end_of_content(chunk, l.line(), l.column())).unwrap_or((0, 0));
                     Err((line, column, format!("invalid YAML: {}", strip_position(&first.to_string()))))
                 }
             }
@@ -383,6 +413,23 @@ mod tests {
         assert_eq!(docs[0].line, 2);
         assert_eq!(docs[1].document, 3);
         assert_eq!(docs[1].line, 12);
+    }
+
+    #[test]
+    fn keep_chomping_block_scalars_keep_exactly_their_line_breaks() {
+        let data = |text: &str| {
+            let docs = parse_side(text, Side::Git).unwrap();
+            docs.last().unwrap().object["data"]["a"].clone()
+        };
+        let doc =
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: |+\n    foo\n";
+        assert_eq!(data(doc), "foo\n");
+        assert_eq!(data(doc.trim_end_matches('\n')), "foo");
+        assert_eq!(data(&doc.replace('\n', "\r\n")), "foo\n");
+        // Before a document marker, the marker's line is not content.
+        assert_eq!(data(&format!("{doc}---\n{doc}")), "foo\n");
+        let first = parse_side(&format!("{doc}---\n{doc}"), Side::Git).unwrap();
+        assert_eq!(first[0].object["data"]["a"], "foo\n");
     }
 
     #[test]

@@ -198,6 +198,103 @@ pub fn dotted(path: &[Seg]) -> String {
     out
 }
 
+/// Split a pointer pattern (as rules write them) into unescaped tokens.
+pub fn split_pattern(pattern: &str) -> Vec<String> {
+    if pattern.is_empty() {
+        return Vec::new();
+    }
+    pattern
+        .trim_start_matches('/')
+        .split('/')
+        .map(unescape_pointer_token)
+        .collect()
+}
+
+/// A path as [`PathPattern`]s match it, one token per segment: keys as they
+/// are, list items by index, and an item of unknown index as `*`.
+pub fn tokens(path: &[Seg]) -> Vec<String> {
+    path.iter()
+        .map(|s| match s {
+            Seg::Key(k) => k.clone(),
+            Seg::Item { index: Some(i), .. } => i.to_string(),
+            Seg::Item { index: None, .. } => "*".to_string(),
+        })
+        .collect()
+}
+
+/// A path pattern, as the rule catalogue (`match.paths`) and the list of
+/// security-relevant fields write them: a JSON pointer whose tokens are
+/// unescaped as in RFC 6901 (`~1` is `/`, `~0` is `~`) and may hold wildcards:
+///
+/// - `*` as a whole token matches exactly one segment (a key or a list index);
+/// - `**` as a whole token matches any number of segments, none included;
+/// - `*` inside a token matches any run of characters within one segment
+///   (`checksum~1*` matches the key `checksum/config`).
+///
+/// Paths are matched as their [`tokens`] (or a pointer's unescaped tokens,
+/// [`split_pattern`]). The empty pattern matches only the root;
+/// `/spec/**` matches `/spec` and everything below it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathPattern {
+    tokens: Vec<String>,
+}
+
+impl PathPattern {
+    pub fn parse(pattern: &str) -> PathPattern {
+        PathPattern {
+            tokens: split_pattern(pattern),
+        }
+    }
+
+    /// Whether a path, given as its tokens, matches the whole pattern.
+    pub fn matches<T: AsRef<str>>(&self, path: &[T]) -> bool {
+        tokens_match(&self.tokens, path)
+    }
+}
+
+fn tokens_match<T: AsRef<str>>(pattern: &[String], path: &[T]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((first, rest)) if first == "**" => {
+            (0..=path.len()).any(|i| tokens_match(rest, &path[i..]))
+        }
+        Some((first, rest)) => match path.split_first() {
+            Some((t, trest)) => {
+                (first == "*" || glob(first, t.as_ref())) && tokens_match(rest, trest)
+            }
+            None => false,
+        },
+    }
+}
+
+/// Wildcard match of a whole text: `*` matches any run of characters (none
+/// included); every other character matches itself.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    // Iterative wildcard match with backtracking on the last `*`.
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,16 +388,37 @@ mod tests {
         ];
         assert_eq!(dotted(&p), "spec.containers[app].image");
     }
-}
 
-/// Split a pointer pattern (as rules write them) into unescaped tokens.
-pub fn split_pattern(pattern: &str) -> Vec<String> {
-    if pattern.is_empty() {
-        return Vec::new();
+    #[test]
+    fn patterns_match_segments_globs_and_any_depth() {
+        let m = |pattern: &str, pointer: &str| {
+            PathPattern::parse(pattern).matches(&split_pattern(pointer))
+        };
+        assert!(m("/spec/replicas", "/spec/replicas"));
+        assert!(!m("/spec/replicas", "/spec/replicas/x"));
+        assert!(m("/spec/*/name", "/spec/0/name"));
+        assert!(!m("/spec/*/name", "/spec/name"));
+        assert!(m("**/image", "/spec/containers/0/image"));
+        assert!(m("**/image", "/image"));
+        assert!(m("/spec/**", "/spec"));
+        assert!(m(
+            "/metadata/annotations/checksum~1*",
+            "/metadata/annotations/checksum~1config"
+        ));
+        assert!(!m(
+            "/metadata/annotations/checksum~1*",
+            "/metadata/annotations/other"
+        ));
+        assert!(m("", ""));
+        assert!(!m("", "/spec"));
+        let unknown_item = [
+            Seg::key("webhooks"),
+            Seg::Item {
+                index: None,
+                key: None,
+            },
+        ];
+        assert!(PathPattern::parse("/webhooks/*").matches(&tokens(&unknown_item)));
+        assert!(!PathPattern::parse("/webhooks/0").matches(&tokens(&unknown_item)));
     }
-    pattern
-        .trim_start_matches('/')
-        .split('/')
-        .map(unescape_pointer_token)
-        .collect()
 }

@@ -19,6 +19,39 @@ fn malformed_yaml_names_side_document_line_and_column() {
 }
 
 #[test]
+fn an_error_at_the_end_of_the_input_points_at_the_last_line_once() {
+    // The file has five lines and a final newline; the `[` is never closed.
+    let bad = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a, b\n";
+    let e = analyze(bad, bad, &Options::default()).unwrap_err();
+    assert_eq!((e.side, e.document), (Side::Git, 1), "{e}");
+    // Just after `b`, where the missing `]` belongs: not line 6 or 7, which
+    // the file does not have.
+    assert_eq!((e.line, e.column), (5, 16), "{e}");
+    assert!(!e.message.contains(" at line "), "{e}");
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("git side, document 1, line 5, column 16: invalid YAML: "),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("line").count(), 1, "{shown}");
+
+    // Followed by another document: the end of this one, not the next `---`.
+    let two = format!("{bad}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n");
+    let e = analyze(&deployment("a"), &two, &Options::default()).unwrap_err();
+    assert_eq!(
+        (e.side, e.document, e.line, e.column),
+        (Side::Live, 1, 5, 16),
+        "{e}"
+    );
+
+    // JSON that stops before its closing brace, with blank lines after.
+    let json = "{\"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"x\"}\n\n\n";
+    let e = analyze(json, &deployment("a"), &Options::default()).unwrap_err();
+    assert_eq!((e.line, e.column), (2, 27), "{e}");
+    assert!(!e.message.contains(" at line "), "{e}");
+}
+
+#[test]
 fn malformed_json_names_line_and_column() {
     let e = analyze(
         "{\"kind\": \"ConfigMap\",\n \"metadata\": {\"name\": \"x\"},\n \"data\": {\"a\": }\n}",

@@ -214,6 +214,30 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         Ok(texts)
     }
 
+    /// What `--git` and `--live`, or `--diff`, hold.
+    enum Sides {
+        Pair { git: String, live: String },
+        Diff(String),
+    }
+
+    /// Read `--diff`, or `--git` then `--live`.
+    fn read_sides(
+        git: &Option<String>,
+        live: &Option<String>,
+        diff: &Option<String>,
+        stdin_used: &mut bool,
+    ) -> Result<Sides, String> {
+        match (diff, git, live) {
+            (Some(d), _, _) => read_input(d, Side::Diff, stdin_used).map(Sides::Diff),
+            (None, Some(g), Some(l)) => {
+                let git = read_input(g, Side::Git, stdin_used)?;
+                let live = read_input(l, Side::Live, stdin_used)?;
+                Ok(Sides::Pair { git, live })
+            }
+            _ => Err("give --git and --live, or --diff".to_string()),
+        }
+    }
+
     fn exit_code(report: &Report) -> i32 {
         if report
             .resources
@@ -253,28 +277,17 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     eprintln!("drift-doctor: {e}");
                     return 2;
                 }
-                let inputs = match (&diff, &git, &live) {
-                    (Some(d), _, _) => {
-                        read_input(d, Side::Diff, &mut stdin_used).map(|t| (t, None))
-                    }
-                    (None, Some(g), Some(l)) => {
-                        read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
-                            read_input(l, Side::Live, &mut stdin_used).map(|l| (g, Some(l)))
-                        })
-                    }
-                    _ => Err("give --git and --live, or --diff".to_string()),
-                };
-                let (first_text, live_text) = match inputs {
-                    Ok(t) => t,
+                let sides = match read_sides(&git, &live, &diff, &mut stdin_used) {
+                    Ok(s) => s,
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
                         return 2;
                     }
                 };
                 let opts = Options { namespace, compare };
-                let result = match &live_text {
-                    Some(live_text) => analyze(&first_text, live_text, &opts),
-                    None => drift_doctor::analyze_diff(&first_text, &opts),
+                let result = match &sides {
+                    Sides::Pair { git, live } => analyze(git, live, &opts),
+                    Sides::Diff(diff) => drift_doctor::analyze_diff(diff, &opts),
                 };
                 let report = match result {
                     Ok(r) => r,
@@ -345,25 +358,20 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                         return 2;
                     }
                 }
-                let read = match (&diff, &git, &live) {
-                    (Some(d), _, _) => read_input(d, Side::Diff, &mut stdin_used).map(|t| {
+                match read_sides(&git, &live, &diff, &mut stdin_used) {
+                    Ok(Sides::Diff(diff)) => {
                         state.mode = "diff".into();
-                        state.diff = t;
-                    }),
-                    (None, Some(g), Some(l)) => {
-                        read_input(g, Side::Git, &mut stdin_used).and_then(|g| {
-                            read_input(l, Side::Live, &mut stdin_used).map(|l| {
-                                state.mode = "sides".into();
-                                state.git = g;
-                                state.live = l;
-                            })
-                        })
+                        state.diff = diff;
                     }
-                    _ => Err("give --git and --live, or --diff".to_string()),
-                };
-                if let Err(e) = read {
-                    eprintln!("drift-doctor: {e}");
-                    return 2;
+                    Ok(Sides::Pair { git, live }) => {
+                        state.mode = "sides".into();
+                        state.git = git;
+                        state.live = live;
+                    }
+                    Err(e) => {
+                        eprintln!("drift-doctor: {e}");
+                        return 2;
+                    }
                 }
                 let (url, masked) = drift_doctor::share::share_url(&base, &state);
                 if masked > 0 {

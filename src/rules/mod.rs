@@ -11,11 +11,15 @@ use crate::context::InputContext;
 use crate::identity::ResourceKey;
 use crate::input::InputError;
 use crate::model::{Cause, Change, Confidence, Presence};
-use crate::path::Seg;
+use crate::path::{PathPattern, Seg};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+
+/// Whole-text wildcard match (`*` any run of characters), as kinds,
+/// names and path segments are matched.
+pub use crate::path::glob;
 
 const CATALOG: &str = include_str!("catalog.yaml");
 
@@ -53,7 +57,8 @@ pub struct Matcher {
     /// `group/Kind` patterns (`*` globs; core group empty: `/Service`).
     #[serde(default)]
     pub kinds: Vec<String>,
-    /// Pointer patterns: `*` one segment, `**` any number, globs inside a segment.
+    /// Pointer patterns ([`PathPattern`]): `*` one segment, `**` any number,
+    /// globs inside a segment.
     #[serde(default)]
     pub paths: Vec<String>,
     #[serde(default)]
@@ -84,7 +89,7 @@ struct Compiled {
     live: Option<regex_lite::Regex>,
     name: Option<regex_lite::Regex>,
     manager: Option<regex_lite::Regex>,
-    paths: Vec<Vec<String>>,
+    paths: Vec<PathPattern>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -210,11 +215,7 @@ impl Catalog {
                 live: compile(&m.live, &rule.code, "live")?,
                 name: compile(&m.name, &rule.code, "name")?,
                 manager: compile(&m.manager, &rule.code, "manager")?,
-                paths: m
-                    .paths
-                    .iter()
-                    .map(|p| crate::path::split_pattern(p))
-                    .collect(),
+                paths: m.paths.iter().map(|p| PathPattern::parse(p)).collect(),
             };
             for p in m.when.iter().chain(&m.unless) {
                 if !predicates::exists(p) {
@@ -300,45 +301,6 @@ pub fn value_text(v: &Value) -> String {
     }
 }
 
-pub fn glob(pattern: &str, text: &str) -> bool {
-    // Iterative wildcard match with backtracking on the last `*`.
-    let (p, t) = (pattern.as_bytes(), text.as_bytes());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == b'*' {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
-fn path_matches(pattern: &[String], tokens: &[String]) -> bool {
-    match pattern.split_first() {
-        None => tokens.is_empty(),
-        Some((first, rest)) if first == "**" => {
-            (0..=tokens.len()).any(|i| path_matches(rest, &tokens[i..]))
-        }
-        Some((first, rest)) => match tokens.split_first() {
-            Some((t, trest)) => (first == "*" || glob(first, t)) && path_matches(rest, trest),
-            None => false,
-        },
-    }
-}
-
 impl Rule {
     fn matches(&self, f: &Finding<'_>, gk: &str) -> Option<Vec<(String, String)>> {
         let m = &self.matcher;
@@ -357,16 +319,8 @@ impl Rule {
             return None;
         }
         if !self.compiled.paths.is_empty() {
-            let tokens: Vec<String> = f
-                .path
-                .iter()
-                .map(|s| match s {
-                    Seg::Key(k) => k.clone(),
-                    Seg::Item { index: Some(i), .. } => i.to_string(),
-                    Seg::Item { index: None, .. } => "*".to_string(),
-                })
-                .collect();
-            if !self.compiled.paths.iter().any(|p| path_matches(p, &tokens)) {
+            let tokens = crate::path::tokens(f.path);
+            if !self.compiled.paths.iter().any(|p| p.matches(&tokens)) {
                 return None;
             }
         }

@@ -459,7 +459,6 @@ pub fn App(props: &AppProps) -> Html {
         let open_shared = open_shared.clone();
         let view = view.clone();
         let saved_scroll = saved_scroll.clone();
-        let client = client.clone();
         use_effect_with((), move |_| {
             if let Some(fragment) = persist::link_fragment() {
                 open_shared(fragment);
@@ -468,8 +467,6 @@ pub fn App(props: &AppProps) -> Html {
             } else if refs.load_example(examples::DEFAULT) {
                 run_now();
             }
-            // After the first report, while the user reads it.
-            client.warm_up();
             let in_analysis = Rc::new(Cell::new(*view == View::Analysis));
             let listener = web_sys::window().map(|w| {
                 let win = w.clone();

@@ -56,6 +56,7 @@ struct Inner {
     waiting: Option<(u32, Input)>,
     sent_at: HashMap<u32, f64>,
     deliver: Rc<dyn Fn(Response)>,
+    warmed: bool,
 }
 
 #[derive(Clone)]
@@ -77,8 +78,12 @@ impl Client {
             let Some(shared) = weak.upgrade() else { return };
             let client = Client(shared);
             let total_ms = client.finished(&response);
+            let analysed = matches!(response, Response::Analyzed { .. });
             on_answer.emit(Answer { response, total_ms });
             client.send_waiting();
+            if analysed {
+                client.warm_up_once();
+            }
         });
         let backend = match worker {
             Ok(url) => {
@@ -98,6 +103,7 @@ impl Client {
             waiting: None,
             sent_at: HashMap::new(),
             deliver,
+            warmed: false,
         });
         Client(shared)
     }
@@ -139,17 +145,17 @@ impl Client {
         self.post(Request::Restore(text));
     }
 
-    /// Warm the worker up while the user reads the first report (not for an
-    /// inline engine: there it would block the page).
-    pub fn warm_up(&self) {
-        let worker = matches!(
-            self.0.try_borrow().as_deref(),
-            Ok(Some(Inner {
-                backend: Backend::Worker(_),
-                ..
-            }))
-        );
-        if worker {
+    /// Warm the worker up once, after the first report, while the user
+    /// reads it (not for an inline engine: there it would block the page).
+    fn warm_up_once(&self) {
+        let due = match self.0.try_borrow_mut().as_deref_mut() {
+            Ok(Some(inner)) if !inner.warmed => {
+                inner.warmed = true;
+                matches!(inner.backend, Backend::Worker(_))
+            }
+            _ => false,
+        };
+        if due {
             self.post(Request::WarmUp);
         }
     }
