@@ -109,9 +109,96 @@ pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
         .collect()
 }
 
+/// The pasted diff output of each resource, by report id, as lines of the
+/// side-by-side view: `<` and `-` lines are live, `>` and `+` lines Git (the
+/// order `argocd app diff` and `kubectl diff` use), unified context lines are
+/// on both sides; headers, hunk ranges and anything between outputs are left
+/// out. Secret values are masked first; line numbers are those of the masked
+/// text, which masking can lengthen by a line where a context line differs.
+pub fn diff_text_lines(text: &str) -> Result<BTreeMap<String, Vec<DiffLine>>, InputError> {
+    let (masked, _) = crate::secret_mask::mask_secrets_in_text(text);
+    let parsed = crate::difftext::parse_diff_text(&masked).map_err(|e| InputError {
+        side: Side::Diff,
+        document: 0,
+        line: e.line,
+        column: e.column,
+        message: e.message,
+    })?;
+    let lines: Vec<&str> = masked.split('\n').collect();
+    let mut out: BTreeMap<String, Vec<DiffLine>> = BTreeMap::new();
+    for (i, r) in parsed.iter().enumerate() {
+        // From the line after the header to the line before the next header.
+        let end = parsed
+            .get(i + 1)
+            .map_or(lines.len(), |next| next.line.saturating_sub(1))
+            .min(lines.len());
+        let start = r.line.min(end);
+        let key = crate::identity::ResourceKey {
+            group: crate::identity::canonical_group(&r.group, &r.kind),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+        };
+        let unified = r.format != crate::difftext::TextFormat::ArgoNormal;
+        let view = out.entry(key.to_string()).or_default();
+        for (k, raw) in lines[start..end].iter().enumerate() {
+            let n = Some(start + k + 1);
+            let line = raw.trim_end_matches('\r');
+            let (tag, body) = match line.as_bytes().first() {
+                Some(b'<') if !unified => (LineTag::Live, after_marker(line)),
+                Some(b'>') if !unified => (LineTag::Git, after_marker(line)),
+                _ if unified && (line.starts_with("--- ") || line.starts_with("+++ ")) => continue,
+                Some(b'-') if unified => (LineTag::Live, &line[1..]),
+                Some(b'+') if unified => (LineTag::Git, &line[1..]),
+                Some(b' ') if unified => (LineTag::Same, &line[1..]),
+                _ => continue,
+            };
+            view.push(DiffLine {
+                tag,
+                git_line: n,
+                live_line: n,
+                text: body.to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A normal-format line without its `< ` or `> `.
+fn after_marker(line: &str) -> &str {
+    let rest = &line[1..];
+    rest.strip_prefix(' ').unwrap_or(rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diff_text_lines_split_each_resource_by_side_and_mask_secrets() {
+        let text = "===== /Secret default/db ======\n3c3\n<   password: c2VjcmV0LW9uZQ==\n---\n>   password: c2VjcmV0LXR3bw==\n\n$ kubectl diff -f web.yaml\ndiff -u -N /tmp/LIVE-1/apps.v1.Deployment.default.web /tmp/MERGED-2/apps.v1.Deployment.default.web\n--- /tmp/LIVE-1/apps.v1.Deployment.default.web\t2025-01-10\n+++ /tmp/MERGED-2/apps.v1.Deployment.default.web\t2025-01-10\n@@ -5,3 +5,3 @@\n spec:\n-  replicas: 3\n+  replicas: 2\n   selector:\n";
+        let views = diff_text_lines(text).unwrap();
+        let secret = &views["/Secret/default/db"];
+        let tags: Vec<LineTag> = secret.iter().map(|l| l.tag).collect();
+        assert_eq!(tags, [LineTag::Live, LineTag::Git]);
+        assert!(secret.iter().all(|l| l.text.starts_with("  password: ")));
+        assert!(
+            secret.iter().all(|l| !l.text.contains("c2VjcmV0")),
+            "{secret:?}"
+        );
+        let web = &views["apps/Deployment/default/web"];
+        let shown: Vec<(LineTag, &str)> = web.iter().map(|l| (l.tag, l.text.as_str())).collect();
+        assert_eq!(
+            shown,
+            [
+                (LineTag::Same, "spec:"),
+                (LineTag::Live, "  replicas: 3"),
+                (LineTag::Git, "  replicas: 2"),
+                (LineTag::Same, "  selector:"),
+            ]
+        );
+        assert_eq!(web[1].git_line, Some(13));
+    }
 
     #[test]
     fn texts_pair_by_report_id_and_mask_secrets() {

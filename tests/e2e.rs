@@ -966,6 +966,36 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
         "diff mode chosen automatically, the text in the diff editor"
     );
     assert_eq!(page_summary(c).await, core_summary(&from_diff));
+    // A resource's own lines of the text, side by side.
+    let card = from_diff
+        .resources
+        .iter()
+        .find(|r| {
+            r.presence == drift_doctor::Presence::Both
+                && r.status == drift_doctor::Status::OutOfSync
+        })
+        .expect("a changed resource");
+    let sel = format!("[data-id='{}']", card.id);
+    js(c, &format!("const b = document.querySelector(\"{sel} .card-toggle\"); if (b.getAttribute('aria-expanded') !== 'true') b.click(); return true;"), vec![]).await;
+    wait_until(
+        c,
+        &format!("document.querySelector(\"{sel} .yaml-toggle\")"),
+        "the card's YAML button",
+        10,
+    )
+    .await;
+    click(c, &format!("{sel} .yaml-toggle")).await;
+    wait_until(c, &format!("document.querySelectorAll(\"{sel} .sbs-table .only-git\").length > 0 && document.querySelectorAll(\"{sel} .sbs-table .only-live\").length > 0"), "the diff output's lines", 20).await;
+    let note = js(
+        c,
+        &format!("return document.querySelector(\"{sel} .sbs-note\").textContent;"),
+        vec![],
+    )
+    .await;
+    assert!(
+        note.as_str().unwrap().contains("pasted diff output"),
+        "{note}"
+    );
     // Switchable by hand: back to the two sides (unchanged), and again.
     let before = report_seq(c).await;
     click(c, "#mode-sides").await;

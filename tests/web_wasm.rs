@@ -336,19 +336,33 @@ fn diff_output_is_analysed_in_diff_mode() {
         serde_json::to_value(&page).unwrap(),
         serde_json::to_value(&core).unwrap()
     );
-    // The YAML view explains why it has nothing to show.
+    // The side-by-side view shows the resource's own lines of the text.
     let mut engine = Engine::default();
     engine.handle(Request::Analyze {
         seq: 3,
         input: diff,
     });
+    let changed = page
+        .resources
+        .iter()
+        .find(|r| r.presence == drift_doctor::Presence::Both)
+        .expect("a resource on both sides");
     match engine.handle(Request::Texts {
         seq: 3,
-        id: page.resources[0].id.clone(),
+        id: changed.id.clone(),
     }) {
         Response::Texts {
-            lines: None, note, ..
-        } => assert!(note.contains("diff output"), "{note}"),
+            lines: Some(lines),
+            note,
+            ..
+        } => {
+            assert!(note.contains("pasted diff output"), "{note}");
+            assert!(lines.iter().any(|l| l.tag == web::protocol::LINE_GIT));
+            assert!(lines.iter().any(|l| l.tag == web::protocol::LINE_LIVE));
+            for l in &lines {
+                assert!(text.contains(&l.text), "{:?} is a line of the text", l.text);
+            }
+        }
         other => panic!("{other:?}"),
     }
 }

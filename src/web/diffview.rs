@@ -100,8 +100,9 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
         DiffState::Unavailable(note) => {
             return html! { <p class="muted sbs-status" role="status">{ note.clone() }</p> }
         }
-        DiffState::Ready(lines) => lines.clone(),
+        DiffState::Ready(lines, note) => (lines.clone(), note.clone()),
     };
+    let (lines, source) = lines;
     let changed = lines.iter().filter(|l| l.tag != LINE_SAME).count();
     let all = rows(&lines, !*unfold);
     let folded = all.iter().any(|r| matches!(r, Row::Fold(_)));
@@ -112,7 +113,11 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
     html! {
         <div class="sbs-wrap">
             <p class="sbs-note">
-                { format!("{changed} differing line(s); Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.") }
+                if source.is_empty() {
+                    { format!("{changed} differing line(s); Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.") }
+                } else {
+                    { format!("{changed} differing line(s); Git on the left, live on the right. {source}") }
+                }
                 if folded || *unfold {
                     { " " }
                     <button type="button" class="button small" onclick={show_all}>

@@ -60,6 +60,7 @@ const WARM_UP_ROUNDS: usize = 8;
 pub struct Engine {
     last: Option<(u32, Input)>,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
+    diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
 }
 
 fn now() -> f64 {
@@ -77,6 +78,7 @@ impl Engine {
                     })
                 });
                 self.texts = None;
+                self.diff_views = None;
                 self.last = Some((seq, input));
                 Response::Analyzed {
                     seq,
@@ -120,10 +122,25 @@ impl Engine {
             return (None, "The input changed; open the diff again.".into());
         }
         if input.mode == Mode::Diff {
-            return (
-                None,
-                "Pasted diff output holds only the changed lines, not the whole objects: see the differences above.".into(),
-            );
+            if self.diff_views.as_ref().is_none_or(|(s, _)| *s != seq) {
+                match view::diff_text_lines(&input.diff) {
+                    Ok(map) => {
+                        let map = map
+                            .into_iter()
+                            .map(|(id, lines)| (id, lines.into_iter().map(line_of).collect()))
+                            .collect();
+                        self.diff_views = Some((seq, map));
+                    }
+                    Err(e) => return (None, e.to_string()),
+                }
+            }
+            return match self.diff_views.as_ref().and_then(|(_, m)| m.get(id)) {
+                Some(lines) => (Some(lines.clone()), DIFF_TEXT_SOURCE.into()),
+                None => (
+                    None,
+                    "No lines of the pasted diff output for this resource.".into(),
+                ),
+            };
         }
         if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
             let opts = match options(input) {
@@ -145,21 +162,28 @@ impl Engine {
     }
 }
 
+/// Where the side-by-side lines come from in diff mode.
+const DIFF_TEXT_SOURCE: &str = "These are the lines of the pasted diff output (numbered as in the text, Secret values masked): diff output shows only the changed parts of an object.";
+
 /// The line diff of a resource's two texts; a missing side diffs against nothing.
 pub fn diff_lines(git: Option<&str>, live: Option<&str>) -> Vec<Line> {
     view::line_diff(git.unwrap_or(""), live.unwrap_or(""))
         .into_iter()
-        .map(|l| Line {
-            tag: match l.tag {
-                LineTag::Same => LINE_SAME,
-                LineTag::Git => LINE_GIT,
-                LineTag::Live => LINE_LIVE,
-            },
-            git_line: l.git_line.unwrap_or(0) as u32,
-            live_line: l.live_line.unwrap_or(0) as u32,
-            text: l.text,
-        })
+        .map(line_of)
         .collect()
+}
+
+fn line_of(l: view::DiffLine) -> Line {
+    Line {
+        tag: match l.tag {
+            LineTag::Same => LINE_SAME,
+            LineTag::Git => LINE_GIT,
+            LineTag::Live => LINE_LIVE,
+        },
+        git_line: l.git_line.unwrap_or(0) as u32,
+        live_line: l.live_line.unwrap_or(0) as u32,
+        text: l.text,
+    }
 }
 
 /// The catalogue's documentation, with the section headings of `explain`.

@@ -40,7 +40,8 @@ impl<T> std::ops::Deref for Shared<T> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DiffState {
     Loading,
-    Ready(Shared<Vec<Line>>),
+    /// The lines, and where they come from when not the two YAML texts.
+    Ready(Shared<Vec<Line>>, String),
     Unavailable(String),
 }
 
@@ -247,7 +248,7 @@ impl Reducible for AppState {
                         return self;
                     }
                     let state = match lines {
-                        Some(lines) => DiffState::Ready(Shared(Rc::new(lines))),
+                        Some(lines) => DiffState::Ready(Shared(Rc::new(lines)), note),
                         None => DiffState::Unavailable(note),
                     };
                     let mut diffs = (*self.diffs.0).clone();
