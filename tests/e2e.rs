@@ -996,6 +996,11 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
         note.as_str().unwrap().contains("pasted diff output"),
         "{note}"
     );
+    std::fs::write(
+        root().join("target/e2e/diff-mode.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
     // Switchable by hand: back to the two sides (unchanged), and again.
     let before = report_seq(c).await;
     click(c, "#mode-sides").await;
@@ -1069,6 +1074,17 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
         link.starts_with(&page_url) && link.contains("#v1."),
         "a link to this page: {link}"
     );
+    js(
+        c,
+        "document.getElementById('share-panel').scrollIntoView(); return true;",
+        vec![],
+    )
+    .await;
+    std::fs::write(
+        root().join("target/e2e/share-link.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
     let fragment = link.split_once('#').unwrap().1;
     let state = drift_doctor::share::decode_fragment(fragment).expect("the link decodes");
     assert_eq!(state.selected.as_deref(), Some(selected));
@@ -1217,6 +1233,40 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
     .await;
     wait_new_report(c, &before, "the share file's report").await;
     assert_eq!(page_summary(c).await, core_summary(&big_report));
+
+    // A link pasted into an editor opens like a share file.
+    let before = report_seq(c).await;
+    paste_event(c, "git-input", &cli_link).await;
+    wait_new_report(c, &before, "the pasted link's report").await;
+    assert_eq!(page_summary(c).await, core_summary(&webhook));
+    // A damaged share file: a message, and the input stays as it was.
+    let git_before = js(
+        c,
+        "return document.getElementById('git-input').value;",
+        vec![],
+    )
+    .await;
+    js(
+        c,
+        "const dt = new DataTransfer(); dt.items.add(new File(['{\"drift-doctor-share\": 1, \"fragment\": \"v1.AAAAAAAA\"}'], 'broken.json'));
+         document.getElementById('live-input').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+         return true;",
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        "document.querySelector('.notice-error')",
+        "the damaged share file's message",
+        20,
+    )
+    .await;
+    assert_eq!(
+        js(c, "return [document.getElementById('git-input').value, document.getElementById('report').dataset.state];", vec![]).await,
+        json!([git_before, "ready"]),
+        "a damaged share file leaves the input and the report"
+    );
+    assert_eq!(page_summary(c).await, core_summary(&webhook));
 
     // Bad links: a message and an empty, working page.
     let damaged = {

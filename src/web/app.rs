@@ -235,10 +235,18 @@ enum ShareFor {
     Markdown,
 }
 
-/// Whether a text is a share file (rather than YAML or diff output).
-fn is_share_file(text: &str) -> bool {
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    t.starts_with('{') && t.contains(drift_doctor::share::SHARE_FILE_KEY)
+/// Whether a text is a share file or a share link (rather than YAML or diff
+/// output): a link pasted into an editor opens like a share file, which
+/// helps where the page is a file on disk and links point elsewhere.
+fn is_shared_state(text: &str) -> bool {
+    let t = text.trim_start_matches('\u{feff}').trim();
+    let share_file = t.starts_with('{') && t.contains(drift_doctor::share::SHARE_FILE_KEY);
+    let link = !t.contains(char::is_whitespace)
+        && t.split_once('#').is_some_and(|(_, fragment)| {
+            let b = fragment.as_bytes();
+            b.len() > 2 && b[0] == b'v' && b[1].is_ascii_digit()
+        });
+    share_file || link
 }
 
 #[component]
@@ -366,11 +374,16 @@ pub fn App(props: &AppProps) -> Html {
             dispatch.dispatch(Action::Cleared(next_seq()));
         })
     };
-    // Open a link's fragment or a share file's text (decoded by the worker).
-    let open_shared: Rc<dyn Fn(String)> = {
+    // Open a share link or file (decoded by the worker). `from_address`: the
+    // page's own URL holds it, so a bad one leaves an empty page; a bad
+    // pasted or opened one leaves the input as it was.
+    let restoring_address = use_mut_ref(|| false);
+    let open_shared: Rc<dyn Fn(String, bool)> = {
         let client = client.clone();
         let notice = notice.clone();
-        Rc::new(move |text: String| {
+        let restoring_address = restoring_address.clone();
+        Rc::new(move |text: String, from_address: bool| {
+            *restoring_address.borrow_mut() = from_address;
             notice.set(Some(Notice {
                 error: false,
                 text: "Opening the shared state…".into(),
@@ -387,6 +400,7 @@ pub fn App(props: &AppProps) -> Html {
         let share_for = share_for.clone();
         let md_status = md_status.clone();
         let shown = state.shown.clone();
+        let restoring_address = restoring_address.clone();
         let handler: Rc<dyn Fn(Response)> = Rc::new(move |response| match response {
             Response::Restored(Ok(shared)) => {
                 let input = Input::from_share(&shared);
@@ -398,11 +412,19 @@ pub fn App(props: &AppProps) -> Html {
                     text: "Opened a shared state. Links never carry Secret values: they hold masks, so Secret fields compare by mask.".into(),
                 }));
             }
-            Response::Restored(Err(why)) => {
+            Response::Restored(Err(why)) if *restoring_address.borrow() => {
                 clear_all();
                 notice.set(Some(Notice {
                     error: true,
-                    text: format!("This link or share file cannot be opened: {why}. Nothing was loaded: paste your input, pick an example or open a share file."),
+                    text: format!("This link cannot be opened: {why}. Nothing was loaded: paste your input, pick an example or open a share file."),
+                }));
+            }
+            Response::Restored(Err(why)) => {
+                notice.set(Some(Notice {
+                    error: true,
+                    text: format!(
+                        "This share file or link cannot be opened: {why}. Your input is unchanged."
+                    ),
                 }));
             }
             Response::Shared(shared) => {
@@ -461,7 +483,7 @@ pub fn App(props: &AppProps) -> Html {
         let saved_scroll = saved_scroll.clone();
         use_effect_with((), move |_| {
             if let Some(fragment) = persist::link_fragment() {
-                open_shared(fragment);
+                open_shared(fragment, true);
             } else if let Some(input) = persist::load() {
                 show_input(&input);
             } else if refs.load_example(examples::DEFAULT) {
@@ -473,7 +495,7 @@ pub fn App(props: &AppProps) -> Html {
                 EventListener::new(&w, "hashchange", move |_| {
                     // A link pasted into this tab's address bar.
                     if let Some(fragment) = persist::link_fragment() {
-                        open_shared(fragment);
+                        open_shared(fragment, true);
                         return;
                     }
                     let next = view_from_hash();
@@ -561,8 +583,8 @@ pub fn App(props: &AppProps) -> Html {
         let divert_diff = divert_diff.clone();
         let open_shared = open_shared.clone();
         Rc::new(move |field: Field, text: String| {
-            if is_share_file(&text) {
-                open_shared(text);
+            if is_shared_state(&text) {
+                open_shared(text, false);
                 return;
             }
             if matches!(field, Field::Git | Field::Live) && divert_diff(&text) {
@@ -582,8 +604,8 @@ pub fn App(props: &AppProps) -> Html {
         let divert_diff = divert_diff.clone();
         let open_shared = open_shared.clone();
         Callback::from(move |text: String| -> bool {
-            if is_share_file(&text) {
-                open_shared(text);
+            if is_shared_state(&text) {
+                open_shared(text, false);
                 return true;
             }
             matches!(field, Field::Git | Field::Live) && divert_diff(&text)
@@ -657,7 +679,11 @@ pub fn App(props: &AppProps) -> Html {
             };
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
                 let open_shared = open_shared.clone();
-                read_file(file, Side::Git, Rc::new(move |text| open_shared(text)));
+                read_file(
+                    file,
+                    Side::Git,
+                    Rc::new(move |text| open_shared(text, false)),
+                );
             }
             input.set_value("");
         })
@@ -888,11 +914,13 @@ pub fn App(props: &AppProps) -> Html {
                                 <input id="aggregated" type="checkbox" ref={refs.aggregated.clone()} onchange={on_option_now} />
                                 <label for="aggregated">{ "ignoreAggregatedRoles" }</label>
                             </div>
-                            <button type="submit" class="button primary analyze">{ "Analyze" }</button>
-                            <input type="file" id="share-file" class="visually-hidden" accept=".json,application/json,text/plain"
-                                onchange={on_share_file} />
-                            <label for="share-file" class="button small">{ "Open share file…" }</label>
-                            <button type="button" id="clear-all" class="button small" onclick={on_clear_all}>{ "Clear" }</button>
+                            <div class="form-actions">
+                                <input type="file" id="share-file" class="visually-hidden" accept=".json,application/json,text/plain"
+                                    onchange={on_share_file} />
+                                <label for="share-file" class="button small">{ "Open share file…" }</label>
+                                <button type="button" id="clear-all" class="button small" onclick={on_clear_all}>{ "Clear" }</button>
+                                <button type="submit" class="button primary analyze">{ "Analyze" }</button>
+                            </div>
                         </form>
                         <fieldset class="mode">
                             <legend>{ "Input" }</legend>
