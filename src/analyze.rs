@@ -436,13 +436,7 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    let parsed = crate::difftext::parse_diff_text(text).map_err(|e| InputError {
-        side: Side::Diff,
-        document: 0,
-        line: e.line,
-        column: e.column,
-        message: e.message,
-    })?;
+    let parsed = crate::difftext::parse_diff_text(text)?;
     let mut ctx = InputContext::default();
     let mut merged: BTreeMap<
         ResourceKey,

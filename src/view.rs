@@ -117,13 +117,7 @@ pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
 /// text, which masking can lengthen by a line where a context line differs.
 pub fn diff_text_lines(text: &str) -> Result<BTreeMap<String, Vec<DiffLine>>, InputError> {
     let (masked, _) = crate::secret_mask::mask_secrets_in_text(text);
-    let parsed = crate::difftext::parse_diff_text(&masked).map_err(|e| InputError {
-        side: Side::Diff,
-        document: 0,
-        line: e.line,
-        column: e.column,
-        message: e.message,
-    })?;
+    let parsed = crate::difftext::parse_diff_text(&masked)?;
     let lines: Vec<&str> = masked.split('\n').collect();
     let mut out: BTreeMap<String, Vec<DiffLine>> = BTreeMap::new();
     for (i, r) in parsed.iter().enumerate() {

@@ -127,6 +127,19 @@ pub struct DiffTextError {
     pub message: String,
 }
 
+/// Diff text is the `diff` side of the input, one document.
+impl From<DiffTextError> for crate::input::InputError {
+    fn from(e: DiffTextError) -> Self {
+        crate::input::InputError {
+            side: crate::input::Side::Diff,
+            document: 0,
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}
+
 impl std::fmt::Display for DiffTextError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -4,11 +4,13 @@
 
 use super::card::ResourceCard;
 use super::client::{Answer, Client, Handler};
-use super::editor::{BigInfo, Edit, Editor, LARGE_INPUT};
+use super::editor::{BigInfo, Edit, Editor};
 use super::examples::{self, EXAMPLES};
+use super::inputs::{Field, Refs};
 use super::persist;
-use super::protocol::{ErrorInfo, Input, Mode, Response, SETTINGS_SIDE};
+use super::protocol::{ErrorInfo, Input, Mode, Response};
 use super::rules_view::RulesView;
+use super::sharing::{is_shared_state, reveal_card, share_panel, Notice, ShareFor, ShareView};
 use super::state::{Action, AppState, Shown, OPEN_CARDS_UP_TO, PAGE_SIZE};
 use super::summary::{Emergency, Summary};
 use super::util::*;
@@ -17,7 +19,7 @@ use drift_doctor::input::{decode_text, Side};
 use gloo::events::EventListener;
 use gloo::file::callbacks::FileReader;
 use gloo::timers::callback::Timeout;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -55,198 +57,6 @@ fn view_from_hash() -> View {
     } else {
         View::Analysis
     }
-}
-
-/// The page's text fields (the first three can hold a large text outside
-/// their textarea).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
-    Git,
-    Live,
-    Diff,
-    Settings,
-}
-
-impl Field {
-    fn big_slot(self) -> Option<usize> {
-        match self {
-            Field::Git => Some(0),
-            Field::Live => Some(1),
-            Field::Diff => Some(2),
-            Field::Settings => None,
-        }
-    }
-
-    fn of_side(side: Side) -> Field {
-        match side {
-            Side::Git => Field::Git,
-            Side::Live => Field::Live,
-            Side::Diff => Field::Diff,
-        }
-    }
-
-    /// The side name of this field's errors (`ErrorInfo::side`).
-    fn error_side(self) -> &'static str {
-        match self {
-            Field::Git => "git",
-            Field::Live => "live",
-            Field::Diff => "diff",
-            Field::Settings => SETTINGS_SIDE,
-        }
-    }
-
-    /// How a file read into this field is named in errors.
-    fn side(self) -> Side {
-        match self {
-            Field::Live => Side::Live,
-            Field::Diff => Side::Diff,
-            Field::Git | Field::Settings => Side::Git,
-        }
-    }
-}
-
-/// The elements analysis reads its input from, and the texts too large for
-/// a textarea (by `Field::big_slot`).
-#[derive(Clone, Default)]
-struct Refs {
-    git: NodeRef,
-    live: NodeRef,
-    diff: NodeRef,
-    settings: NodeRef,
-    namespace: NodeRef,
-    strategy: NodeRef,
-    aggregated: NodeRef,
-    example: NodeRef,
-    big: Rc<RefCell<[Option<String>; 3]>>,
-    mode: Rc<Cell<Mode>>,
-    include_hidden: Rc<Cell<bool>>,
-}
-
-impl Refs {
-    fn node(&self, field: Field) -> &NodeRef {
-        match field {
-            Field::Git => &self.git,
-            Field::Live => &self.live,
-            Field::Diff => &self.diff,
-            Field::Settings => &self.settings,
-        }
-    }
-
-    fn text(&self, field: Field) -> String {
-        let big = field.big_slot().and_then(|i| self.big.borrow()[i].clone());
-        big.unwrap_or_else(|| textarea_value(self.node(field)))
-    }
-
-    /// Put `text` in a field: in the textarea, or held aside when large.
-    fn set_text(&self, field: Field, text: String) {
-        match field.big_slot() {
-            Some(i) if text.len() > LARGE_INPUT => {
-                set_textarea_value(self.node(field), "");
-                self.big.borrow_mut()[i] = Some(text);
-            }
-            slot => {
-                set_textarea_value(self.node(field), &text);
-                if let Some(i) = slot {
-                    self.big.borrow_mut()[i] = None;
-                }
-            }
-        }
-    }
-
-    fn big_infos(&self) -> [Option<BigInfo>; 3] {
-        let big = self.big.borrow();
-        [0, 1, 2].map(|i| big[i].as_deref().map(BigInfo::of))
-    }
-
-    fn input(&self) -> Input {
-        let mode = self.mode.get();
-        let text = |field: Field, used: bool| {
-            if used {
-                self.text(field)
-            } else {
-                String::new()
-            }
-        };
-        Input {
-            mode,
-            git: text(Field::Git, mode == Mode::Sides),
-            live: text(Field::Live, mode == Mode::Sides),
-            diff: text(Field::Diff, mode == Mode::Diff),
-            settings: self.text(Field::Settings),
-            namespace: input_value(&self.namespace),
-            strategy: select_value(&self.strategy),
-            ignore_aggregated_roles: input_checked(&self.aggregated),
-            include_hidden: self.include_hidden.get(),
-        }
-    }
-
-    /// Show `input` in the fields (a restored link, a reload, an example).
-    fn apply(&self, input: &Input) {
-        self.mode.set(input.mode);
-        self.set_text(Field::Git, input.git.clone());
-        self.set_text(Field::Live, input.live.clone());
-        self.set_text(Field::Diff, input.diff.clone());
-        self.set_text(Field::Settings, input.settings.clone());
-        if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
-            i.set_value(&input.namespace);
-        }
-        set_select_value(&self.strategy, &input.strategy);
-        if let Some(i) = self.aggregated.cast::<web_sys::HtmlInputElement>() {
-            i.set_checked(input.ignore_aggregated_roles);
-        }
-        set_select_value(&self.example, "");
-    }
-
-    fn load_example(&self, name: &str) -> bool {
-        let Some(ex) = examples::find(name) else {
-            return false;
-        };
-        self.apply(&Input::sides(ex.git, ex.live));
-        set_select_value(&self.example, name);
-        true
-    }
-}
-
-/// A message about the page itself (an opened link, a refused share file).
-#[derive(Debug, Clone, PartialEq)]
-struct Notice {
-    error: bool,
-    text: String,
-}
-
-/// What "Copy link" produced.
-#[derive(Debug, Clone, PartialEq)]
-struct ShareView {
-    /// The link, when it is short enough for a ticket.
-    url: Option<String>,
-    /// Otherwise the share file's text.
-    file: Option<String>,
-    masked: usize,
-    fragment_len: usize,
-    copied: Option<bool>,
-    /// Counts the links made, so that a new one is told from the last.
-    serial: u32,
-}
-
-/// Why the page asked the worker to encode its state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum ShareFor {
-    Link,
-    Markdown,
-}
-
-/// Whether a text is a share file or a share link (rather than YAML or diff
-/// output): a link pasted into an editor opens like a share file, which
-/// helps where the page is a file on disk and links point elsewhere.
-fn is_shared_state(text: &str) -> bool {
-    let t = text.trim_start_matches('\u{feff}').trim();
-    let share_file = t.starts_with('{') && t.contains(drift_doctor::share::SHARE_FILE_KEY);
-    let link = !t.contains(char::is_whitespace)
-        && t.split_once('#').is_some_and(|(_, fragment)| {
-            let b = fragment.as_bytes();
-            b.len() > 2 && b[0] == b'v' && b[1].is_ascii_digit()
-        });
-    share_file || link
 }
 
 #[component]
@@ -1023,63 +833,6 @@ pub fn App(props: &AppProps) -> Html {
                 <p>{ "Everything runs in this page: your manifests never leave the browser. Secret values are masked in the report, the YAML views and share links. What you paste is kept in this tab until you close it or press Clear." }</p>
             </footer>
         </>
-    }
-}
-
-/// The link "Copy link" made, or the share file to download instead.
-fn share_panel(v: &ShareView, on_download: Callback<MouseEvent>) -> Html {
-    let masked = match v.masked {
-        0 => String::new(),
-        1 => " 1 Secret value was replaced by a mask; the link carries no Secret value.".into(),
-        n => {
-            format!(" {n} Secret values were replaced by masks; the link carries no Secret value.")
-        }
-    };
-    html! {
-        <div class="share-panel" id="share-panel" data-serial={v.serial.to_string()}>
-            if let Some(url) = &v.url {
-                <label for="share-link" class="share-label">{ "Link to this state (the part after # never reaches a server)" }</label>
-                <input id="share-link" class="share-link" type="text" readonly=true value={url.clone()} />
-                <p class="share-note" role="status">
-                    { match v.copied { Some(true) => "Link copied.", Some(false) => "Could not copy: select the link and copy it.", None => "" } }
-                    { masked }
-                </p>
-            } else {
-                <p class="share-note" role="status">
-                    { format!("This state is too large for a link ({} characters; links stay under {}). Download a share file instead and attach it; opening or dropping it here restores the same state.",
-                        v.fragment_len, drift_doctor::share::MAX_LINK_FRAGMENT) }
-                    { masked }
-                </p>
-                <button type="button" id="download-share" class="button small" onclick={on_download}>{ "Download share file" }</button>
-            }
-        </div>
-    }
-}
-
-/// Scroll a resource's card into view and focus its heading button.
-fn reveal_card(id: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let Ok(cards) = document.query_selector_all("article.card") else {
-        return;
-    };
-    for i in 0..cards.length() {
-        let Some(card) = cards
-            .item(i)
-            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-        else {
-            continue;
-        };
-        if card.get_attribute("data-id").as_deref() == Some(id) {
-            card.scroll_into_view();
-            if let Ok(Some(button)) = card.query_selector(".card-toggle") {
-                if let Ok(b) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(button) {
-                    let _ = b.focus();
-                }
-            }
-            return;
-        }
     }
 }
 

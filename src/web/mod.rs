@@ -7,6 +7,8 @@
 //! - `worker`: the gloo-worker wrapper around `engine`.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
 //! - `state`: the page's reducer; `app` and the components render it.
+//! - `inputs`: the input fields; `persist`: what outlives a reload, the URL
+//!   fragment and downloads; `sharing`: share links and files on the page.
 
 // Each binary uses a different part of this module (the worker never renders).
 #![allow(dead_code)]
@@ -18,9 +20,11 @@ pub mod diffview;
 pub mod editor;
 pub mod engine;
 pub mod examples;
+pub mod inputs;
 pub mod persist;
 pub mod protocol;
 pub mod rules_view;
+pub mod sharing;
 pub mod state;
 pub mod summary;
 pub mod util;
