@@ -1092,6 +1092,29 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
         state.options.get("argocdSettings").map(String::as_str),
         Some(settings)
     );
+    // Copy as Markdown: the CLI's Markdown of this report, with the link.
+    click(c, "#copy-markdown").await;
+    wait_until(
+        c,
+        "document.querySelector('.results-head .copy-status').textContent !== ''",
+        "the Markdown copy status",
+        20,
+    )
+    .await;
+    let copied = c
+        .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
+        .await
+        .unwrap();
+    match copied.as_str() {
+        Some(md) => {
+            let expected = drift_doctor::render::markdown::render(&with_rule, Some(&link));
+            assert_eq!(
+                md, expected,
+                "the page's Markdown is the core's, with the link"
+            );
+        }
+        None => eprintln!("note: the clipboard could not be read back; Markdown not compared"),
+    }
     let here = page_summary(c).await;
     let main = in_new_window(c, &link).await;
     wait_ready(c, "the linked report").await;

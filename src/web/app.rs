@@ -268,10 +268,13 @@ pub fn App(props: &AppProps) -> Html {
                     }
                     ShareFor::Markdown => {
                         let Some(shown) = &shown else { return };
-                        let text = drift_doctor::render::markdown::render(
+                        let mut text = drift_doctor::render::markdown::render(
                             &shown.full_report(),
                             url.as_deref(),
                         );
+                        if url.is_none() {
+                            text.push_str("\n_The inputs are too large for a link: attach the share file (Copy link, then Download share file) to open this analysis in drift-doctor._\n");
+                        }
                         let md_status = md_status.clone();
                         copy_to_clipboard(text, Callback::from(move |ok| md_status.set(Some(ok))));
                     }
