@@ -118,7 +118,6 @@ pub fn App(props: &AppProps) -> Html {
         let dispatch = state.dispatcher();
         Rc::new(move || {
             let input = refs.input();
-            persist::save(&input);
             let n = next_seq();
             dispatch.dispatch(Action::Requested(n));
             client.analyze(n, input);
@@ -317,6 +316,20 @@ pub fn App(props: &AppProps) -> Html {
                     }
                     in_analysis.set(next == View::Analysis);
                     view.set(next);
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    // Keep the input for a reload when the page goes away (a reload fires
+    // `pagehide`): nothing is written while the user works, so storing
+    // megabytes never competes with an analysis.
+    {
+        let refs = refs.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                EventListener::new(&w, "pagehide", move |_| {
+                    persist::save(&refs.input());
                 })
             });
             move || drop(listener)

@@ -1,8 +1,8 @@
 //! What outlives a reload, and where a share link sits in the URL.
 //!
-//! The input is kept in this tab's `sessionStorage` (never sent anywhere,
-//! gone when the tab closes, wiped by "Clear"), so a reload shows the same
-//! report. A link's state sits in the URL fragment, which browsers never
+//! The input is kept in this tab's `sessionStorage` when the page goes away
+//! (never sent anywhere, gone when the tab closes, wiped by "Clear"), so a
+//! reload shows the same report. A link's state sits in the URL fragment, which browsers never
 //! send to a server.
 
 use super::protocol::Input;
@@ -11,22 +11,24 @@ use wasm_bindgen::{JsCast, JsValue};
 const STORAGE_KEY: &str = "drift-doctor.input";
 
 /// Inputs larger than this (bytes, all fields together) are not kept across
-/// a reload: browsers allow about 5 million characters per origin, and
-/// writing megabytes on every analysis would slow the page down.
-pub const KEEP_UP_TO: usize = 2_000_000;
+/// a reload: Chromium and Firefox allow 5 million characters of storage per
+/// origin (10 MiB of UTF-16), and the JSON of the input must fit.
+pub const KEEP_UP_TO: usize = 4_500_000;
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
 }
 
-/// Keep `input` for a reload of this tab. False when it is too large or the
-/// browser refused (then nothing is kept, rather than an older input).
+/// Keep `input` for a reload of this tab. False when it is empty, too large
+/// or the browser refused (then nothing is kept, rather than an older input).
 pub fn save(input: &Input) -> bool {
     let Some(storage) = storage() else {
         return false;
     };
     let size = input.git.len() + input.live.len() + input.diff.len() + input.settings.len();
-    let kept = size <= KEEP_UP_TO
+    // Nothing pasted (after Clear, say): nothing to keep.
+    let kept = size > 0
+        && size <= KEEP_UP_TO
         && serde_json::to_string(input)
             .ok()
             .is_some_and(|json| storage.set_item(STORAGE_KEY, &json).is_ok());
