@@ -972,9 +972,9 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
     paste_event(c, "git-input", &diff_text).await;
     wait_new_report(c, &before, "the diff output's report").await;
     assert_eq!(
-        js(c, "return [document.getElementById('mode-diff').checked, document.getElementById('diff-input').value === arguments[0], !!document.querySelector('.mode-note'), document.querySelector('.editors:not(.single)').hidden];", vec![json!(diff_text)]).await,
-        json!([true, true, true, true]),
-        "diff mode chosen automatically, the text in the diff editor"
+        js(c, "return [document.getElementById('mode-diff').checked, document.getElementById('diff-input').value === arguments[0], !!document.querySelector('.mode-note'), document.querySelector('.editors:not(.single)').hidden, document.getElementById('strategy').disabled];", vec![json!(diff_text)]).await,
+        json!([true, true, true, true, true]),
+        "diff mode chosen automatically, the text in the diff editor, the comparison options off"
     );
     assert_eq!(page_summary(c).await, core_summary(&from_diff));
     // A resource's own lines of the text, side by side.

@@ -23,6 +23,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
 
+/// Why the comparison options do not apply to pasted diff output.
+const IN_DIFF_OUTPUT: &str =
+    "Pasted diff output already shows what Argo CD or kubectl compared: this option does not apply to it.";
+
 /// Pause after typing before analysing (ms).
 pub const DEBOUNCE_MS: u32 = 300;
 
@@ -726,18 +730,21 @@ pub fn App(props: &AppProps) -> Html {
                             <div class="field">
                                 <label for="namespace">{ "Destination namespace" }</label>
                                 <input id="namespace" type="text" ref={refs.namespace.clone()} placeholder="for Git objects without one"
+                                    disabled={diff_mode} title={diff_mode.then_some(IN_DIFF_OUTPUT)}
                                     autocomplete="off" spellcheck="false" oninput={on_namespace} />
                             </div>
                             <div class="field">
                                 <label for="strategy">{ "Diff strategy" }</label>
-                                <select id="strategy" ref={refs.strategy.clone()} onchange={on_option_now.clone()}>
+                                <select id="strategy" ref={refs.strategy.clone()} onchange={on_option_now.clone()}
+                                    disabled={diff_mode} title={diff_mode.then_some(IN_DIFF_OUTPUT)}>
                                     <option value="legacy" selected=true>{ "Client-side three-way (default)" }</option>
                                     <option value="server-side-apply">{ "Server-side apply" }</option>
                                     <option value="server-side-diff">{ "Server-side diff" }</option>
                                 </select>
                             </div>
                             <div class="field check">
-                                <input id="aggregated" type="checkbox" ref={refs.aggregated.clone()} onchange={on_option_now} />
+                                <input id="aggregated" type="checkbox" ref={refs.aggregated.clone()} onchange={on_option_now}
+                                    disabled={diff_mode} title={diff_mode.then_some(IN_DIFF_OUTPUT)} />
                                 <label for="aggregated">{ "ignoreAggregatedRoles" }</label>
                             </div>
                             <div class="form-actions">
