@@ -2846,7 +2846,12 @@ data:
                 let mut data = format!("{pad}data:\n");
                 let mut string_data = format!("{pad}stringData:\n");
                 let mut values = Vec::new();
+                let mut keys = std::collections::BTreeSet::new();
                 for (k, v, style, in_data, c) in entries {
+                    // A key twice in one map is not YAML a cluster would hold.
+                    if !keys.insert((in_data, k.clone())) {
+                        continue;
+                    }
                     values.push(v.clone());
                     let target = if in_data { &mut data } else { &mut string_data };
                     let shown = if in_data { b64(&v) } else { v.clone() };
