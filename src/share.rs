@@ -43,6 +43,40 @@ pub struct ShareState {
     pub selected: Option<String>,
 }
 
+/// Keys of [`ShareState::options`].
+pub const OPTION_STRATEGY: &str = "strategy";
+pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
+pub const OPTION_SETTINGS: &str = "argocdSettings";
+
+impl ShareState {
+    /// Record the comparison options, leaving defaults out so that links stay
+    /// short (the page and `drift-doctor link` both write them this way).
+    pub fn set_options(
+        &mut self,
+        strategy: crate::Strategy,
+        ignore_aggregated_roles: bool,
+        settings: &str,
+    ) {
+        if strategy != crate::Strategy::Legacy {
+            self.options
+                .insert(OPTION_STRATEGY.into(), strategy.id().to_string());
+        }
+        if ignore_aggregated_roles {
+            self.options
+                .insert(OPTION_AGGREGATED_ROLES.into(), "true".into());
+        }
+        if !settings.trim().is_empty() {
+            self.options
+                .insert(OPTION_SETTINGS.into(), settings.to_string());
+        }
+    }
+
+    /// An option's value, empty when absent.
+    pub fn option(&self, key: &str) -> String {
+        self.options.get(key).cloned().unwrap_or_default()
+    }
+}
+
 pub const SHARE_FORMAT_VERSION: u32 = 1;
 
 /// Fragments longer than this are not offered as links; the page offers a share file instead.

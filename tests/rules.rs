@@ -262,14 +262,7 @@ fn scenario_fixtures() -> Vec<Fixture> {
     }
     let dir = common::root().join("tests/fixtures/scenarios");
     let mut out = Vec::new();
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
+    for name in common::scenario_names() {
         let base = format!("tests/fixtures/scenarios/{name}");
         // Keys only the scenario test reads (expectations) are skipped here.
         let so: ScenarioOptions = std::fs::read_to_string(dir.join(&name).join("options.yaml"))

@@ -23,18 +23,6 @@ struct ScenarioOptions {
     expect_out_of_sync: Option<usize>,
 }
 
-fn scenarios() -> Vec<String> {
-    let dir = common::root().join("tests/fixtures/scenarios");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 fn run(name: &str) -> drift_doctor::Report {
     let dir = format!("tests/fixtures/scenarios/{name}");
     let opts_path = common::root().join(&dir).join("options.yaml");
@@ -85,7 +73,7 @@ fn run(name: &str) -> drift_doctor::Report {
 
 #[test]
 fn every_scenario_matches_its_snapshot() {
-    let names = scenarios();
+    let names = common::scenario_names();
     assert!(
         names.len() >= 9,
         "expected the scenario fixtures, found {names:?}"
@@ -100,7 +88,7 @@ fn every_scenario_matches_its_snapshot() {
 
 #[test]
 fn document_order_does_not_change_the_report() {
-    for name in scenarios() {
+    for name in common::scenario_names() {
         let dir = format!("tests/fixtures/scenarios/{name}");
         let git = common::read(format!("{dir}/git.yaml"));
         let live = common::read(format!("{dir}/live.yaml"));

@@ -15,7 +15,7 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
-    use clap::{Parser, Subcommand, ValueEnum};
+    use clap::{Args, Parser, Subcommand, ValueEnum};
     use drift_doctor::input::{decode_text, InputError, Side};
     use drift_doctor::{analyze, render, rules, CompareOptions, Options, Report, Status, Strategy};
     use std::io::{IsTerminal, Read, Write};
@@ -81,86 +81,74 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         }
     }
 
+    /// What to compare: both sides, or pasted diff output.
+    #[derive(Args)]
+    struct InputArgs {
+        /// Desired manifests (multi-document YAML, JSON, List, `argocd app manifests`), or - for stdin
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "diff",
+            requires = "live"
+        )]
+        git: Option<String>,
+        /// Live objects (`kubectl get -o yaml|json`, `argocd app manifests --source live`), or - for stdin
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "diff",
+            requires = "git"
+        )]
+        live: Option<String>,
+        /// Instead of the two sides: what `argocd app diff` or `kubectl diff` printed, or - for stdin
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
+        diff: Option<String>,
+        /// The Application's destination namespace, for Git objects without one
+        #[arg(long, value_name = "NS")]
+        namespace: Option<String>,
+    }
+
+    /// How Argo CD compares, and the user's own Argo CD settings.
+    #[derive(Args)]
+    struct SettingsArgs {
+        /// How Argo CD compares
+        #[arg(long, value_enum, default_value = "legacy")]
+        strategy: StrategyArg,
+        /// resource.compareoptions ignoreAggregatedRoles: true
+        #[arg(long)]
+        ignore_aggregated_roles: bool,
+        /// An Application whose spec.ignoreDifferences should apply (YAML)
+        #[arg(long, value_name = "FILE")]
+        app: Option<String>,
+        /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
+        #[arg(long = "argocd-cm", value_name = "FILE")]
+        argocd_cm: Option<String>,
+    }
+
     #[derive(Subcommand)]
     enum Command {
         /// Compare Git with live the way Argo CD does, and explain every difference
         #[command(after_help = EXAMPLES)]
         Analyze {
-            /// Desired manifests (multi-document YAML, JSON, List, `argocd app manifests`), or - for stdin
-            #[arg(
-                long,
-                value_name = "FILE",
-                required_unless_present = "diff",
-                requires = "live"
-            )]
-            git: Option<String>,
-            /// Live objects (`kubectl get -o yaml|json`, `argocd app manifests --source live`), or - for stdin
-            #[arg(
-                long,
-                value_name = "FILE",
-                required_unless_present = "diff",
-                requires = "git"
-            )]
-            live: Option<String>,
-            /// Instead of the two sides: what `argocd app diff` or `kubectl diff` printed, or - for stdin
-            #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
-            diff: Option<String>,
-            /// An Application whose spec.ignoreDifferences should apply (YAML)
-            #[arg(long, value_name = "FILE")]
-            app: Option<String>,
-            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
-            #[arg(long = "argocd-cm", value_name = "FILE")]
-            argocd_cm: Option<String>,
+            #[command(flatten)]
+            inputs: InputArgs,
+            #[command(flatten)]
+            settings: SettingsArgs,
             #[arg(long, value_enum, default_value = "text")]
             format: Format,
-            /// The Application's destination namespace, for Git objects without one
-            #[arg(long, value_name = "NS")]
-            namespace: Option<String>,
             /// Also list differences Argo CD would not count, with the reason
             #[arg(long)]
             include_hidden: bool,
-            /// How Argo CD compares
-            #[arg(long, value_enum, default_value = "legacy")]
-            strategy: StrategyArg,
-            /// resource.compareoptions ignoreAggregatedRoles: true
-            #[arg(long)]
-            ignore_aggregated_roles: bool,
             /// Colour in text output
             #[arg(long, value_enum, default_value = "auto")]
             color: Color,
         },
         /// Print the link that opens this analysis in the drift-doctor page (Secret values masked)
         Link {
-            #[arg(
-                long,
-                value_name = "FILE",
-                required_unless_present = "diff",
-                requires = "live"
-            )]
-            git: Option<String>,
-            #[arg(
-                long,
-                value_name = "FILE",
-                required_unless_present = "diff",
-                requires = "git"
-            )]
-            live: Option<String>,
-            #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
-            diff: Option<String>,
-            #[arg(long, value_name = "NS")]
-            namespace: Option<String>,
-            /// How Argo CD compares
-            #[arg(long, value_enum, default_value = "legacy")]
-            strategy: StrategyArg,
-            /// resource.compareoptions ignoreAggregatedRoles: true
-            #[arg(long)]
-            ignore_aggregated_roles: bool,
-            /// An Application whose spec.ignoreDifferences should apply (YAML)
-            #[arg(long, value_name = "FILE")]
-            app: Option<String>,
-            /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
-            #[arg(long = "argocd-cm", value_name = "FILE")]
-            argocd_cm: Option<String>,
+            #[command(flatten)]
+            inputs: InputArgs,
+            #[command(flatten)]
+            settings: SettingsArgs,
             /// Where the page is served (the link's part before `#`)
             #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
             base: String,
@@ -199,13 +187,12 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     /// returns their texts. Errors name the file and, inside it, the
     /// document, line and column.
     fn read_settings(
-        app: &Option<String>,
-        argocd_cm: &Option<String>,
+        settings: &SettingsArgs,
         compare: &mut CompareOptions,
         stdin_used: &mut bool,
     ) -> Result<Vec<String>, String> {
         let mut texts = Vec::new();
-        for path in app.iter().chain(argocd_cm.iter()) {
+        for path in settings.app.iter().chain(settings.argocd_cm.iter()) {
             let text = read_input(path, Side::Git, stdin_used)?;
             drift_doctor::ignore::apply_user_settings(&text, compare)
                 .map_err(|e| format!("{path}: {e}"))?;
@@ -221,13 +208,8 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     }
 
     /// Read `--diff`, or `--git` then `--live`.
-    fn read_sides(
-        git: &Option<String>,
-        live: &Option<String>,
-        diff: &Option<String>,
-        stdin_used: &mut bool,
-    ) -> Result<Sides, String> {
-        match (diff, git, live) {
+    fn read_sides(inputs: &InputArgs, stdin_used: &mut bool) -> Result<Sides, String> {
+        match (&inputs.diff, &inputs.git, &inputs.live) {
             (Some(d), _, _) => read_input(d, Side::Diff, stdin_used).map(Sides::Diff),
             (None, Some(g), Some(l)) => {
                 let git = read_input(g, Side::Git, stdin_used)?;
@@ -254,37 +236,34 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         let cli = Cli::parse();
         match cli.command {
             Command::Analyze {
-                git,
-                live,
-                diff,
-                app,
-                argocd_cm,
+                inputs,
+                settings,
                 format,
-                namespace,
                 include_hidden,
-                strategy,
-                ignore_aggregated_roles,
                 color,
             } => {
                 let mut stdin_used = false;
                 let mut compare = CompareOptions {
-                    strategy: strategy.strategy(),
-                    ignore_aggregated_roles,
+                    strategy: settings.strategy.strategy(),
+                    ignore_aggregated_roles: settings.ignore_aggregated_roles,
                     include_hidden,
                     ..Default::default()
                 };
-                if let Err(e) = read_settings(&app, &argocd_cm, &mut compare, &mut stdin_used) {
+                if let Err(e) = read_settings(&settings, &mut compare, &mut stdin_used) {
                     eprintln!("drift-doctor: {e}");
                     return 2;
                 }
-                let sides = match read_sides(&git, &live, &diff, &mut stdin_used) {
+                let sides = match read_sides(&inputs, &mut stdin_used) {
                     Ok(s) => s,
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
                         return 2;
                     }
                 };
-                let opts = Options { namespace, compare };
+                let opts = Options {
+                    namespace: inputs.namespace,
+                    compare,
+                };
                 let result = match &sides {
                     Sides::Pair { git, live } => analyze(git, live, &opts),
                     Sides::Diff(diff) => drift_doctor::analyze_diff(diff, &opts),
@@ -317,48 +296,29 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 exit_code(&report)
             }
             Command::Link {
-                git,
-                live,
-                diff,
-                namespace,
-                strategy,
-                ignore_aggregated_roles,
-                app,
-                argocd_cm,
+                inputs,
+                settings,
                 base,
             } => {
                 let mut stdin_used = false;
                 let mut state = drift_doctor::share::ShareState {
-                    namespace: namespace.unwrap_or_default(),
+                    namespace: inputs.namespace.clone().unwrap_or_default(),
                     ..Default::default()
                 };
-                // The same option keys the page writes (ShareState::options).
-                let strategy = strategy.strategy();
-                if strategy != Strategy::Legacy {
-                    state
-                        .options
-                        .insert("strategy".into(), strategy.id().to_string());
-                }
-                if ignore_aggregated_roles {
-                    state
-                        .options
-                        .insert("ignoreAggregatedRoles".into(), "true".into());
-                }
                 // Checked as `analyze` would read them, so a broken file fails here.
                 let mut check = CompareOptions::default();
-                match read_settings(&app, &argocd_cm, &mut check, &mut stdin_used) {
-                    Ok(texts) if !texts.is_empty() => {
-                        state
-                            .options
-                            .insert("argocdSettings".into(), texts.join("\n---\n"));
-                    }
-                    Ok(_) => {}
+                match read_settings(&settings, &mut check, &mut stdin_used) {
+                    Ok(texts) => state.set_options(
+                        settings.strategy.strategy(),
+                        settings.ignore_aggregated_roles,
+                        &texts.join("\n---\n"),
+                    ),
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
                         return 2;
                     }
                 }
-                match read_sides(&git, &live, &diff, &mut stdin_used) {
+                match read_sides(&inputs, &mut stdin_used) {
                     Ok(Sides::Diff(diff)) => {
                         state.mode = "diff".into();
                         state.diff = diff;

@@ -1,7 +1,7 @@
 //! Messages between the page and the analysis worker (bincode-encoded by
 //! gloo-worker, so only plain data: the report travels as its JSON text).
 
-use drift_doctor::share::ShareState;
+use drift_doctor::share::{ShareState, OPTION_AGGREGATED_ROLES, OPTION_SETTINGS, OPTION_STRATEGY};
 use serde::{Deserialize, Serialize};
 
 /// What the page analyses: both sides, or pasted diff output.
@@ -170,11 +170,6 @@ pub struct Shared {
     pub file: Option<String>,
 }
 
-/// Keys of `ShareState::options` (the CLI's `link` writes the same ones).
-pub const OPTION_STRATEGY: &str = "strategy";
-pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
-pub const OPTION_SETTINGS: &str = "argocdSettings";
-
 impl Input {
     /// Two sides with every option at its default.
     pub fn sides(git: &str, live: &str) -> Input {
@@ -207,42 +202,31 @@ impl Input {
             }
             Mode::Diff => state.diff = self.diff.clone(),
         }
-        if !self.strategy.is_empty() && self.strategy != "legacy" {
-            state
-                .options
-                .insert(OPTION_STRATEGY.into(), self.strategy.clone());
-        }
-        if self.ignore_aggregated_roles {
-            state
-                .options
-                .insert(OPTION_AGGREGATED_ROLES.into(), "true".into());
-        }
-        if !self.settings.trim().is_empty() {
-            state
-                .options
-                .insert(OPTION_SETTINGS.into(), self.settings.clone());
-        }
+        state.set_options(
+            drift_doctor::Strategy::from_id(&self.strategy).unwrap_or_default(),
+            self.ignore_aggregated_roles,
+            &self.settings,
+        );
         state
     }
 
     /// The input a link restores (unknown options are ignored: a newer
     /// page's link still opens).
     pub fn from_share(state: &ShareState) -> Input {
-        let option = |k: &str| state.options.get(k).cloned().unwrap_or_default();
-        let strategy = option(OPTION_STRATEGY);
+        let strategy = state.option(OPTION_STRATEGY);
         Input {
             mode: Mode::from_name(&state.mode),
             git: state.git.clone(),
             live: state.live.clone(),
             diff: state.diff.clone(),
-            settings: option(OPTION_SETTINGS),
+            settings: state.option(OPTION_SETTINGS),
             namespace: state.namespace.clone(),
             strategy: if drift_doctor::Strategy::from_id(&strategy).is_some() {
                 strategy
             } else {
                 "legacy".into()
             },
-            ignore_aggregated_roles: option(OPTION_AGGREGATED_ROLES) == "true",
+            ignore_aggregated_roles: state.option(OPTION_AGGREGATED_ROLES) == "true",
             include_hidden: false,
         }
     }

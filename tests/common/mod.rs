@@ -10,6 +10,19 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The scenario directories under tests/fixtures/scenarios, sorted.
+pub fn scenario_names() -> Vec<String> {
+    let dir = root().join("tests/fixtures/scenarios");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 pub fn read(path: impl AsRef<Path>) -> String {
     let p = root().join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
