@@ -14,8 +14,10 @@ fn main() {
     let live = std::fs::read_to_string(l).expect("live file");
     let (gd, t_git) = timed(|| parse_side(&git, Side::Git).expect("git parses"));
     let (ld, t_live) = timed(|| parse_side(&live, Side::Live).expect("live parses"));
-    let (report, t_analyze) =
-        timed(|| drift_doctor::analyze::analyze_documents(&gd, &ld, &Default::default()));
+    let (report, t_analyze) = timed(|| {
+        drift_doctor::analyze::analyze_documents(&gd, &ld, &Default::default())
+            .expect("no object is given twice")
+    });
     let (json, t_json) = timed(|| serde_json::to_string_pretty(&report).unwrap());
     schema_passes(&ld);
     println!("parse git {t_git:?}, parse live {t_live:?}, compare+classify {t_analyze:?}, json {t_json:?} ({} bytes)", json.len());

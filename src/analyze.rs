@@ -3,9 +3,10 @@
 
 use crate::compare::{self, CompareOptions, RawDiff};
 use crate::context::{tracked_app, InputContext};
-use crate::identity::{key_of, ResourceKey, ScopeTable};
+use crate::identity::ResourceKey;
 use crate::input::{parse_side, Document, InputError, Side};
 use crate::model::*;
+use crate::object_options::ObjectOptions;
 use crate::path;
 use crate::rules::{self, Finding};
 use crate::{fixes, secret_mask};
@@ -23,7 +24,7 @@ pub struct Options {
 pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
-    Ok(analyze_documents(&git_docs, &live_docs, opts))
+    analyze_documents(&git_docs, &live_docs, opts)
 }
 
 /// A resource to report: its key and whichever sides exist.
@@ -72,38 +73,31 @@ fn created_by_controller(
     }
 }
 
-pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &Options) -> Report {
-    let mut scopes = ScopeTable::default();
-    for d in git_docs.iter().chain(live_docs) {
-        scopes.learn_from(&d.object);
-    }
-    let ns = opts.namespace.as_deref().filter(|s| !s.is_empty());
+/// Analyse parsed sides. Fails when one side holds the same object twice
+/// with different content: which copy counts would depend on their order.
+pub fn analyze_documents(
+    git_docs: &[Document],
+    live_docs: &[Document],
+    opts: &Options,
+) -> Result<Report, InputError> {
+    let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
     let mut ctx = InputContext::default();
-
-    let mut live_map: BTreeMap<ResourceKey, &Value> = BTreeMap::new();
-    for d in live_docs {
-        let key = key_of(&d.object, &scopes, ns);
-        ctx.learn(&key, &d.object, false);
-        live_map.entry(key).or_insert(&d.object);
+    for (key, d) in &paired.live {
+        ctx.learn(key, &d.object, false);
     }
-    let mut git_map: BTreeMap<ResourceKey, &Value> = BTreeMap::new();
-    for d in git_docs {
-        let mut key = key_of(&d.object, &scopes, ns);
-        if key.namespace.is_empty()
-            && !scopes.is_cluster_scoped(&key.group, &key.kind)
-            && !live_map.contains_key(&key)
-        {
-            // No namespace given: pair with the one live object of that name.
-            let mut same = live_map
-                .keys()
-                .filter(|k| k.group == key.group && k.kind == key.kind && k.name == key.name);
-            if let (Some(only), None) = (same.next(), same.next()) {
-                key = only.clone();
-            }
-        }
-        ctx.learn(&key, &d.object, true);
-        git_map.entry(key).or_insert(&d.object);
+    for (key, d) in &paired.git {
+        ctx.learn(key, &d.object, true);
     }
+    let live_map: BTreeMap<ResourceKey, &Value> = paired
+        .live
+        .iter()
+        .map(|(k, d)| (k.clone(), &d.object))
+        .collect();
+    let git_map: BTreeMap<ResourceKey, &Value> = paired
+        .git
+        .iter()
+        .map(|(k, d)| (k.clone(), &d.object))
+        .collect();
 
     let service_names: Vec<(String, String)> = live_map
         .keys()
@@ -149,7 +143,7 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
     for pair in &pairs {
         resources.push(report_resource(pair, &ctx, catalog.ok(), &opts.compare));
     }
-    build_report(resources, skipped, app)
+    Ok(build_report(resources, skipped, app))
 }
 
 pub(crate) fn build_report(
@@ -190,12 +184,24 @@ fn report_resource(
     copts: &CompareOptions,
 ) -> ResourceReport {
     let key = &pair.key;
+    let object = ObjectOptions::of(pair.git, pair.live);
     let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
         (Some(g), Some(l)) => {
             let crd = if crate::k8s::root(&key.group, &key.kind).is_none() {
                 ctx.crd(&key.group, &key.kind)
             } else {
                 None
+            };
+            let strategy = object.strategy(copts.strategy);
+            let own;
+            let copts = if strategy == copts.strategy {
+                copts
+            } else {
+                own = CompareOptions {
+                    strategy,
+                    ..copts.clone()
+                };
+                &own
             };
             let c = compare::compare_with_crd(key, g, l, copts, crd);
             let mut all = c.visible;
@@ -219,7 +225,12 @@ fn report_resource(
                 change: Change::Added,
                 git: None,
                 live: Some(l.clone()),
-                hidden_reason: None,
+                hidden_reason: object.ignore_extraneous.then(|| {
+                    format!(
+                        "its `{}: IgnoreExtraneous` annotation: Argo CD does not count this object, which is not in Git, against the app's sync status",
+                        crate::object_options::COMPARE_OPTIONS
+                    )
+                }),
             }],
         ),
         (None, None) => (Presence::Both, Vec::new()),

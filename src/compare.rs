@@ -17,7 +17,7 @@ use crate::model::Change;
 use crate::normalize;
 use crate::path::Seg;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -756,21 +756,29 @@ pub fn strategic_merge(
                         .unwrap_or_else(|| desired.clone())
                 }
                 ListStrategy::Set => {
-                    let removed: Vec<&Value> = original
+                    // Hashed by canonical text so a list of thousands of
+                    // entries merges in linear time.
+                    let desired_texts: HashSet<String> = d.iter().map(canonical_text).collect();
+                    let removed: HashSet<String> = original
                         .and_then(Value::as_array)
                         .map(|o| {
                             o.iter()
-                                .filter(|x| !d.iter().any(|y| json_eq(x, y)))
+                                .map(canonical_text)
+                                .filter(|t| !desired_texts.contains(t))
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let mut out: Vec<Value> = l
-                        .iter()
-                        .filter(|x| !removed.iter().any(|r| json_eq(x, r)))
-                        .cloned()
-                        .collect();
+                    let mut out: Vec<Value> = Vec::with_capacity(l.len() + d.len());
+                    let mut present: HashSet<String> = HashSet::new();
+                    for x in l {
+                        let text = canonical_text(x);
+                        if !removed.contains(&text) {
+                            present.insert(text);
+                            out.push(x.clone());
+                        }
+                    }
                     for x in d {
-                        if !out.iter().any(|y| json_eq(x, y)) {
+                        if present.insert(canonical_text(x)) {
                             out.push(x.clone());
                         }
                     }
@@ -790,22 +798,37 @@ fn merge_keyed_list(
     keys: &[&str],
     item_cursor: Option<Cursor>,
 ) -> Option<Value> {
-    let mut out: Vec<Value> = live.to_vec();
+    let mut out: Vec<Option<Value>> = live.iter().cloned().map(Some).collect();
+    let mut out_index = KeyIndex::of(live.iter(), keys);
+    let original_index = original.map(|o| KeyIndex::of(o.iter(), keys));
+    let desired_index = KeyIndex::of(desired.iter(), keys);
     for d in desired {
         let dk = merge_key_of(d, keys)?;
-        let o = original.and_then(|o| {
-            o.iter()
-                .find(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk)))
+        let o = original
+            .zip(original_index.as_ref())
+            .and_then(|(o, index)| {
+                index
+                    .candidates(&dk)
+                    .find(|&i| merge_key_of(&o[i], keys).is_some_and(|ok| same_key(&ok, &dk)))
+                    .map(|i| &o[i])
+            });
+        let found = out_index.candidates(&dk).find(|&i| {
+            out[i]
+                .as_ref()
+                .and_then(|x| merge_key_of(x, keys))
+                .is_some_and(|xk| same_key(&xk, &dk))
         });
-        match out
-            .iter()
-            .position(|x| merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &dk)))
-        {
+        match found {
             Some(i) => {
-                let merged = strategic_merge(&out[i], o, d, item_cursor);
+                let merged = out[i]
+                    .as_ref()
+                    .map(|current| strategic_merge(current, o, d, item_cursor));
                 out[i] = merged;
             }
-            None => out.push(d.clone()),
+            None => {
+                out_index.add(&dk, out.len());
+                out.push(Some(d.clone()));
+            }
         }
     }
     if let Some(orig) = original {
@@ -813,15 +836,114 @@ fn merge_keyed_list(
             let Some(ok) = merge_key_of(o, keys) else {
                 continue;
             };
-            let still_desired = desired
-                .iter()
-                .any(|d| merge_key_of(d, keys).is_some_and(|dk| same_key(&dk, &ok)));
+            let still_desired = desired_index
+                .candidates(&ok)
+                .any(|i| merge_key_of(&desired[i], keys).is_some_and(|dk| same_key(&dk, &ok)));
             if !still_desired {
-                out.retain(|x| !merge_key_of(x, keys).is_some_and(|xk| same_key(&xk, &ok)));
+                for i in out_index.candidates(&ok).collect::<Vec<_>>() {
+                    let matches = out[i]
+                        .as_ref()
+                        .and_then(|x| merge_key_of(x, keys))
+                        .is_some_and(|xk| same_key(&xk, &ok));
+                    if matches {
+                        out[i] = None;
+                    }
+                }
             }
         }
     }
-    Some(Value::Array(out))
+    Some(Value::Array(out.into_iter().flatten().collect()))
+}
+
+/// The positions of a list's items by the canonical text of their primary
+/// merge key, in list order, so matching items by key is linear rather than
+/// a scan of the whole list per item. Secondary keys are checked by the
+/// caller with `same_key` (a missing secondary key matches any value).
+struct KeyIndex {
+    by_primary: HashMap<String, Vec<usize>>,
+}
+
+impl KeyIndex {
+    fn of<'a>(items: impl Iterator<Item = &'a Value>, keys: &[&str]) -> KeyIndex {
+        let mut index = KeyIndex {
+            by_primary: HashMap::new(),
+        };
+        for (i, item) in items.enumerate() {
+            if let Some(k) = merge_key_of(item, keys) {
+                index.add(&k, i);
+            }
+        }
+        index
+    }
+
+    fn add(&mut self, key: &[&Value], position: usize) {
+        if let Some(primary) = key.first() {
+            self.by_primary
+                .entry(canonical_text(primary))
+                .or_default()
+                .push(position);
+        }
+    }
+
+    /// Positions whose primary key equals `key`'s, in list order.
+    fn candidates<'s>(&'s self, key: &[&Value]) -> impl Iterator<Item = usize> + 's {
+        key.first()
+            .and_then(|primary| self.by_primary.get(&canonical_text(primary)))
+            .into_iter()
+            .flatten()
+            .copied()
+    }
+}
+
+/// A text that two values share exactly when `json_eq` calls them equal
+/// (numbers by value, maps regardless of key order), for hashing.
+fn canonical_text(v: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(v, &mut out);
+    out
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    use std::fmt::Write;
+    match v {
+        Value::Number(n) => {
+            let _ = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => write!(out, "n{i}"),
+                (None, Some(u), _) => write!(out, "n{u}"),
+                // An integral float equals the integer of the same value.
+                (None, None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e18 => {
+                    write!(out, "n{}", f as i64)
+                }
+                (None, None, Some(f)) => write!(out, "f{}", f.to_bits()),
+                (None, None, None) => write!(out, "n?"),
+            };
+        }
+        Value::String(s) => {
+            out.push('s');
+            out.push_str(&serde_json::to_string(s).unwrap_or_default());
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_canonical(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            // serde_json's map iterates in key order, so equal maps agree.
+            out.push('{');
+            for (k, item) in map {
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push(':');
+                write_canonical(item, out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        Value::Bool(b) => out.push_str(if *b { "t" } else { "f" }),
+        Value::Null => out.push_str("null"),
+    }
 }
 
 /// Walk two values and record every differing leaf (or whole subtree when
@@ -910,11 +1032,11 @@ fn diff_keyed_lists(
         return false;
     };
     let mut live_matched = vec![false; live.len()];
+    let live_index = KeyIndex::of(live.iter(), keys);
     for (gi, g) in git.iter().enumerate() {
-        let found = lk
-            .iter()
-            .enumerate()
-            .position(|(li, k)| !live_matched[li] && same_key(k, &gk[gi]));
+        let found = live_index
+            .candidates(&gk[gi])
+            .find(|&li| !live_matched[li] && same_key(&lk[li], &gk[gi]));
         match found {
             Some(li) => {
                 live_matched[li] = true;

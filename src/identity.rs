@@ -110,13 +110,38 @@ const CLUSTER_SCOPED: &[(&str, &str)] = &[
 ];
 
 /// What the input tells about scope beyond the built-in table: CRDs that
-/// declare `spec.scope: Cluster`.
+/// declare `spec.scope: Cluster`, and custom kinds whose live objects have no
+/// namespace (the API server always writes the namespace of a namespaced
+/// object, so a live object without one is cluster-scoped, and Argo CD then
+/// ignores the namespace Git gives it).
 #[derive(Debug, Default, Clone)]
 pub struct ScopeTable {
     cluster_crds: BTreeSet<(String, String)>,
 }
 
 impl ScopeTable {
+    /// Learn from one live object: a custom kind seen live without a
+    /// namespace is cluster-scoped. Built-in kinds keep their known scope,
+    /// so a hand-trimmed live Deployment does not change how all pair.
+    pub fn learn_from_live(&mut self, obj: &Value) {
+        self.learn_from(obj);
+        let has_namespace = obj
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .is_some_and(|ns| !ns.is_empty());
+        if has_namespace {
+            return;
+        }
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        let group = canonical_group(
+            api_group(obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")),
+            kind,
+        );
+        if !kind.is_empty() && crate::k8s::root(&group, kind).is_none() {
+            self.cluster_crds.insert((group, kind.to_string()));
+        }
+    }
+
     pub fn learn_from(&mut self, obj: &Value) {
         if obj.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
             return;
@@ -217,5 +242,22 @@ mod tests {
             Some("shop"),
         );
         assert_eq!(svc.to_string(), "/Service/shop/s");
+    }
+
+    #[test]
+    fn a_custom_kind_live_without_a_namespace_is_cluster_scoped() {
+        let mut s = ScopeTable::default();
+        let git = json!({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","namespace":"team"}});
+        assert_eq!(key_of(&git, &s, None).namespace, "team");
+        s.learn_from_live(
+            &json!({"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"}}),
+        );
+        assert_eq!(key_of(&git, &s, None).namespace, "");
+        // A built-in kind keeps its scope whatever a trimmed live copy says.
+        s.learn_from_live(
+            &json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}}),
+        );
+        let d = json!({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"team"}});
+        assert_eq!(key_of(&d, &s, None).namespace, "team");
     }
 }

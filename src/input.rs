@@ -1,6 +1,8 @@
 //! Reading one side of the input: multi-document YAML, JSON, `kind: List`,
 //! `argocd app manifests` output (with its `null` documents) and `kubectl get`.
 
+use crate::limits::MAX_NESTING;
+use crate::strict_value::StrictValue;
 use serde_json::Value;
 use std::fmt;
 
@@ -112,13 +114,23 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
         });
     }
     let raw = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        parse_json_stream(text, side)?
+        // YAML is a superset of JSON: a JSON document followed by YAML ones
+        // after a `---` line is a YAML stream. Anything else stays JSON, so
+        // broken JSON gets the JSON reader's error, not YAML's leniency.
+        parse_json_stream(text, side).or_else(|json_error| {
+            let has_document_marker = text.lines().any(|l| l.trim_end() == "---");
+            if has_document_marker {
+                parse_yaml_stream(text, side).map_err(|_| json_error)
+            } else {
+                Err(json_error)
+            }
+        })?
     } else {
         parse_yaml_stream(text, side)?
     };
     let mut docs = Vec::new();
-    for (value, document, line) in raw {
-        collect_objects(value, document, line, side, &mut docs)?;
+    for (value, document, line, source) in raw {
+        collect_objects(value, document, line, side, &source, &mut docs)?;
     }
     Ok(docs)
 }
@@ -130,19 +142,36 @@ fn only_comments(text: &str) -> bool {
     })
 }
 
-fn parse_json_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
+/// A parsed document: its value, number, first line, and its own text (to
+/// locate the fields an error names).
+type RawDocument = (Value, usize, usize, DocumentText);
+
+/// A document's text and the side line its text starts on.
+struct DocumentText {
+    text: String,
+    first_line: usize,
+}
+
+fn parse_json_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
     let mut out = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<StrictValue>();
     let mut document = 0;
     loop {
         let start = stream.byte_offset();
         match stream.next() {
             None => break,
-            Some(Ok(value)) => {
+            Some(Ok(StrictValue(value))) => {
                 document += 1;
                 let skipped = text[start..].len() - text[start..].trim_start().len();
                 let (line, _) = line_col(text.as_bytes(), start + skipped);
-                out.push((value, document, line));
+                let source = DocumentText {
+                    text: text
+                        .get(start + skipped..stream.byte_offset())
+                        .unwrap_or("")
+                        .to_string(),
+                    first_line: line,
+                };
+                out.push((value, document, line, source));
             }
             Some(Err(e)) => {
                 let (line, column) = end_of_content(text, e.line(), e.column());
@@ -191,9 +220,12 @@ fn end_of_content(text: &str, line: usize, column: usize) -> (usize, usize) {
     }
 }
 
+/// Below this many bytes a stream is parsed on one thread.
+const PARALLEL_PARSE_BYTES: usize = 256 * 1024;
+
 /// Split a YAML stream into documents ourselves so that each document's first
 /// line is known exactly, then parse each one.
-fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
+fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
     let mut chunks: Vec<(usize, String)> = Vec::new();
     let mut current = String::new();
     let mut current_start = 1;
@@ -247,70 +279,156 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)
         chunks.push((current_start, current));
     }
 
-    let mut out = Vec::with_capacity(chunks.len());
-    for (index, (start, chunk)) in chunks.iter().enumerate() {
+    // Documents parse independently, so a large stream uses every core.
+    let parsed = crate::parallel::map_ordered(
+        chunks,
+        PARALLEL_PARSE_BYTES,
+        |(_, chunk)| chunk.len(),
+        |(start, chunk)| {
+            let value = parse_yaml_document(&chunk);
+            (start, chunk, value)
+        },
+    );
+    let mut out = Vec::with_capacity(parsed.len());
+    for (index, (start, chunk, value)) in parsed.into_iter().enumerate() {
         let document = index + 1;
-        let value = parse_yaml_document(chunk).map_err(|(line, column, message)| InputError {
+        let value = value.map_err(|(line, column, message)| InputError {
             side,
             document,
-            line: if line > 0 { start + line - 1 } else { *start },
+            line: if line > 0 { start + line - 1 } else { start },
             column,
             message,
         })?;
-        out.push((value, document, *start));
+        let source = DocumentText {
+            text: chunk,
+            first_line: start,
+        };
+        out.push((value, document, start, source));
     }
     Ok(out)
 }
 
-/// YAML into JSON values the way Kubernetes reads YAML: keys become strings.
+/// YAML into JSON values the way Kubernetes reads YAML (keys become
+/// strings), strictly: see [`StrictValue`].
 fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
-    match serde_yaml::from_str::<Value>(chunk) {
-        Ok(v) => Ok(v),
-        Err(first) => {
-            // Non-string keys (`80: http`) fail the direct route; go through
-            // serde_yaml's own value and stringify keys as Kubernetes does.
-            match serde_yaml::from_str::<serde_yaml::Value>(chunk) {
-                Ok(v) => yaml_to_json(v, 0).ok_or_else(|| {
-                    (0, 0, "the document nests deeper than 128 levels or holds values JSON cannot carry".to_string())
-                }),
-                Err(_) => {
-                    let (line, column) = first.location().map(|l| end_of_content(chunk, l.line(), l.column())).unwrap_or((0, 0));
-                    Err((line, column, format!("invalid YAML: {}", strip_position(&first.to_string()))))
-                }
+    if let Some((line, column)) = flow_nesting_beyond(chunk, MAX_NESTING) {
+        return Err((line, column, nesting_message()));
+    }
+    match serde_yaml::from_str::<StrictValue>(chunk) {
+        Ok(StrictValue(v)) => Ok(v),
+        Err(e) => {
+            let message = e.to_string();
+            let (line, column) = e
+                .location()
+                .map(|l| end_of_content(chunk, l.line(), l.column()))
+                .unwrap_or((0, 0));
+            if message.contains("recursion limit exceeded") {
+                return Err((line, column, nesting_message()));
             }
+            if message.contains("repetition limit exceeded") {
+                let (line, column) = first_alias(chunk).unwrap_or((line, column));
+                return Err((
+                    line,
+                    column,
+                    "aliases (`*name`) expand to too many values (a \"billion laughs\" document); \
+                     write the values out or use fewer nested aliases"
+                        .to_string(),
+                ));
+            }
+            if message.contains("appears twice") || message.contains("a mapping key is") {
+                return Err((line, column, strip_position(&message)));
+            }
+            Err((
+                line,
+                column,
+                format!("invalid YAML: {}", strip_position(&message)),
+            ))
         }
     }
 }
 
-fn yaml_to_json(v: serde_yaml::Value, depth: usize) -> Option<Value> {
-    if depth > 128 {
-        return None;
-    }
-    Some(match v {
-        serde_yaml::Value::Null => Value::Null,
-        serde_yaml::Value::Bool(b) => Value::Bool(b),
-        serde_yaml::Value::Number(n) => serde_json::to_value(n).ok()?,
-        serde_yaml::Value::String(s) => Value::String(s),
-        serde_yaml::Value::Sequence(seq) => Value::Array(
-            seq.into_iter()
-                .map(|x| yaml_to_json(x, depth + 1))
-                .collect::<Option<Vec<_>>>()?,
-        ),
-        serde_yaml::Value::Mapping(m) => {
-            let mut map = serde_json::Map::new();
-            for (k, v) in m {
-                let key = match k {
-                    serde_yaml::Value::String(s) => s,
-                    serde_yaml::Value::Bool(b) => b.to_string(),
-                    serde_yaml::Value::Number(n) => n.to_string(),
-                    serde_yaml::Value::Null => "null".to_string(),
-                    _ => return None,
-                };
-                map.insert(key, yaml_to_json(v, depth + 1)?);
+fn nesting_message() -> String {
+    format!("the document nests deeper than {MAX_NESTING} levels, more than any manifest needs (drift-doctor reads at most {MAX_NESTING})")
+}
+
+/// Where flow collections (`[`, `{`) first nest deeper than `limit`, counted
+/// without a YAML parser. libyaml's work grows with the square of the flow
+/// depth before any limit of the reader applies, so a 200 KB line of `[`
+/// would take minutes; this linear scan refuses it first. It skips quoted
+/// text, comments and block scalars, and in block context only counts a
+/// bracket that starts a value, so it never counts more than the parser
+/// would; a few uncounted brackets only leave the reader's own limit to act.
+fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut block_scalar_indent: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(parent) = block_scalar_indent {
+            if line.trim().is_empty() || indent > parent {
+                continue;
             }
-            Value::Object(map)
+            block_scalar_indent = None;
         }
-        serde_yaml::Value::Tagged(t) => yaml_to_json(t.value, depth + 1)?,
+        let mut previous = ' ';
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match quote {
+                Some('"') => match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => quote = None,
+                    _ => {}
+                },
+                Some(_) => {
+                    if c == '\'' {
+                        if chars.peek().map(|&(_, n)| n) == Some('\'') {
+                            chars.next();
+                        } else {
+                            quote = None;
+                        }
+                    }
+                }
+                None => {
+                    let starts_token =
+                        previous.is_whitespace() || matches!(previous, '[' | '{' | ',');
+                    match c {
+                        '#' if previous.is_whitespace() => break,
+                        '"' | '\'' if starts_token => quote = Some(c),
+                        '[' | '{' if starts_token || depth > 0 => {
+                            depth += 1;
+                            if depth > limit {
+                                return Some((i + 1, line[..at].chars().count() + 1));
+                            }
+                        }
+                        ']' | '}' if depth > 0 => depth -= 1,
+                        '|' | '>' if starts_token && depth == 0 => {
+                            block_scalar_indent = Some(indent);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            previous = c;
+        }
+    }
+    None
+}
+
+/// The position of the first alias (`*name`) outside quotes, for errors
+/// about alias expansion.
+fn first_alias(text: &str) -> Option<(usize, usize)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let bytes = line.as_bytes();
+        (0..bytes.len())
+            .find(|&at| {
+                bytes[at] == b'*'
+                    && bytes.get(at + 1).is_some_and(|b| b.is_ascii_alphanumeric())
+                    && (at == 0 || matches!(bytes[at - 1], b' ' | b'[' | b'{' | b','))
+            })
+            .map(|at| (i + 1, at + 1))
     })
 }
 
@@ -319,75 +437,221 @@ fn collect_objects(
     document: usize,
     line: usize,
     side: Side,
+    source: &DocumentText,
     out: &mut Vec<Document>,
 ) -> Result<(), InputError> {
-    let not_object = |message: String| InputError {
-        side,
-        document,
-        line,
-        column: 1,
-        message,
+    // A shape error points at the field it names when the text shows it,
+    // else at the document's first line.
+    let not_object = |message: String, field: &[&str]| {
+        let (line, column) = locate_field(source, field).unwrap_or((line, 1));
+        InputError {
+            side,
+            document,
+            line,
+            column,
+            message,
+        }
     };
     match value {
         // `argocd app manifests` prints `null` for an object missing on that side.
         Value::Null => Ok(()),
         Value::Array(items) => {
-            for item in items {
-                collect_objects(item, document, line, side, out)?;
+            for (i, item) in items.into_iter().enumerate() {
+                if item.is_null() {
+                    continue;
+                }
+                if !item.is_object() {
+                    return Err(not_object(
+                        format!(
+                            "not a Kubernetes object: item {} of the document's list is a {} rather than a mapping with `kind` and `metadata.name`",
+                            i + 1,
+                            type_name(&item)
+                        ),
+                        &[],
+                    ));
+                }
+                collect_objects(item, document, line, side, source, out)?;
             }
             Ok(())
         }
-        Value::Object(map) => {
-            let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
-            let is_list = kind == "List" || (kind.ends_with("List") && map.get("items").map_or(false, Value::is_array));
+        Value::Object(mut map) => {
+            let kind = map
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let is_list = kind == "List"
+                || (kind.ends_with("List") && map.get("items").is_some_and(Value::is_array));
             if is_list {
-                if let Some(Value::Array(items)) = map.get("items") {
-                    for (i, item) in items.iter().enumerate() {
-                        if item.is_null() {
-                            continue;
-                        }
-                        check_object(item).map_err(|why| not_object(format!("item {} of the List: {why}", i + 1)))?;
+                let items = match map.remove("items") {
+                    Some(Value::Array(items)) => items,
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(other) => {
+                        return Err(not_object(
+                            format!(
+                                "`items` of a `kind: {kind}` is a {} rather than a list of objects",
+                                type_name(&other)
+                            ),
+                            &["items"],
+                        ))
                     }
+                };
+                for (i, item) in items.iter().enumerate() {
+                    if item.is_null() {
+                        continue;
+                    }
+                    check_object(item).map_err(|(why, _)| {
+                        not_object(format!("item {} of the List: {why}", i + 1), &["items"])
+                    })?;
                 }
-                if let Some(Value::Array(items)) = map.into_iter().find(|(k, _)| k == "items").map(|(_, v)| v) {
-                    for item in items.into_iter().filter(|i| !i.is_null()) {
-                        out.push(Document { object: item, document, line });
-                    }
+                for object in items.into_iter().filter(|i| !i.is_null()) {
+                    out.push(Document {
+                        object,
+                        document,
+                        line,
+                    });
                 }
                 return Ok(());
             }
             let object = Value::Object(map);
-            check_object(&object).map_err(not_object)?;
-            out.push(Document { object, document, line });
+            check_object(&object).map_err(|(why, field)| not_object(why, field))?;
+            out.push(Document {
+                object,
+                document,
+                line,
+            });
             Ok(())
         }
-        other => Err(not_object(format!(
-            "not a Kubernetes object: the document is a {} rather than a mapping with `kind` and `metadata.name`",
-            type_name(&other)
-        ))),
+        other => Err(not_object(
+            format!(
+                "not a Kubernetes object: the document is a {} rather than a mapping with `kind` and `metadata.name`",
+                type_name(&other)
+            ),
+            &[],
+        )),
     }
 }
 
-fn check_object(v: &Value) -> Result<(), String> {
+/// What is wrong with an object's shape, and the field that shows it.
+fn check_object(v: &Value) -> Result<(), (String, &'static [&'static str])> {
     let Some(map) = v.as_object() else {
-        return Err(format!(
-            "not a Kubernetes object: a {} rather than a mapping",
-            type_name(v)
+        return Err((
+            format!(
+                "not a Kubernetes object: a {} rather than a mapping",
+                type_name(v)
+            ),
+            &[],
         ));
     };
     match map.get("kind") {
         Some(Value::String(k)) if !k.is_empty() => {}
-        Some(_) => return Err("not a Kubernetes object: `kind` is not a non-empty string".into()),
-        None => return Err("not a Kubernetes object: it has no `kind`".into()),
+        Some(other) => {
+            return Err((
+                format!(
+                    "not a Kubernetes object: `kind` is {} rather than a non-empty string",
+                    value_description(other)
+                ),
+                &["kind"],
+            ))
+        }
+        None => return Err(("not a Kubernetes object: it has no `kind`".into(), &[])),
     }
     match map.get("apiVersion") {
         Some(Value::String(_)) | None => {}
-        Some(_) => return Err("`apiVersion` is not a string".into()),
+        Some(other) => {
+            return Err((
+                format!(
+                    "`apiVersion` is {} rather than a string",
+                    value_description(other)
+                ),
+                &["apiVersion"],
+            ))
+        }
     }
     match map.get("metadata").and_then(|m| m.get("name")) {
         Some(Value::String(n)) if !n.is_empty() => Ok(()),
-        _ => Err("not a Kubernetes object: it has no `metadata.name`".into()),
+        Some(Value::Number(n)) => Err((
+            format!("`metadata.name` is the number {n}; a name is text: quote it (name: \"{n}\")"),
+            &["metadata", "name"],
+        )),
+        Some(other) => Err((
+            format!(
+                "not a Kubernetes object: `metadata.name` is {} rather than a non-empty string",
+                value_description(other)
+            ),
+            &["metadata", "name"],
+        )),
+        None => Err((
+            "not a Kubernetes object: it has no `metadata.name`".into(),
+            &["metadata"],
+        )),
     }
+}
+
+fn value_description(v: &Value) -> String {
+    match v {
+        Value::String(s) if s.is_empty() => "an empty string".into(),
+        Value::Null => "null".into(),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
+        other => format!("the {} {other}", type_name(other)),
+    }
+}
+
+/// The line and column of a nested field in a document's text: in YAML by
+/// indentation, in JSON by the order of quoted keys. `None` when the text
+/// does not show it (the caller falls back to the document's first line).
+fn locate_field(source: &DocumentText, field: &[&str]) -> Option<(usize, usize)> {
+    let (first, _) = field.split_first()?;
+    let text = source.text.as_str();
+    let at = |i: usize, col: usize| (source.first_line + i, col + 1);
+    if text.trim_start().starts_with('{') {
+        let mut from = 0;
+        let mut found = None;
+        for key in field {
+            let quoted = format!("\"{key}\"");
+            let pos = from + text.get(from..)?.find(&quoted)?;
+            found = Some(pos);
+            from = pos + quoted.len();
+        }
+        let (line, column) = line_col(text.as_bytes(), found?);
+        return Some((source.first_line + line - 1, column));
+    }
+    let mut parent_indent: Option<usize> = None;
+    let mut want = *first;
+    let mut rest = &field[1..];
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if let Some(p) = parent_indent {
+            if indent <= p {
+                return None;
+            }
+        }
+        if parent_indent.is_none() && indent > 0 {
+            continue;
+        }
+        let key = trimmed
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(['"', '\'']);
+        if key == want && trimmed.contains(':') {
+            match rest.split_first() {
+                None => return Some(at(i, indent)),
+                Some((next, more)) => {
+                    parent_indent = Some(indent);
+                    want = next;
+                    rest = more;
+                }
+            }
+        }
+    }
+    None
 }
 
 fn type_name(v: &Value) -> &'static str {

@@ -21,7 +21,7 @@ pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
         if depth == 0 {
             continue;
         }
-        if best.as_ref().map_or(true, |(d, _)| depth >= *d) {
+        if best.as_ref().is_none_or(|(d, _)| depth >= *d) {
             best = Some((depth, manager.to_string()));
         }
     }

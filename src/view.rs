@@ -1,7 +1,6 @@
 //! What the page shows beside a report: each resource's Git and live YAML
 //! (Secret values masked, server bookkeeping left out) and a line diff of them.
 
-use crate::identity::{key_of, ScopeTable};
 use crate::input::{parse_side, InputError, Side};
 use crate::Options;
 use serde_json::Value;
@@ -38,36 +37,13 @@ pub fn resource_texts(
 ) -> Result<BTreeMap<String, ResourceTexts>, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
-    let mut scopes = ScopeTable::default();
-    for d in git_docs.iter().chain(&live_docs) {
-        scopes.learn_from(&d.object);
-    }
-    let ns = opts.namespace.as_deref().filter(|s| !s.is_empty());
+    let paired = crate::pairing::pair(&git_docs, &live_docs, opts.namespace.as_deref())?;
     let mut out: BTreeMap<String, ResourceTexts> = BTreeMap::new();
-    let live_keys: Vec<(crate::identity::ResourceKey, &Value)> = live_docs
-        .iter()
-        .map(|d| (key_of(&d.object, &scopes, ns), &d.object))
-        .collect();
-    for (k, obj) in &live_keys {
-        out.entry(k.to_string())
-            .or_default()
-            .live
-            .get_or_insert_with(|| display_object(obj));
+    for (key, d) in &paired.live {
+        out.entry(key.to_string()).or_default().live = Some(display_object(&d.object));
     }
-    for d in &git_docs {
-        let mut key = key_of(&d.object, &scopes, ns);
-        if key.namespace.is_empty() && !scopes.is_cluster_scoped(&key.group, &key.kind) {
-            let mut same = live_keys
-                .iter()
-                .filter(|(k, _)| k.group == key.group && k.kind == key.kind && k.name == key.name);
-            if let (Some((only, _)), None) = (same.next(), same.next()) {
-                key = only.clone();
-            }
-        }
-        out.entry(key.to_string())
-            .or_default()
-            .git
-            .get_or_insert_with(|| display_object(&d.object));
+    for (key, d) in &paired.git {
+        out.entry(key.to_string()).or_default().git = Some(display_object(&d.object));
     }
     Ok(out)
 }

@@ -17,6 +17,7 @@ fn main() {
 mod cli {
     use clap::{Args, Parser, Subcommand, ValueEnum};
     use drift_doctor::input::{decode_text, InputError, Side};
+    use drift_doctor::render::terminal_inert;
     use drift_doctor::{analyze, render, rules, CompareOptions, Options, Report, Status, Strategy};
     use std::io::{IsTerminal, Read, Write};
 
@@ -106,6 +107,15 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// The Application's destination namespace, for Git objects without one
         #[arg(long, value_name = "NS")]
         namespace: Option<String>,
+        /// The largest input file read, in MiB (each side and settings file)
+        #[arg(long, value_name = "MIB", default_value_t = drift_doctor::limits::DEFAULT_MAX_SIDE_BYTES / (1024 * 1024))]
+        max_input_mib: u64,
+    }
+
+    impl InputArgs {
+        fn max_bytes(&self) -> u64 {
+            self.max_input_mib.saturating_mul(1024 * 1024)
+        }
     }
 
     /// How Argo CD compares, and the user's own Argo CD settings.
@@ -152,6 +162,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Where the page is served (the link's part before `#`)
             #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
             base: String,
+            /// Also write the state as a share file (for states too large for a link)
+            #[arg(long, value_name = "FILE")]
+            share_file: Option<String>,
         },
         /// List the rules of the knowledge base
         Rules {
@@ -166,7 +179,22 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         },
     }
 
-    fn read_input(path: &str, side: Side, stdin_used: &mut bool) -> Result<String, String> {
+    /// Read one input, refusing it before reading it whole when it is larger
+    /// than `max_bytes`.
+    fn read_input(
+        path: &str,
+        side: Side,
+        stdin_used: &mut bool,
+        max_bytes: u64,
+    ) -> Result<String, String> {
+        let too_large = |size: &str| {
+            format!(
+                "{} side: {path} is {size}, more than the {} MiB drift-doctor reads by default; \
+                 give --max-input-mib to raise the limit, or split the input by resource",
+                side.name(),
+                max_bytes / (1024 * 1024)
+            )
+        };
         let mut bytes = Vec::new();
         if path == "-" {
             if *stdin_used {
@@ -174,13 +202,29 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             }
             *stdin_used = true;
             std::io::stdin()
+                .take(max_bytes.saturating_add(1))
                 .read_to_end(&mut bytes)
                 .map_err(|e| format!("{} side: cannot read stdin: {e}", side.name()))?;
+            if bytes.len() as u64 > max_bytes {
+                return Err(too_large("larger than that"));
+            }
         } else {
-            bytes = std::fs::read(path)
+            let file = std::fs::File::open(path)
                 .map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            if size > max_bytes {
+                return Err(too_large(&format!("{} MiB", size.div_ceil(1024 * 1024))));
+            }
+            // A file that grows while being read stops at the limit too.
+            file.take(max_bytes.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
+            if bytes.len() as u64 > max_bytes {
+                return Err(too_large("larger than that"));
+            }
         }
-        decode_text(&bytes, side).map_err(|e: InputError| e.to_string())
+        decode_text(&bytes, side)
+            .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())
     }
 
     /// Read the --app and --argocd-cm files and apply them to `compare`;
@@ -190,10 +234,11 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         settings: &SettingsArgs,
         compare: &mut CompareOptions,
         stdin_used: &mut bool,
+        max_bytes: u64,
     ) -> Result<Vec<String>, String> {
         let mut texts = Vec::new();
         for path in settings.app.iter().chain(settings.argocd_cm.iter()) {
-            let text = read_input(path, Side::Git, stdin_used)?;
+            let text = read_input(path, Side::Git, stdin_used, max_bytes)?;
             drift_doctor::ignore::apply_user_settings(&text, compare)
                 .map_err(|e| format!("{path}: {e}"))?;
             texts.push(text);
@@ -210,10 +255,12 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     /// Read `--diff`, or `--git` then `--live`.
     fn read_sides(inputs: &InputArgs, stdin_used: &mut bool) -> Result<Sides, String> {
         match (&inputs.diff, &inputs.git, &inputs.live) {
-            (Some(d), _, _) => read_input(d, Side::Diff, stdin_used).map(Sides::Diff),
+            (Some(d), _, _) => {
+                read_input(d, Side::Diff, stdin_used, inputs.max_bytes()).map(Sides::Diff)
+            }
             (None, Some(g), Some(l)) => {
-                let git = read_input(g, Side::Git, stdin_used)?;
-                let live = read_input(l, Side::Live, stdin_used)?;
+                let git = read_input(g, Side::Git, stdin_used, inputs.max_bytes())?;
+                let live = read_input(l, Side::Live, stdin_used, inputs.max_bytes())?;
                 Ok(Sides::Pair { git, live })
             }
             _ => Err("give --git and --live, or --diff".to_string()),
@@ -249,7 +296,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     include_hidden,
                     ..Default::default()
                 };
-                if let Err(e) = read_settings(&settings, &mut compare, &mut stdin_used) {
+                if let Err(e) =
+                    read_settings(&settings, &mut compare, &mut stdin_used, inputs.max_bytes())
+                {
                     eprintln!("drift-doctor: {e}");
                     return 2;
                 }
@@ -271,7 +320,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 let report = match result {
                     Ok(r) => r,
                     Err(e) => {
-                        eprintln!("drift-doctor: {e}");
+                        eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
                         return 2;
                     }
                 };
@@ -299,6 +348,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 inputs,
                 settings,
                 base,
+                share_file,
             } => {
                 let mut stdin_used = false;
                 let mut state = drift_doctor::share::ShareState {
@@ -307,7 +357,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 };
                 // Checked as `analyze` would read them, so a broken file fails here.
                 let mut check = CompareOptions::default();
-                match read_settings(&settings, &mut check, &mut stdin_used) {
+                match read_settings(&settings, &mut check, &mut stdin_used, inputs.max_bytes()) {
                     Ok(texts) => state.set_options(
                         settings.strategy.strategy(),
                         settings.ignore_aggregated_roles,
@@ -333,6 +383,13 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                         return 2;
                     }
                 }
+                if let Some(path) = &share_file {
+                    let (text, _) = drift_doctor::share::encode_share_file(&state);
+                    if let Err(e) = std::fs::write(path, text) {
+                        eprintln!("drift-doctor: cannot write {path}: {e}");
+                        return 2;
+                    }
+                }
                 let (url, masked) = drift_doctor::share::share_url(&base, &state);
                 if masked > 0 {
                     eprintln!(
@@ -341,10 +398,18 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 }
                 let fragment_len = url.split_once('#').map_or(0, |(_, f)| f.len());
                 if fragment_len > drift_doctor::share::MAX_LINK_FRAGMENT {
+                    // The page turns such a state into a share file rather
+                    // than a link; a longer link would be cut by ticket
+                    // systems or refused by the page.
+                    let advice = match &share_file {
+                        Some(path) => format!("{path} holds the share file: attach it and open it with the page's \"Open share file…\""),
+                        None => "give --share-file FILE to write a share file, attach it, and open it with the page's \"Open share file…\"".to_string(),
+                    };
                     eprintln!(
-                        "drift-doctor: the link is {fragment_len} characters, more than ticket systems handle well ({}); attach a share file instead (the page offers one)",
+                        "drift-doctor: the link would be {fragment_len} characters, more than the {} a link may carry; {advice}",
                         drift_doctor::share::MAX_LINK_FRAGMENT
                     );
+                    return 2;
                 }
                 println!("{url}");
                 0

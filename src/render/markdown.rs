@@ -10,12 +10,64 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// Input text as a code span that nothing inside can close: the fence is
+/// one backtick longer than the longest run of backticks in the text
+/// (CommonMark), padded with a space where the text starts or ends with one.
+fn code(s: &str) -> String {
+    let s = s.replace('\n', " ");
+    let longest_run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// Free text that quotes input in backticks (evidence, titles) made inert:
+/// outside its code spans every character that could start HTML, a link,
+/// an image, emphasis or a table cell is escaped, and bare URLs are broken
+/// so they do not become links. Whatever pairs of backticks the input adds,
+/// a character lands either in a code span (shown as written) or escaped.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, part) in s.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 {
+            out.push_str(part);
+            continue;
+        }
+        for c in part.chars() {
+            if matches!(
+                c,
+                '\\' | '<' | '>' | '[' | ']' | '(' | ')' | '!' | '*' | '_' | '|' | '&' | '#' | '~'
+            ) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    // An odd number of backticks would leave the last one open and the code
+    // span to swallow what follows: escape the unpaired one.
+    if s.matches('`').count() % 2 == 1 {
+        if let Some(at) = out.rfind('`') {
+            out.insert(at, '\\');
+        }
+    }
+    out.replace("://", ":\\/\\/")
+        .replace("www.", "www\\.")
+        .replace('\n', " ")
+}
+
 pub fn render(report: &Report, link: Option<&str>) -> String {
     let mut out = String::new();
     let s = &report.summary;
     let _ = writeln!(out, "## drift-doctor report\n");
     if let Some(app) = &s.application {
-        let _ = writeln!(out, "**Application:** `{app}`  ");
+        let _ = writeln!(out, "**Application:** {}  ", code(app));
     }
     let _ = writeln!(
         out,
@@ -41,7 +93,7 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         let _ = writeln!(out, "[Open this analysis in drift-doctor]({link})\n");
     }
     for step in &report.emergency {
-        let _ = writeln!(out, "> **First:** {step}\n");
+        let _ = writeln!(out, "> **First:** {}\n", text(step));
     }
     let out_of_sync: Vec<&ResourceReport> = report
         .resources
@@ -60,21 +112,21 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
             Presence::GitOnly => " (in Git only)".into(),
             Presence::LiveOnly => " (live only)".into(),
         };
-        let _ = writeln!(out, "### `{}`{presence}\n", r.id);
+        let _ = writeln!(out, "### {}{presence}\n", code(&r.id));
         let _ = writeln!(out, "| Field | Git | Live | Cause | Rule | Confidence |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
         for d in r.differences.iter().filter(|d| d.visible) {
             let field = if d.pointer.is_empty() {
                 "(whole object)".to_string()
             } else {
-                format!("`{}`", d.pointer)
+                code(&d.pointer)
             };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | `{}` | {} | {} |",
                 cell(&field),
-                cell(&format!("`{}`", inline_value(&d.git, 40))),
-                cell(&format!("`{}`", inline_value(&d.live, 40))),
+                cell(&code(&inline_value(&d.git, 40))),
+                cell(&code(&inline_value(&d.live, 40))),
                 d.cause.id(),
                 d.rule,
                 d.confidence.id()
@@ -82,17 +134,21 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         }
         out.push('\n');
         for d in r.differences.iter().filter(|d| d.visible) {
-            let _ = writeln!(out, "- **{}**: {}", d.rule, d.evidence);
+            let _ = writeln!(out, "- **{}**: {}", d.rule, text(&d.evidence));
         }
         out.push('\n');
         for f in &r.fixes {
-            let _ = writeln!(out, "**Fix ({}):** {}\n", kind_name(f.kind), f.title);
+            let _ = writeln!(out, "**Fix ({}):** {}\n", kind_name(f.kind), text(&f.title));
             let lang = if matches!(f.kind, FixKind::Ignore) || f.snippet.contains(":\n") {
                 "yaml"
             } else {
                 "text"
             };
-            let _ = writeln!(out, "```{lang}\n{}\n```\n", f.snippet.trim_end());
+            let snippet = f.snippet.trim_end();
+            // A fence longer than any backtick run inside cannot be closed early.
+            let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            let fence = "`".repeat(longest_run.max(2) + 1);
+            let _ = writeln!(out, "{fence}{lang}\n{snippet}\n{fence}\n");
         }
     }
     let mut causes: Vec<Cause> = report.summary.causes.keys().copied().collect();

@@ -1,6 +1,6 @@
 //! The terminal report: per resource, per difference, cause, evidence, fix.
 
-use super::inline_value;
+use super::{inline_value, terminal_inert};
 use crate::model::*;
 use std::fmt::Write;
 
@@ -64,7 +64,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     }
     out.push('\n');
     if let Some(app) = &s.application {
-        let _ = writeln!(out, "application: {app}");
+        let _ = writeln!(out, "application: {}", terminal_inert(app));
     }
     if !s.causes.is_empty() {
         let causes: Vec<String> = s
@@ -75,7 +75,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
         let _ = writeln!(out, "causes: {}", causes.join(", "));
     }
     for step in &report.emergency {
-        let _ = writeln!(out, "\n{} {step}", st.paint("1;33", "!"));
+        let _ = writeln!(out, "\n{} {}", st.paint("1;33", "!"), terminal_inert(step));
     }
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
     ordered.sort_by_key(|r| r.status == Status::Synced);
@@ -97,7 +97,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             out,
             "\n{} {}{}",
             st.status(r.status),
-            st.bold(&r.id),
+            st.bold(&terminal_inert(&r.id)),
             presence
         );
         for d in shown {
@@ -106,7 +106,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             } else {
                 &d.pointer
             };
-            let head = format!("  {} {}", pointer, d.change.id());
+            let head = format!("  {} {}", terminal_inert(pointer), d.change.id());
             let _ = writeln!(
                 out,
                 "{}",
@@ -117,8 +117,16 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 }
             );
             if !d.pointer.is_empty() {
-                let _ = writeln!(out, "    git:  {}", inline_value(&d.git, 100));
-                let _ = writeln!(out, "    live: {}", inline_value(&d.live, 100));
+                let _ = writeln!(
+                    out,
+                    "    git:  {}",
+                    terminal_inert(&inline_value(&d.git, 100))
+                );
+                let _ = writeln!(
+                    out,
+                    "    live: {}",
+                    terminal_inert(&inline_value(&d.live, 100))
+                );
             }
             let _ = writeln!(
                 out,
@@ -126,13 +134,13 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 st.cause(d.cause),
                 st.dim(&d.rule),
                 d.confidence.id(),
-                d.evidence
+                terminal_inert(&d.evidence)
             );
             if let Some(why) = &d.hidden_reason {
                 let _ = writeln!(
                     out,
                     "    {}",
-                    st.dim(&format!("not counted by Argo CD: {why}"))
+                    st.dim(&format!("not counted by Argo CD: {}", terminal_inert(why)))
                 );
             }
         }
@@ -143,9 +151,14 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 FixKind::SyncOrder => "sync-order",
                 FixKind::Render => "render",
             };
-            let _ = writeln!(out, "  fix [{}] {}", kind, st.bold(&f.title));
+            let _ = writeln!(
+                out,
+                "  fix [{}] {}",
+                kind,
+                st.bold(&terminal_inert(&f.title))
+            );
             for line in f.snippet.lines() {
-                let _ = writeln!(out, "      {line}");
+                let _ = writeln!(out, "      {}", terminal_inert(line));
             }
         }
     }
