@@ -43,6 +43,29 @@ fn ignore_rules(opts: &Value) -> Vec<IgnoreRule> {
     parse_rules(&app.to_string()).expect("the case's rules parse")
 }
 
+/// The comparison options a case asserts its verdict under.
+fn case_options(opts: &Value) -> CompareOptions {
+    let path = opts["diff_path"].as_str().unwrap_or("");
+    let strategy = if path.starts_with("structured-merge") {
+        Strategy::ServerSideApply
+    } else if path.starts_with("server-side") {
+        Strategy::ServerSideDiff
+    } else {
+        Strategy::Legacy
+    };
+    CompareOptions {
+        strategy,
+        ignore_aggregated_roles: opts["ignore_aggregated_roles"].as_bool().unwrap_or(false),
+        include_hidden: false,
+        manager: opts["manager"]
+            .as_str()
+            .unwrap_or("argocd-controller")
+            .to_string(),
+        ignore_rules: ignore_rules(opts),
+        ..Default::default()
+    }
+}
+
 pub fn verdict(case: &Value) -> Result<bool, String> {
     let opts = &case["options"];
     let config = case["config"].as_str().map(load);
@@ -55,25 +78,7 @@ pub fn verdict(case: &Value) -> Result<bool, String> {
         (None, Some(_)) => return Ok(false),
         (None, None) => return Err("no objects".into()),
     };
-    let path = opts["diff_path"].as_str().unwrap_or("");
-    let strategy = if path.starts_with("structured-merge") {
-        Strategy::ServerSideApply
-    } else if path.starts_with("server-side") {
-        Strategy::ServerSideDiff
-    } else {
-        Strategy::Legacy
-    };
-    let copts = CompareOptions {
-        strategy,
-        ignore_aggregated_roles: opts["ignore_aggregated_roles"].as_bool().unwrap_or(false),
-        include_hidden: false,
-        manager: opts["manager"]
-            .as_str()
-            .unwrap_or("argocd-controller")
-            .to_string(),
-        ignore_rules: ignore_rules(opts),
-        ..Default::default()
-    };
+    let copts = case_options(opts);
     let key = key_of(&config, &ScopeTable::default(), None);
     let compared = match case["dry_run_result"].as_str() {
         // The API server's dry-run answer is an input the corpus gives.
@@ -117,4 +122,49 @@ fn argo_cd_diff_verdicts() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// The same cases through the path the CLI takes (`analyze`: reading both
+/// texts, pairing by identity, comparing, classifying), so pairing and
+/// scope are tested as users meet them, not only the comparison.
+#[test]
+fn argo_cd_diff_verdicts_through_the_cli_path() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&common::read(format!("{CORPUS}/cases.json"))).unwrap();
+    let mut failures = Vec::new();
+    let mut considered = 0;
+    for case in cases.iter().filter(|c| c["dry_run_result"].is_null()) {
+        let id = case["id"].as_str().unwrap();
+        let text = |field: &str| {
+            case[field]
+                .as_str()
+                .map(|rel| common::read(format!("{CORPUS}/{rel}")))
+        };
+        let (Some(config), Some(live)) = (text("config"), text("live")) else {
+            continue;
+        };
+        considered += 1;
+        let opts = drift_doctor::Options {
+            namespace: None,
+            compare: case_options(&case["options"]),
+        };
+        let expect = case["expect_modified"].as_bool().unwrap();
+        match drift_doctor::analyze(&config, &live, &opts) {
+            Ok(report) => {
+                let got = report.summary.out_of_sync > 0;
+                if got != expect {
+                    failures.push(format!(
+                        "{id}: expected modified={expect}, got {got} ({} resources)",
+                        report.summary.resources
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{id}: {e}")),
+        }
+    }
+    println!(
+        "parity through the CLI path: {} of {considered} cases",
+        considered - failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
