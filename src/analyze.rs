@@ -268,15 +268,7 @@ pub(crate) fn finish_resource(
 
 /// Shorten a value for an evidence sentence.
 fn short(v: Option<&Value>) -> String {
-    let Some(v) = v else { return "(absent)".into() };
-    let s = rules::value_text(v);
-    let one_line = s.replace('\n', "\\n");
-    if one_line.chars().count() > 60 {
-        let cut: String = one_line.chars().take(57).collect();
-        format!("{cut}...")
-    } else {
-        one_line
-    }
+    crate::text::one_line(&crate::text::value_or_absent(v), 60)
 }
 
 /// Give one difference its cause, rule, confidence and evidence.
@@ -334,14 +326,7 @@ pub(crate) fn classify(
                 ("kind".into(), key.kind.clone()),
                 ("name".into(), key.name.clone()),
                 ("namespace".into(), key.namespace.clone()),
-                (
-                    "path".into(),
-                    if d.path.is_empty() {
-                        "the whole object".into()
-                    } else {
-                        path::dotted(&d.path)
-                    },
-                ),
+                ("path".into(), crate::text::field_words(&d.path)),
                 ("git".into(), git_s),
                 ("live".into(), live_s),
                 (
@@ -368,7 +353,7 @@ pub(crate) fn classify(
                 rule.code.clone(),
                 rule.cause,
                 confidence,
-                fill(&rule.evidence, &vars),
+                crate::text::fill(&rule.evidence, &vars),
             )
         }
         None => (
@@ -408,36 +393,6 @@ fn mask_json(v: Value) -> Value {
         Value::Array(a) => Value::Array(a.into_iter().map(mask_json).collect()),
         other => other,
     }
-}
-
-/// Replace `{name}` placeholders; unknown ones stay as written.
-pub fn fill(template: &str, vars: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        match after.find('}') {
-            Some(end) => {
-                let name = &after[..end];
-                match vars.iter().rev().find(|(k, _)| k == name) {
-                    Some((_, v)) => out.push_str(v),
-                    None => {
-                        out.push('{');
-                        out.push_str(name);
-                        out.push('}');
-                    }
-                }
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same

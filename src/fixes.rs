@@ -3,69 +3,130 @@
 //! rule that explained each difference. Real drift never gets an ignore fix,
 //! and neither does a security-relevant field, whatever explained it.
 
-use crate::analyze::fill;
 use crate::identity::ResourceKey;
 use crate::model::*;
 use crate::path::{self, PathPattern, Seg};
 use crate::rules::{self, IgnoreTemplate, Rule};
+use crate::text::fill;
 use std::sync::OnceLock;
 
-/// Fields whose changes matter for security: an ignore rule over them could
-/// hide a privilege escalation, so drift-doctor never proposes one.
-pub const SENSITIVE_PATHS: &[&str] = &[
-    "**/securityContext",
-    "**/securityContext/**",
-    "**/privileged",
-    "**/allowPrivilegeEscalation",
-    "**/capabilities/**",
-    "**/hostNetwork",
-    "**/hostPID",
-    "**/hostIPC",
-    "**/hostPath",
-    "**/hostPath/**",
-    "**/serviceAccountName",
-    "**/serviceAccount",
-    "**/automountServiceAccountToken",
-    "**/containers/*/image",
-    "**/initContainers/*/image",
-    "**/containers/*/command/**",
-    "**/containers/*/args/**",
-    "**/containers/*/command",
-    "**/containers/*/args",
+/// Fields whose changes matter for security, each with why: an ignore rule
+/// over them could hide a privilege escalation or a swapped workload, so
+/// drift-doctor never proposes one. Every kind of container (regular, init,
+/// ephemeral) is covered alike.
+pub const SENSITIVE_PATHS: &[(&str, &str)] = &[
+    (
+        "**/securityContext",
+        "privileges and user of a pod or container",
+    ),
+    (
+        "**/securityContext/**",
+        "privileges and user of a pod or container",
+    ),
+    ("**/privileged", "a privileged container owns the node"),
+    (
+        "**/allowPrivilegeEscalation",
+        "lets a process gain more privileges than its parent",
+    ),
+    (
+        "**/capabilities/**",
+        "Linux capabilities granted to a container",
+    ),
+    (
+        "**/hostNetwork",
+        "the pod joins the node's network namespace",
+    ),
+    ("**/hostPID", "the pod sees the node's processes"),
+    ("**/hostIPC", "the pod shares the node's IPC namespace"),
+    ("**/hostPath", "the pod mounts the node's filesystem"),
+    ("**/hostPath/**", "the pod mounts the node's filesystem"),
+    ("**/serviceAccountName", "the identity the pod runs as"),
+    ("**/serviceAccount", "the identity the pod runs as"),
+    (
+        "**/automountServiceAccountToken",
+        "whether the pod gets an API token",
+    ),
+    ("**/containers/*/image", "which code runs"),
+    ("**/initContainers/*/image", "which code runs"),
+    ("**/ephemeralContainers/*/image", "which code runs"),
+    ("**/containers/*/command", "what the container executes"),
+    ("**/containers/*/command/**", "what the container executes"),
+    ("**/containers/*/args", "what the container executes"),
+    ("**/containers/*/args/**", "what the container executes"),
+    ("**/initContainers/*/command", "what the container executes"),
+    (
+        "**/initContainers/*/command/**",
+        "what the container executes",
+    ),
+    ("**/initContainers/*/args", "what the container executes"),
+    ("**/initContainers/*/args/**", "what the container executes"),
+    (
+        "**/ephemeralContainers/*/command",
+        "what the container executes",
+    ),
+    (
+        "**/ephemeralContainers/*/command/**",
+        "what the container executes",
+    ),
+    (
+        "**/ephemeralContainers/*/args",
+        "what the container executes",
+    ),
+    (
+        "**/ephemeralContainers/*/args/**",
+        "what the container executes",
+    ),
 ];
 
-const SENSITIVE_KINDS: &[&str] = &[
-    "rbac.authorization.k8s.io/Role",
-    "rbac.authorization.k8s.io/ClusterRole",
-    "rbac.authorization.k8s.io/RoleBinding",
-    "rbac.authorization.k8s.io/ClusterRoleBinding",
-    "networking.k8s.io/NetworkPolicy",
+/// Kinds whose every field is security-relevant (RBAC and network policy);
+/// an aggregated ClusterRole's `rules` are the exception, since the
+/// aggregation controller writes them.
+const SENSITIVE_KINDS: &[(&str, &str)] = &[
+    ("rbac.authorization.k8s.io/Role", "who may do what"),
+    ("rbac.authorization.k8s.io/ClusterRole", "who may do what"),
+    ("rbac.authorization.k8s.io/RoleBinding", "who gets a role"),
+    (
+        "rbac.authorization.k8s.io/ClusterRoleBinding",
+        "who gets a role",
+    ),
+    (
+        "networking.k8s.io/NetworkPolicy",
+        "which traffic is allowed",
+    ),
 ];
 
 /// [`SENSITIVE_PATHS`], parsed once.
-fn sensitive_patterns() -> &'static [PathPattern] {
-    static PATTERNS: OnceLock<Vec<PathPattern>> = OnceLock::new();
+fn sensitive_patterns() -> &'static [(PathPattern, &'static str)] {
+    static PATTERNS: OnceLock<Vec<(PathPattern, &'static str)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
         SENSITIVE_PATHS
             .iter()
-            .map(|p| PathPattern::parse(p))
+            .map(|(p, why)| (PathPattern::parse(p), *why))
             .collect()
     })
 }
 
-/// Whether ignoring this field could hide a security-relevant change.
-pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
+/// Why ignoring this field could hide a security-relevant change, or None.
+pub fn sensitive_reason(key: &ResourceKey, pointer: &str) -> Option<&'static str> {
     let gk = key.group_kind();
-    if SENSITIVE_KINDS.contains(&gk.as_str())
-        && !(pointer == "/rules" || pointer.starts_with("/rules/"))
-    {
-        return true;
+    if let Some((_, why)) = SENSITIVE_KINDS.iter().find(|(k, _)| *k == gk) {
+        if !(pointer == "/rules" || pointer.starts_with("/rules/")) {
+            return Some(why);
+        }
     }
     if key.kind == "Secret" && key.group.is_empty() && pointer.is_empty() {
-        return false;
+        return None;
     }
     let toks = path::split_pattern(pointer);
-    sensitive_patterns().iter().any(|p| p.matches(&toks))
+    sensitive_patterns()
+        .iter()
+        .find(|(p, _)| p.matches(&toks))
+        .map(|(_, why)| *why)
+}
+
+/// Whether ignoring this field could hide a security-relevant change.
+pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
+    sensitive_reason(key, pointer).is_some()
 }
 
 /// The path an ignore rule should name for a difference: its own path, its
@@ -220,18 +281,12 @@ pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
 }
 
 fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::Null => "(absent)".to_string(),
-        other => rules::value_text(other),
-    };
+    let text = |v: &serde_json::Value| crate::text::value_or_absent(Some(v));
     vec![
         ("kind".into(), key.kind.clone()),
         ("name".into(), key.name.clone()),
         ("namespace".into(), key.namespace.clone()),
-        (
-            "path".into(),
-            path::dotted(&path::parse_pointer(&d.pointer)),
-        ),
+        ("path".into(), crate::text::field_words(&d.segs)),
         ("git".into(), text(&d.git)),
         ("live".into(), text(&d.live)),
     ]

@@ -27,6 +27,7 @@ pub mod rules;
 pub mod secret_mask;
 pub mod share;
 pub mod strict_value;
+pub mod text;
 pub mod view;
 
 pub use analyze::{analyze, analyze_diff, Options};

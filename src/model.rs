@@ -50,6 +50,20 @@ impl Cause {
         Cause::ALL.into_iter().find(|c| c.id() == id)
     }
 
+    /// The two letters every rule code of this cause starts with.
+    pub fn code_prefix(self) -> &'static str {
+        match self {
+            Cause::MutatingWebhook => "WH",
+            Cause::ServerDefaults => "SD",
+            Cause::Autoscaler => "AS",
+            Cause::Reloader => "RL",
+            Cause::NondeterministicRender => "NR",
+            Cause::ControllerRewrite => "CR",
+            Cause::SyncOrdering => "SO",
+            Cause::Drift => "DR",
+        }
+    }
+
     /// A short human label for summaries.
     pub fn label(self) -> &'static str {
         match self {

@@ -173,16 +173,7 @@ fn codes_are_unique_and_prefixed_by_cause() {
     let mut seen = std::collections::BTreeSet::new();
     for r in &catalog.rules {
         assert!(seen.insert(r.code.clone()), "duplicate code {}", r.code);
-        let prefix = match r.cause.id() {
-            "mutating-webhook" => "WH",
-            "server-defaults" => "SD",
-            "autoscaler" => "AS",
-            "reloader" => "RL",
-            "nondeterministic-render" => "NR",
-            "controller-rewrite" => "CR",
-            "sync-ordering" => "SO",
-            _ => "DR",
-        };
+        let prefix = r.cause.code_prefix();
         assert!(
             r.code.starts_with(prefix),
             "{} has cause {} but not the prefix {prefix}",
@@ -216,7 +207,7 @@ fn codes_are_unique_and_prefixed_by_cause() {
 #[test]
 fn every_named_predicate_is_used_by_some_rule() {
     let catalog = catalog().unwrap();
-    for name in predicates::NAMES {
+    for (name, _) in predicates::PREDICATES {
         let used = catalog.rules.iter().any(|r| {
             r.matcher
                 .when

@@ -179,8 +179,9 @@ pub struct Catalog {
 
 static CATALOG_CELL: OnceLock<Result<Catalog, String>> = OnceLock::new();
 
-/// The embedded catalogue. Its validity is checked by tests, so a failure
-/// here is a build defect, reported rather than panicking.
+/// The embedded catalogue, parsed once. `tests/rules.rs` loads it, so a
+/// catalogue that fails to load fails the tests; at run time the failure is
+/// reported (every difference is then unexplained drift) rather than a panic.
 pub fn catalog() -> Result<&'static Catalog, &'static str> {
     CATALOG_CELL
         .get_or_init(|| Catalog::parse(CATALOG))
@@ -221,6 +222,14 @@ impl Catalog {
                 if !predicates::exists(p) {
                     return Err(format!("rule {}: unknown predicate `{p}`", rule.code));
                 }
+            }
+            if !rule.code.starts_with(rule.cause.code_prefix()) {
+                return Err(format!(
+                    "rule {}: a {} rule's code starts with {}",
+                    rule.code,
+                    rule.cause.id(),
+                    rule.cause.code_prefix()
+                ));
             }
             if rule.retired.is_some() {
                 continue;
@@ -293,13 +302,7 @@ pub struct Verdict<'a> {
     pub vars: Vec<(String, String)>,
 }
 
-/// A value as rules and evidence see it: strings raw, others compact JSON.
-pub fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
+pub use crate::text::value_text;
 
 impl Rule {
     fn matches(&self, f: &Finding<'_>, gk: &str) -> Option<Vec<(String, String)>> {

@@ -8,96 +8,77 @@ use serde_json::Value;
 
 type Vars = Vec<(String, String)>;
 
-/// Every predicate a rule may name. A test checks each one is used.
-pub const NAMES: &[&str] = &[
-    "autoscaler_targets",
-    "vpa_targets",
-    "reloader_annotated",
-    "ca_injection_annotated",
-    "values_look_random",
-    "values_look_like_time",
-    "values_look_like_certificates",
-    "helm_rendered",
-    "helm_rendered_certificate",
-    "crd_in_git",
-    "crd_missing_live",
-    "sync_wave_or_hook",
-    "hook_without_delete_policy",
-    "namespace_created_by_app",
-    "aggregation_rule",
-    "live_equals_server_default",
-    "generator_hash_suffix",
-    "git_value_empty",
-    "ignore_extraneous",
-    "istio_injected",
-    "linkerd_injected",
-    "vault_agent_injected",
-    "datadog_injected",
-    "aws_identity_injected",
-    "azure_identity_injected",
-    "istio_webhook",
-    "aks_admissions_enforcer",
-    "autopilot_adjusted",
-    "git_holds_vault_reference",
-    "same_quantity",
-    "list_reordered",
-    "controller_metadata",
-    "kyverno_managed",
-    "too_large_for_client_side_apply",
-    "service_account_token_secret",
-    "immutable_object",
-    "secret_value_masked",
-    "injected_collection",
-    "openshift_image_trigger",
+/// A predicate: the evidence variables it found, or None when it does not hold.
+pub type Predicate = fn(&Finding<'_>) -> Option<Vars>;
+
+/// Every predicate a rule may name, with its implementation: one table, so
+/// a name cannot exist without code (the catalogue refuses unknown names
+/// when it loads, and a test checks each one is used).
+pub const PREDICATES: &[(&str, Predicate)] = &[
+    ("autoscaler_targets", autoscaler_targets),
+    ("vpa_targets", vpa_targets),
+    ("reloader_annotated", reloader_annotated),
+    ("ca_injection_annotated", ca_injection_annotated),
+    ("values_look_random", values_look_random),
+    ("values_look_like_time", values_look_like_time),
+    (
+        "values_look_like_certificates",
+        values_look_like_certificates,
+    ),
+    ("helm_rendered", helm_rendered),
+    ("helm_rendered_certificate", helm_rendered_certificate),
+    ("crd_in_git", crd_in_git),
+    ("crd_missing_live", crd_missing_live),
+    ("sync_wave_or_hook", sync_wave_or_hook),
+    ("hook_without_delete_policy", hook_without_delete_policy),
+    ("namespace_created_by_app", namespace_created_by_app),
+    ("aggregation_rule", aggregation_rule),
+    ("live_equals_server_default", live_equals_server_default),
+    ("generator_hash_suffix", generator_hash_suffix),
+    ("git_value_empty", git_value_empty),
+    ("ignore_extraneous", ignore_extraneous),
+    ("istio_injected", |f| injected_by(&ISTIO, f)),
+    ("linkerd_injected", |f| injected_by(&LINKERD, f)),
+    ("vault_agent_injected", |f| injected_by(&VAULT_AGENT, f)),
+    ("datadog_injected", |f| injected_by(&DATADOG, f)),
+    ("aws_identity_injected", |f| injected_by(&AWS_IDENTITY, f)),
+    ("azure_identity_injected", |f| {
+        injected_by(&AZURE_IDENTITY, f)
+    }),
+    ("istio_webhook", istio_webhook),
+    ("aks_admissions_enforcer", aks_admissions_enforcer),
+    ("autopilot_adjusted", autopilot_adjusted),
+    ("git_holds_vault_reference", git_holds_vault_reference),
+    ("same_quantity", same_quantity),
+    ("list_reordered", list_reordered),
+    ("controller_metadata", controller_metadata),
+    ("kyverno_managed", kyverno_managed),
+    (
+        "too_large_for_client_side_apply",
+        too_large_for_client_side_apply,
+    ),
+    ("service_account_token_secret", service_account_token_secret),
+    ("immutable_object", immutable_object),
+    ("secret_value_masked", secret_value_masked),
+    ("injected_collection", injected_collection),
+    ("openshift_image_trigger", openshift_image_trigger),
 ];
 
-pub fn exists(name: &str) -> bool {
-    NAMES.contains(&name)
+fn find(name: &str) -> Option<Predicate> {
+    PREDICATES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, predicate)| *predicate)
 }
 
+pub fn exists(name: &str) -> bool {
+    find(name).is_some()
+}
+
+/// Evaluate a named predicate; an unknown name never holds (and never
+/// loads: [`super::Catalog::parse`] refuses it).
 pub fn eval(name: &str, f: &Finding<'_>) -> Option<Vars> {
-    match name {
-        "autoscaler_targets" => autoscaler_targets(f),
-        "vpa_targets" => vpa_targets(f),
-        "reloader_annotated" => reloader_annotated(f),
-        "ca_injection_annotated" => ca_injection_annotated(f),
-        "values_look_random" => values_look_random(f),
-        "values_look_like_time" => values_look_like_time(f),
-        "values_look_like_certificates" => values_look_like_certificates(f),
-        "helm_rendered" => helm_rendered(f),
-        "helm_rendered_certificate" => helm_rendered_certificate(f),
-        "crd_in_git" => crd_in_git(f),
-        "crd_missing_live" => crd_missing_live(f),
-        "sync_wave_or_hook" => sync_wave_or_hook(f),
-        "hook_without_delete_policy" => hook_without_delete_policy(f),
-        "namespace_created_by_app" => namespace_created_by_app(f),
-        "aggregation_rule" => aggregation_rule(f),
-        "live_equals_server_default" => live_equals_server_default(f),
-        "generator_hash_suffix" => generator_hash_suffix(f),
-        "git_value_empty" => git_value_empty(f),
-        "ignore_extraneous" => ignore_extraneous(f),
-        "istio_injected" => injected_by(&ISTIO, f),
-        "linkerd_injected" => injected_by(&LINKERD, f),
-        "vault_agent_injected" => injected_by(&VAULT_AGENT, f),
-        "datadog_injected" => injected_by(&DATADOG, f),
-        "aws_identity_injected" => injected_by(&AWS_IDENTITY, f),
-        "azure_identity_injected" => injected_by(&AZURE_IDENTITY, f),
-        "istio_webhook" => istio_webhook(f),
-        "aks_admissions_enforcer" => aks_admissions_enforcer(f),
-        "autopilot_adjusted" => autopilot_adjusted(f),
-        "git_holds_vault_reference" => git_holds_vault_reference(f),
-        "same_quantity" => same_quantity(f),
-        "list_reordered" => list_reordered(f),
-        "controller_metadata" => controller_metadata(f),
-        "kyverno_managed" => kyverno_managed(f),
-        "too_large_for_client_side_apply" => too_large_for_client_side_apply(f),
-        "service_account_token_secret" => service_account_token_secret(f),
-        "immutable_object" => immutable_object(f),
-        "secret_value_masked" => secret_value_masked(f),
-        "injected_collection" => injected_collection(f),
-        "openshift_image_trigger" => openshift_image_trigger(f),
-        _ => None,
-    }
+    find(name)?(f)
 }
 
 fn var(k: &str, v: impl Into<String>) -> (String, String) {

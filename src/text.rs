@@ -1,0 +1,104 @@
+//! Values as words: the one way the core turns JSON values into text for
+//! evidence, fix templates and renderers, and fills `{name}` templates.
+
+use serde_json::Value;
+
+/// How an absent side reads wherever a value is shown.
+pub const ABSENT: &str = "(absent)";
+
+/// A value as rules and evidence see it: strings raw, others compact JSON.
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// [`value_text`], or [`ABSENT`] for an absent side (`None`; in a report's
+/// differences an absent side is stored as `null`).
+pub fn value_or_absent(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => ABSENT.to_string(),
+        Some(v) => value_text(v),
+    }
+}
+
+/// Text on one line (line breaks shown as `\n`), cut to `max` characters
+/// with an ellipsis.
+pub fn one_line(s: &str, max: usize) -> String {
+    let s = s.replace('\n', "\\n");
+    if s.chars().count() > max {
+        let cut: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
+
+/// A field as evidence and fixes name it: dotted, with list items by their
+/// merge key where known (`spec.template.spec.containers[name=app].image`).
+pub fn field_words(path: &[crate::path::Seg]) -> String {
+    if path.is_empty() {
+        "the whole object".to_string()
+    } else {
+        crate::path::dotted(path)
+    }
+}
+
+/// Replace `{name}` placeholders; unknown ones stay as written.
+pub fn fill(template: &str, vars: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('}') {
+            Some(end) => {
+                let name = &after[..end];
+                match vars.iter().rev().find(|(k, _)| k == name) {
+                    Some((_, v)) => out.push_str(v),
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_read_one_way() {
+        let cases: &[(Option<Value>, &str)] = &[
+            (None, "(absent)"),
+            (Some(Value::Null), "(absent)"),
+            (Some(json!("a b")), "a b"),
+            (Some(json!(3)), "3"),
+            (Some(json!({"k": [1, true]})), r#"{"k":[1,true]}"#),
+        ];
+        for (v, want) in cases {
+            assert_eq!(value_or_absent(v.as_ref()), *want);
+        }
+        assert_eq!(one_line("a\nbcdef", 5), "a\\nb…");
+        assert_eq!(one_line("short", 60), "short");
+    }
+
+    #[test]
+    fn templates_fill_known_names_only() {
+        let vars = vec![("kind".to_string(), "Deployment".to_string())];
+        assert_eq!(fill("{kind} {other} {", &vars), "Deployment {other} {");
+    }
+}
