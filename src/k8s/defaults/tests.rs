@@ -21,10 +21,10 @@ fn defaulted(group: &str, kind: &str, mut v: Value) -> Value {
 
 fn minimal_pod_spec() -> Value {
     json!({"containers": [{"name": "app", "image": "nginx:1.25", "ports": [{"containerPort": 80}],
-        "livenessProbe": {"httpGet": {"port": 80}},
-        "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}],
-      "volumes": [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "scratch"},
-                  {"name": "hp", "hostPath": {"path": "/x"}}]})
+            "livenessProbe": {"httpGet": {"port": 80}},
+            "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}],
+          "volumes": [{"name": "cfg", "configMap": {"name": "c"}}, {"name": "scratch"},
+                      {"name": "hp", "hostPath": {"path": "/x"}}]})
 }
 
 #[test]
@@ -33,8 +33,8 @@ fn defaults_deployment() {
         "apps",
         "Deployment",
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-               "spec": {"selector": {"matchLabels": {"a": "b"}},
-                        "template": {"metadata": {"labels": {"a": "b"}}, "spec": minimal_pod_spec()}}}),
+                   "spec": {"selector": {"matchLabels": {"a": "b"}},
+                            "template": {"metadata": {"labels": {"a": "b"}}, "spec": minimal_pod_spec()}}}),
     );
     let s = &d["spec"];
     assert_eq!(s["replicas"], json!(1));
@@ -62,7 +62,7 @@ fn defaults_deployment() {
     assert_eq!(
         c["livenessProbe"],
         json!({"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, "timeoutSeconds": 1,
-               "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3})
+                   "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3})
     );
     assert_eq!(p["volumes"][0]["configMap"]["defaultMode"], json!(420));
     assert_eq!(p["volumes"][1]["emptyDir"], json!({}));
@@ -177,7 +177,7 @@ fn defaults_cronjob_and_job() {
         "batch",
         "CronJob",
         json!({"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": {
-            "restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}}),
+                "restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}}),
     );
     let s = &cj["spec"];
     assert_eq!(s["concurrencyPolicy"], json!("Allow"));
@@ -212,7 +212,7 @@ fn defaults_cronjob_and_job() {
         "batch",
         "Job",
         json!({"spec": {"parallelism": 3, "backoffLimitPerIndex": 1,
-               "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}}}),
+                   "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}}}),
     );
     assert!(j["spec"].get("completions").is_none());
     assert_eq!(j["spec"]["parallelism"], json!(3));
@@ -230,8 +230,8 @@ fn defaults_statefulset() {
         "apps",
         "StatefulSet",
         json!({"spec": {"serviceName": "s", "template": {"spec": minimal_pod_spec()},
-               "volumeClaimTemplates": [{"metadata": {"name": "data"},
-                   "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}),
+                   "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                       "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}}),
     );
     let sp = &s["spec"];
     assert_eq!(sp["replicas"], json!(1));
@@ -328,7 +328,7 @@ fn defaults_daemonset_and_others() {
         "rbac.authorization.k8s.io",
         "RoleBinding",
         json!({"roleRef": {"kind": "Role", "name": "r"},
-        "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "User", "name": "u"}]}),
+            "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "User", "name": "u"}]}),
     );
     assert_eq!(
         rb["roleRef"]["apiGroup"],
@@ -383,9 +383,9 @@ fn defaults_webhooks() {
         "admissionregistration.k8s.io",
         "MutatingWebhookConfiguration",
         json!({"apiVersion": "admissionregistration.k8s.io/v1", "webhooks": [{
-            "name": "w.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
-            "clientConfig": {"service": {"name": "s", "namespace": "n"}},
-            "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]}]}),
+                "name": "w.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                "clientConfig": {"service": {"name": "s", "namespace": "n"}},
+                "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]}]}),
     );
     let w = &m["webhooks"][0];
     assert_eq!(w["failurePolicy"], json!("Fail"));
@@ -416,10 +416,10 @@ fn defaults_webhooks() {
 #[test]
 fn default_for_explains() {
     let live = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-        "spec": {"replicas": 3, "progressDeadlineSeconds": 600,
-                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
-                 "template": {"spec": {"containers": [{"name": "a", "image": "nginx", "imagePullPolicy": "Always",
-                     "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}}});
+            "spec": {"replicas": 3, "progressDeadlineSeconds": 600,
+                     "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+                     "template": {"spec": {"containers": [{"name": "a", "image": "nginx", "imagePullPolicy": "Always",
+                         "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}}});
     let g = |p: &str| default_for("apps", "Deployment", &live, p);
     assert_eq!(g("/spec/replicas"), Some(json!(1)));
     assert_eq!(g("/spec/progressDeadlineSeconds"), Some(json!(600)));
@@ -478,7 +478,7 @@ fn default_for_explains() {
     assert_eq!(default_for("batch", "Job", &job, "/spec/completions"), None);
 
     let hpa = json!({"apiVersion": "autoscaling/v2", "spec": {"metrics": [{"type": "Resource",
-        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]}});
+            "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]}});
     assert_eq!(
         default_for(
             "autoscaling",
