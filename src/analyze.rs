@@ -23,7 +23,9 @@ pub struct Options {
 pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
-    Ok(analyze_documents(&git_docs, &live_docs, opts))
+    // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
+    let masks = secret_mask::Masks::for_texts(&[git, live]);
+    Ok(analyze_masked(&git_docs, &live_docs, opts, &masks))
 }
 
 /// A resource to report: its key and whichever sides exist.
@@ -73,6 +75,15 @@ fn created_by_controller(
 }
 
 pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &Options) -> Report {
+    analyze_masked(git_docs, live_docs, opts, &secret_mask::Masks::default())
+}
+
+fn analyze_masked(
+    git_docs: &[Document],
+    live_docs: &[Document],
+    opts: &Options,
+    masks: &secret_mask::Masks,
+) -> Report {
     let mut scopes = ScopeTable::default();
     for d in git_docs.iter().chain(live_docs) {
         scopes.learn_from(&d.object);
@@ -147,7 +158,13 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
     for pair in &pairs {
-        resources.push(report_resource(pair, &ctx, catalog.ok(), &opts.compare));
+        resources.push(report_resource(
+            pair,
+            &ctx,
+            catalog.ok(),
+            &opts.compare,
+            masks,
+        ));
     }
     build_report(resources, skipped, app)
 }
@@ -188,6 +205,7 @@ fn report_resource(
     ctx: &InputContext,
     catalog: Option<&rules::Catalog>,
     copts: &CompareOptions,
+    masks: &secret_mask::Masks,
 ) -> ResourceReport {
     let key = &pair.key;
     let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
@@ -226,7 +244,11 @@ fn report_resource(
     };
     let differences: Vec<Difference> = raw
         .into_iter()
-        .map(|d| classify(key, presence, d, pair.git, pair.live, ctx, catalog, true))
+        .map(|d| {
+            classify(
+                key, presence, d, pair.git, pair.live, ctx, catalog, true, masks,
+            )
+        })
         .collect();
     finish_resource(key, presence, differences)
 }
@@ -279,23 +301,15 @@ pub(crate) fn classify(
     ctx: &InputContext,
     catalog: Option<&rules::Catalog>,
     certain: bool,
+    masks: &secret_mask::Masks,
 ) -> Difference {
     let pointer = path::pointer(&d.path);
     let manager = live_obj.and_then(|l| crate::managed_fields::owner_of(l, &d.path));
-    let secret = secret_mask::is_secret_pointer(&key.group, &key.kind, &pointer);
+    let secret = secret_mask::is_secret_pointer(&key.kind, &pointer);
     let mask = |v: Option<Value>| -> Value {
-        match v {
-            None => Value::Null,
-            Some(v) if secret => mask_json(v),
-            Some(Value::Object(o))
-                if key.group.is_empty() && key.kind == "Secret" && d.path.is_empty() =>
-            {
-                let mut obj = Value::Object(o);
-                secret_mask::mask_secret_object(&mut obj);
-                obj
-            }
-            Some(v) => v,
-        }
+        v.map_or(Value::Null, |v| {
+            secret_mask::mask_pointer_value(masks, &key.kind, &pointer, v)
+        })
     };
     let (rule_code, cause, confidence, evidence) = match catalog {
         Some(catalog) => {
@@ -368,12 +382,13 @@ pub(crate) fn classify(
         ),
     };
     let visible = d.hidden_reason.is_none();
+    let (git, live) = (mask(d.git), mask(d.live));
     Difference {
         jq: path::jq(&d.path),
         pointer,
         change: d.change,
-        git: mask(d.git),
-        live: mask(d.live),
+        git,
+        live,
         visible,
         hidden_reason: d.hidden_reason,
         cause,
@@ -381,21 +396,6 @@ pub(crate) fn classify(
         confidence,
         evidence,
         segs: d.path,
-    }
-}
-
-fn mask_json(v: Value) -> Value {
-    match v {
-        Value::String(s) => {
-            use base64::Engine;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(s.as_bytes())
-                .unwrap_or_else(|_| s.clone().into_bytes());
-            Value::String(secret_mask::mask_value(&bytes))
-        }
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, mask_json(v))).collect()),
-        Value::Array(a) => Value::Array(a.into_iter().map(mask_json).collect()),
-        other => other,
     }
 }
 
@@ -437,6 +437,7 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     let parsed = crate::difftext::parse_diff_text(text)?;
+    let masks = secret_mask::Masks::for_texts(&[text]);
     let mut ctx = InputContext::default();
     let mut merged: BTreeMap<
         ResourceKey,
@@ -518,6 +519,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 &ctx,
                 catalog,
                 c.certain,
+                &masks,
             );
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);

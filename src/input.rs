@@ -270,8 +270,8 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
             // Non-string keys (`80: http`) fail the direct route; go through
             // serde_yaml's own value and stringify keys as Kubernetes does.
             match serde_yaml::from_str::<serde_yaml::Value>(chunk) {
-                Ok(v) => yaml_to_json(v, 0).ok_or_else(|| {
-                    (0, 0, "the document nests deeper than 128 levels or holds values JSON cannot carry".to_string())
+                Ok(v) => yaml_to_json(v).ok_or_else(|| {
+                    (0, 0, format!("the document nests deeper than {MAX_YAML_DEPTH} levels or holds values JSON cannot carry"))
                 }),
                 Err(_) => {
                     let (line, column) = first.location().map(|l| end_of_content(chunk, l.line(), l.column())).unwrap_or((0, 0));
@@ -282,8 +282,18 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
     }
 }
 
-fn yaml_to_json(v: serde_yaml::Value, depth: usize) -> Option<Value> {
-    if depth > 128 {
+/// Deepest nesting a YAML document may have: serde_yaml refuses deeper documents anyway.
+pub(crate) const MAX_YAML_DEPTH: usize = 128;
+
+/// A YAML value as Kubernetes reads it (sigs.k8s.io/yaml): scalar keys become strings, tags are
+/// dropped. `None` for what JSON cannot carry (a mapping or sequence as a key) or nesting deeper
+/// than [`MAX_YAML_DEPTH`].
+pub(crate) fn yaml_to_json(v: serde_yaml::Value) -> Option<Value> {
+    yaml_to_json_at(v, 0)
+}
+
+fn yaml_to_json_at(v: serde_yaml::Value, depth: usize) -> Option<Value> {
+    if depth > MAX_YAML_DEPTH {
         return None;
     }
     Some(match v {
@@ -293,7 +303,7 @@ fn yaml_to_json(v: serde_yaml::Value, depth: usize) -> Option<Value> {
         serde_yaml::Value::String(s) => Value::String(s),
         serde_yaml::Value::Sequence(seq) => Value::Array(
             seq.into_iter()
-                .map(|x| yaml_to_json(x, depth + 1))
+                .map(|x| yaml_to_json_at(x, depth + 1))
                 .collect::<Option<Vec<_>>>()?,
         ),
         serde_yaml::Value::Mapping(m) => {
@@ -306,11 +316,11 @@ fn yaml_to_json(v: serde_yaml::Value, depth: usize) -> Option<Value> {
                     serde_yaml::Value::Null => "null".to_string(),
                     _ => return None,
                 };
-                map.insert(key, yaml_to_json(v, depth + 1)?);
+                map.insert(key, yaml_to_json_at(v, depth + 1)?);
             }
             Value::Object(map)
         }
-        serde_yaml::Value::Tagged(t) => yaml_to_json(t.value, depth + 1)?,
+        serde_yaml::Value::Tagged(t) => yaml_to_json_at(t.value, depth + 1)?,
     })
 }
 

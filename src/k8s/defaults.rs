@@ -841,15 +841,6 @@ pub fn apply_defaults(group: &str, kind: &str, obj: &mut Value) {
 
 // --- explaining a value as a default ---
 
-fn parse_pointer(pointer: &str) -> Option<Vec<String>> {
-    let rest = pointer.strip_prefix('/')?;
-    Some(
-        rest.split('/')
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
-            .collect(),
-    )
-}
-
 fn get_tokens<'a>(v: &'a Value, tokens: &[String]) -> Option<&'a Value> {
     let mut cur = v;
     for t in tokens {
@@ -926,7 +917,7 @@ fn default_at(group: &str, kind: &str, obj: &Value, tokens: &[String]) -> Option
 /// ancestor.
 pub fn default_for(group: &str, kind: &str, obj: &Value, pointer: &str) -> Option<Value> {
     root_node(group, kind)?;
-    let tokens = parse_pointer(pointer)?;
+    let tokens = crate::path::pointer_tokens(pointer)?;
     if tokens.is_empty() || tokens.len() > MAX_DEPTH {
         return None;
     }

@@ -25,6 +25,10 @@ pub use known_types::{normalize_as_type, normalize_known_types};
 pub use quantity::canonical_quantity;
 pub use schema::{root, Cursor, ListStrategy};
 
+/// The annotation in which `kubectl apply` stores the whole applied object (so, for a Secret,
+/// its data); the three-way diff reads its original from it.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
 /// Recursion guard for walks over values (the schema itself is recursive, e.g. JSONSchemaProps).
 const MAX_DEPTH: usize = 200;
 

@@ -172,14 +172,12 @@ pub(super) fn type_def(i: u32) -> Option<&'static TypeDef> {
     schema()?.types.get(i as usize)
 }
 
-/// Legacy API groups that serve the same kinds as today's groups (versions never matter).
+/// The group serving `kind` today, for a group that may carry a version (`apps/v1`) or be
+/// spelt `core` (versions never matter).
 fn canonical_group<'a>(group: &'a str, kind: &str) -> &'a str {
-    let group = group.split('/').next().unwrap_or(group);
-    match (group, kind) {
-        ("extensions", "Deployment" | "DaemonSet" | "ReplicaSet") => "apps",
-        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
-        ("core", _) => "",
-        _ => group,
+    match group.split('/').next().unwrap_or(group) {
+        "core" => "",
+        group => crate::identity::current_group(group, kind),
     }
 }
 

@@ -109,11 +109,11 @@ pub(super) fn is_argo_header(s: &str) -> bool {
 /// Kind of a resource named by an Argo CD header (`===== group/Kind ns/name ======`).
 pub(super) fn argo_header_kind(s: &str) -> Option<SecKind> {
     let token = s.strip_prefix("===== ")?.split_whitespace().next()?;
-    let (group, kind) = token.rsplit_once('/')?;
+    let (_, kind) = token.rsplit_once('/')?;
     if kind.is_empty() {
         return None;
     }
-    Some(if group.is_empty() && kind == "Secret" {
+    Some(if is_secret_kind(kind) {
         SecKind::Secret
     } else {
         SecKind::Other
@@ -132,7 +132,7 @@ pub(super) fn file_kind(path: &str) -> Option<SecKind> {
             && v.iter().all(u8::is_ascii_alphanumeric);
         let kind = segs[i + 1];
         if versionish && kind.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
-            return Some(if i == 0 && segs[i] == "v1" && kind == "Secret" {
+            return Some(if is_secret_kind(kind) {
                 SecKind::Secret
             } else {
                 SecKind::Other
@@ -330,7 +330,7 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
                 let v = simple_scalar(s[after..].trim_start());
                 let sec = ctx.hunk_section.get(d.hunk).copied().unwrap_or(0);
                 if let Some(slot) = seen.get_mut(sec) {
-                    if v == "Secret" {
+                    if is_secret_kind(&v) {
                         slot.0 = true;
                     } else if col == 0 {
                         slot.1 = true;
@@ -344,8 +344,9 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
         .iter()
         .zip(&seen)
         .map(|(h, &(secret, other))| match h {
+            // a visible `kind: Secret` wins over a header naming another kind
+            _ if secret => SecKind::Secret,
             Some(k) => *k,
-            None if secret => SecKind::Secret,
             None if other => SecKind::Other,
             None => SecKind::Unknown,
         })
@@ -362,7 +363,7 @@ pub(super) struct LineEdit {
     pub(super) count: usize,
 }
 
-pub(super) fn mask_diff(text: &str, raws: &[RawLine]) -> (String, usize) {
+pub(super) fn mask_diff(text: &str, raws: &[RawLine], masks: &Masks) -> (String, usize) {
     let (dlines, ctx) = classify_diff_lines(text, raws);
     let side = |want: DKind| -> Vec<SLine> {
         dlines
@@ -382,7 +383,7 @@ pub(super) fn mask_diff(text: &str, raws: &[RawLine]) -> (String, usize) {
         [vec![Vec::new(); raws.len()], vec![Vec::new(); raws.len()]];
     for (si, want) in [DKind::Old, DKind::New].into_iter().enumerate() {
         let lines = side(want);
-        let mut scan = Scan::new(text, &lines);
+        let mut scan = Scan::new(text, &lines, masks);
         scan.run();
         for m in scan.decide(Some(&ctx)) {
             let r = m.region;

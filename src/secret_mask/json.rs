@@ -138,7 +138,7 @@ impl JsonSpans<'_> {
 }
 
 /// Edits for a document made of JSON values; `None` when it is not JSON.
-pub(super) fn json_edits(doc: &str) -> Option<Vec<Edit>> {
+pub(super) fn json_edits(doc: &str, masks: &Masks) -> Option<Vec<Edit>> {
     let mut p = JsonSpans {
         s: doc,
         b: doc.as_bytes(),
@@ -157,7 +157,7 @@ pub(super) fn json_edits(doc: &str) -> Option<Vec<Edit>> {
     }
     let mut edits = Vec::new();
     for v in &vals {
-        json_collect(doc, v, &mut edits, 0);
+        json_collect(doc, v, &mut edits, 0, masks);
     }
     Some(edits)
 }
@@ -170,41 +170,22 @@ pub(super) fn jget<'v>(members: &'v [(String, JVal)], key: &str) -> Option<&'v J
     members.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
-pub(super) fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usize) {
+pub(super) fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usize, masks: &Masks) {
     if depth > MAX_DEPTH {
         return;
     }
     match &v.node {
         JNode::Obj(members) => {
-            let kind = jget(members, "kind").and_then(|k| {
-                if let JNode::Str(s) = &k.node {
-                    Some(s.as_str())
-                } else {
-                    None
-                }
-            });
-            let api_ok = match jget(members, "apiVersion").map(|a| &a.node) {
-                None | Some(JNode::Null) => true,
-                Some(JNode::Str(s)) => s == "v1" || s.is_empty(),
-                Some(_) => false,
-            };
-            let secret = kind == Some("Secret") && api_ok;
+            let secret = matches!(jget(members, "kind").map(|k| &k.node), Some(JNode::Str(k)) if is_secret_kind(k));
             if secret {
-                for (key, field) in [("data", Field::Data), ("stringData", Field::StringData)] {
-                    for (k, fv) in members {
-                        if k != key {
-                            continue;
-                        }
-                        match &fv.node {
-                            JNode::Null => {}
-                            JNode::Obj(entries) => {
-                                for (_, leaf) in entries {
-                                    json_leaf(doc, leaf, field, out);
-                                }
-                            }
-                            _ => json_leaf(doc, fv, field, out),
-                        }
-                    }
+                for (key, fv) in members {
+                    let field = match key.as_str() {
+                        "data" => Field::Data,
+                        "stringData" => Field::StringData,
+                        k if NON_SECRET_FIELDS.contains(&k) => continue,
+                        _ => Field::Guess,
+                    };
+                    json_values(doc, fv, field, out, masks, 0);
                 }
             }
             if let Some(JNode::Obj(meta)) = jget(members, "metadata").map(|m| &m.node) {
@@ -216,7 +197,7 @@ pub(super) fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usiz
                         match &la.node {
                             JNode::Str(s) => {
                                 if let Some((new, n)) =
-                                    mask_last_applied_text(s, secret, Style::Manifest)
+                                    mask_last_applied_text(s, secret, Style::Manifest, masks)
                                 {
                                     out.push(Edit {
                                         start: la.start,
@@ -232,7 +213,7 @@ pub(super) fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usiz
                                 out.push(Edit {
                                     start: la.start,
                                     end: la.end,
-                                    text: json_str(&mask_value(raw.as_bytes())),
+                                    text: json_str(&masks.mask(raw.as_bytes())),
                                     count: 1,
                                 });
                             }
@@ -243,26 +224,51 @@ pub(super) fn json_collect(doc: &str, v: &JVal, out: &mut Vec<Edit>, depth: usiz
             }
             if !secret {
                 for (_, c) in members {
-                    json_collect(doc, c, out, depth + 1);
+                    json_collect(doc, c, out, depth + 1, masks);
                 }
             }
         }
         JNode::Arr(items) => {
             for c in items {
-                json_collect(doc, c, out, depth + 1);
+                json_collect(doc, c, out, depth + 1, masks);
             }
         }
         _ => {}
     }
 }
 
-pub(super) fn json_leaf(doc: &str, leaf: &JVal, field: Field, out: &mut Vec<Edit>) {
+/// Mask every scalar under a Secret's field (the entries of `data`, a misspelt field's value...).
+fn json_values(
+    doc: &str,
+    v: &JVal,
+    field: Field,
+    out: &mut Vec<Edit>,
+    masks: &Masks,
+    depth: usize,
+) {
+    match &v.node {
+        JNode::Null => {}
+        JNode::Obj(entries) if depth < MAX_DEPTH => {
+            for (_, x) in entries {
+                json_values(doc, x, field, out, masks, depth + 1);
+            }
+        }
+        JNode::Arr(items) if depth < MAX_DEPTH => {
+            for x in items {
+                json_values(doc, x, field, out, masks, depth + 1);
+            }
+        }
+        _ => json_leaf(doc, v, field, out, masks),
+    }
+}
+
+pub(super) fn json_leaf(doc: &str, leaf: &JVal, field: Field, out: &mut Vec<Edit>, masks: &Masks) {
     let text = match &leaf.node {
         JNode::Null => return,
         JNode::Str(s) => s.clone(),
         _ => doc.get(leaf.start..leaf.end).unwrap_or("").to_string(),
     };
-    if let Some((masked, _)) = masked_for(field, &text, Style::Manifest) {
+    if let Some((masked, _)) = masked_for(masks, field, &text, Style::Manifest) {
         out.push(Edit {
             start: leaf.start,
             end: leaf.end,

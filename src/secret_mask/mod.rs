@@ -1,20 +1,23 @@
 //! Masking of Kubernetes Secret values.
 //!
 //! Manifests pasted into drift-doctor often hold Secrets, and what users share (links, share files, reports)
-//! must not carry their values. A value is replaced by a *mask*: a short, stable stand-in that shows the length
-//! and the first 8 hex digits of the SHA-256 of the plain bytes, e.g. `<secret: 12 bytes, sha256 1a2b3c4d>`.
-//! Equal values give equal masks, so "git and live differ" stays visible after masking.
+//! must not carry their values. A value is replaced by a *mask*: a numbered stand-in such as `<secret 2>`, the
+//! number given in order of first appearance within one report or link (as Argo CD's `HideSecretData` numbers its
+//! runs of `+`). Equal values get the same mask and different values different masks, so "Git and live differ"
+//! stays visible; a mask says nothing else about the value (no length, no hash: a guessed password cannot be
+//! confirmed from it). [`Masks`] holds the numbering of one report or link.
 //!
-//! The mask is the plain SHA-256 on purpose: a user who knows a candidate value can check it with
-//! `printf %s "$value" | sha256sum`. The flip side is that a short or guessable secret (a dictionary word) can be
-//! confirmed by anyone who guesses it; 32 bits of hash plus the length do not protect such values.
+//! The rule: every value of any object whose kind is Secret (in any letter case), in any field except
+//! `apiVersion`, `kind`, `type`, `immutable` and `metadata`, is masked, and so is the last-applied annotation of
+//! such an object (it holds the data). Text whose Secret the scanner cannot follow is masked whole.
 //!
 //! Two layers:
-//! - [`mask_secret_object`] / [`is_secret_pointer`] work on parsed objects (serde_json values) for reports;
-//!   there `data` and `stringData` values both become the readable mask string.
+//! - [`mask_secret_object`] / [`is_secret_pointer`] / [`mask_pointer_value`] work on parsed objects (serde_json
+//!   values) for reports; there `data` and `stringData` values both become the readable mask.
 //! - [`mask_secrets_in_text`] works on pasted text (YAML, JSON, diff output) without reformatting anything
 //!   else; there a `data` value becomes the *base64 encoding* of the mask so the masked text is still a valid
 //!   manifest and still compares the way the original did (`stringData: {k: v}` against `data: {k: base64(v)}`).
+//!   Values already masked (ours, Argo CD's, kubectl's) are left alone, so masking twice changes nothing.
 //!
 //! Everything here is total: no input makes it panic, and work is linear in the input (plus YAML/JSON parsing of
 //! single values and documents).
@@ -33,9 +36,13 @@ use object::*;
 use text::*;
 use yaml_scan::*;
 
-pub use object::{is_secret_pointer, mask_secret_object, may_contain_secret};
+pub use object::{
+    is_secret_kind, is_secret_pointer, mask_pointer_value, mask_secret_object, may_contain_secret,
+};
 pub use text::mask_secrets_in_text;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use base64::alphabet;
@@ -43,16 +50,16 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STAN
 use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
-/// The annotation in which `kubectl apply` stores the whole applied object (so, for a Secret, its data).
-pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub use crate::k8s::LAST_APPLIED_ANNOTATION;
 
-/// Standard alphabet, padding optional, trailing bits tolerated: how Kubernetes-ish tools accept `data` values.
-pub(super) const LENIENT_B64: GeneralPurpose = GeneralPurpose::new(
+/// How the API server reads a Secret's `data` (Go's `encoding/json` decodes `[]byte` with
+/// `base64.StdEncoding`): standard alphabet, padding required, non-zero trailing bits accepted;
+/// `\r` and `\n` are skipped before decoding. Anything else is rejected by the API server.
+const API_SERVER_B64: GeneralPurpose = GeneralPurpose::new(
     &alphabet::STANDARD,
     GeneralPurposeConfig::new()
-        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_padding_mode(DecodePaddingMode::RequireCanonical)
         .with_decode_allow_trailing_bits(true),
 );
 
@@ -63,36 +70,131 @@ pub(super) const MAX_DEPTH: usize = 256;
 // Masks
 // ---------------------------------------------------------------------------------------------------------------
 
-/// A short, stable, non-reversible stand-in for a secret value that keeps equality visible: equal inputs give equal
-/// masks, different inputs (almost surely) different masks. Shows the length and 8 hex chars of SHA-256, e.g.
-/// "<secret: 12 bytes, sha256 1a2b3c4d>".
-pub fn mask_value(plain: &[u8]) -> String {
-    let digest = Sha256::digest(plain);
-    let mut hex = String::with_capacity(8);
-    for b in digest.iter().take(4) {
-        let _ = write!(hex, "{b:02x}");
-    }
-    let unit = if plain.len() == 1 { "byte" } else { "bytes" };
-    format!("<secret: {} {unit}, sha256 {hex}>", plain.len())
+const MASK_PREFIX: &str = "<secret ";
+
+/// The numbering of the Secret values of one report or link: each distinct value gets the next number the first
+/// time it is seen. Numbers already used by masks in the input are never given to a new value, so a link opened,
+/// edited and shared again keeps its masks and adds new ones.
+#[derive(Debug, Default)]
+pub struct Masks {
+    numbers: RefCell<Numbering>,
 }
 
-/// Whether `s` is exactly a mask made by [`mask_value`].
-pub fn is_mask(s: &str) -> bool {
-    let Some(rest) = s
-        .strip_prefix("<secret: ")
-        .and_then(|r| r.strip_suffix('>'))
-    else {
-        return false;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return false;
+#[derive(Debug, Default)]
+struct Numbering {
+    by_value: HashMap<Vec<u8>, usize>,
+    highest: usize,
+}
+
+impl Masks {
+    /// The numbering of one report or link of these texts (same texts, same order, so the report and the link of
+    /// one state agree): masks already in the texts keep their numbers; then, text by text, the Secrets of the
+    /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
+    /// does not change the masks), and last whatever only the text scanner finds, in text order.
+    pub fn for_texts(texts: &[&str]) -> Masks {
+        let masks = Masks::default();
+        for t in texts {
+            masks.reserve_masks_in(t);
+        }
+        for t in texts {
+            let Ok(docs) = crate::input::parse_side(t, crate::input::Side::Git) else {
+                continue;
+            };
+            let mut objects: Vec<(String, Value)> = docs
+                .into_iter()
+                .map(|d| (object_order(&d.object), d.object))
+                .collect();
+            objects.sort_by(|a, b| a.0.cmp(&b.0));
+            for (_, mut o) in objects {
+                mask_secret_object(&mut o, &masks);
+            }
+        }
+        for t in texts {
+            let _ = mask_secrets_in_text(t, &masks);
+        }
+        masks
     }
-    let rest = &rest[digits..];
-    let hex = rest
-        .strip_prefix(" bytes, sha256 ")
-        .or_else(|| rest.strip_prefix(" byte, sha256 "));
-    matches!(hex, Some(h) if h.len() == 8 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+
+    /// The mask of one plain value; a value that is itself a mask stays as it is.
+    pub fn mask(&self, plain: &[u8]) -> String {
+        if let Some(m) = std::str::from_utf8(plain).ok().filter(|s| is_mask(s)) {
+            return m.to_string();
+        }
+        let mut n = self.numbers.borrow_mut();
+        let number = match n.by_value.get(plain) {
+            Some(&k) => k,
+            None => {
+                n.highest += 1;
+                let k = n.highest;
+                n.by_value.insert(plain.to_vec(), k);
+                k
+            }
+        };
+        format!("{MASK_PREFIX}{number}>")
+    }
+
+    /// Keep the numbers of masks already present in `text` (plain or base64) for the values they stand for.
+    pub fn reserve_masks_in(&self, text: &str) {
+        let mut highest = 0;
+        let mut rest = text;
+        while let Some(at) = rest.find(MASK_PREFIX) {
+            rest = &rest[at + MASK_PREFIX.len()..];
+            highest = highest.max(mask_number(rest).unwrap_or(0));
+        }
+        for word in
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+        {
+            if word.starts_with(B64_MASK_PREFIX) {
+                if let Some(m) = decode_secret_data(word).and_then(|d| String::from_utf8(d).ok()) {
+                    highest = highest.max(
+                        m.strip_prefix(MASK_PREFIX)
+                            .and_then(mask_number)
+                            .unwrap_or(0),
+                    );
+                }
+            }
+        }
+        let mut n = self.numbers.borrow_mut();
+        n.highest = n.highest.max(highest);
+    }
+}
+
+/// Kind, namespace, name, then the whole object: an order of objects that does not depend on the text.
+fn object_order(o: &Value) -> String {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = o.get("metadata");
+    format!(
+        "{}\0{}\0{}\0{}",
+        text(o.get("kind")),
+        text(meta.and_then(|m| m.get("namespace"))),
+        text(meta.and_then(|m| m.get("name"))),
+        o
+    )
+}
+
+/// base64 of `<secret` (the first six bytes encode to these eight characters whatever follows).
+const B64_MASK_PREFIX: &str = "PHNlY3Jl";
+
+/// The number of a mask from just after its prefix: `12>` gives 12.
+fn mask_number(after_prefix: &str) -> Option<usize> {
+    let digits = after_prefix.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 || after_prefix.as_bytes().get(digits) != Some(&b'>') {
+        return None;
+    }
+    after_prefix[..digits].parse().ok().filter(|&k| k > 0)
+}
+
+/// Whether `s` is exactly a mask made by [`Masks::mask`].
+pub fn is_mask(s: &str) -> bool {
+    s.strip_prefix(MASK_PREFIX).is_some_and(|r| {
+        mask_number(r).is_some() && r.len() == r.bytes().take_while(u8::is_ascii_digit).count() + 1
+    })
+}
+
+/// A Secret `data` value as the API server decodes it, or `None` when the API server would reject it.
+pub fn decode_secret_data(s: &str) -> Option<Vec<u8>> {
+    let cleaned: Vec<u8> = s.bytes().filter(|b| !matches!(b, b'\r' | b'\n')).collect();
+    API_SERVER_B64.decode(cleaned).ok()
 }
 
 /// Whether a Secret value is already hidden, so masking must leave it alone: a drift-doctor mask (plain or
@@ -105,24 +207,20 @@ pub fn is_already_masked(value: &str) -> bool {
         || t == "*** (before)"
         || t == "*** (after)"
         || is_mask(t)
-        || (t.starts_with("PHNlY3JldDog") // base64 of "<secret: "
-            && decode_b64(t).and_then(|d| String::from_utf8(d).ok()).is_some_and(|d| is_mask(&d)))
+        || (t.starts_with(B64_MASK_PREFIX)
+            && decode_secret_data(t)
+                .and_then(|d| String::from_utf8(d).ok())
+                .is_some_and(|d| is_mask(&d)))
 }
 
-/// Lenient base64 decoding of a `data` value: ASCII whitespace ignored, padding optional.
-pub(super) fn decode_b64(s: &str) -> Option<Vec<u8>> {
-    let cleaned: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    LENIENT_B64.decode(cleaned).ok()
-}
-
-/// Which field a value sits in, which decides how it is hashed and written back.
+/// Which field a value sits in, which decides how it is read and written back.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Field {
-    /// `data`: base64, hashed after decoding (as given when it does not decode).
+    /// `data`: base64, numbered by its decoded bytes (by its text when the API server would reject it).
     Data,
-    /// `stringData`: plain text.
+    /// `stringData`, or any other field of a Secret: plain text.
     StringData,
-    /// Seen in a diff whose structure is cut off: `data` if it looks like padded base64, else `stringData`.
+    /// Seen in a diff whose structure is cut off: `data` if it decodes as `data`, else `stringData`.
     Guess,
 }
 
@@ -135,32 +233,40 @@ pub(super) enum Style {
     Manifest,
 }
 
-/// The masked form of one value, or `None` when it is already masked. The flag tells whether the result is base64
-/// (so it can be written as a plain YAML scalar).
-pub(super) fn masked_for(field: Field, value: &str, style: Style) -> Option<(String, bool)> {
+/// The masked form of one value, or `None` when it is already masked (in the form `style` writes). The flag tells
+/// whether the result is base64 (so it can be written as a plain YAML scalar).
+pub(super) fn masked_for(
+    masks: &Masks,
+    field: Field,
+    value: &str,
+    style: Style,
+) -> Option<(String, bool)> {
+    let field = match field {
+        Field::Guess if decode_secret_data(value).is_some_and(|d| !d.is_empty()) => Field::Data,
+        Field::Guess => Field::StringData,
+        f => f,
+    };
+    if field == Field::Data && style == Style::Display {
+        // a masked `data` value is base64 of its mask: shown as the mask itself
+        if let Some(m) = decode_secret_data(value)
+            .and_then(|d| String::from_utf8(d).ok())
+            .filter(|m| is_mask(m))
+        {
+            return Some((m, false));
+        }
+    }
     if is_already_masked(value) {
         return None;
     }
-    let field = match field {
-        Field::Guess => {
-            let t: Vec<u8> = value.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-            if !t.is_empty() && t.len() % 4 == 0 && decode_b64(value).is_some() {
-                Field::Data
-            } else {
-                Field::StringData
-            }
-        }
-        f => f,
-    };
     match field {
         Field::Data => {
-            let plain = decode_b64(value);
-            let mask = mask_value(plain.as_deref().unwrap_or(value.as_bytes()));
+            let plain = decode_secret_data(value);
+            let mask = masks.mask(plain.as_deref().unwrap_or(value.as_bytes()));
             match style {
                 Style::Display => Some((mask, false)),
                 Style::Manifest => Some((STANDARD.encode(mask), true)),
             }
         }
-        _ => Some((mask_value(value.as_bytes()), false)),
+        _ => Some((masks.mask(value.as_bytes()), false)),
     }
 }

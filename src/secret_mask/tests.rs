@@ -1,4 +1,3 @@
-
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;
@@ -13,115 +12,129 @@ fn unb64(s: &str) -> String {
 }
 
 fn yaml(text: &str) -> Value {
-    yaml_to_json(&serde_yaml::from_str::<serde_yaml::Value>(text).unwrap(), 0)
+    crate::input::yaml_to_json(serde_yaml::from_str::<serde_yaml::Value>(text).unwrap()).unwrap()
 }
 
 #[test]
-fn mask_value_shape() {
-    let m = mask_value(b"hunter2");
-    assert!(m.starts_with("<secret: 7 bytes, sha256 "), "{m}");
-    assert!(is_mask(&m));
-    assert_eq!(m, mask_value(b"hunter2"));
-    assert_ne!(m, mask_value(b"hunter3"));
-    // sha256("") = e3b0c442...
-    assert_eq!(mask_value(b""), "<secret: 0 bytes, sha256 e3b0c442>");
-    assert_eq!(mask_value(b"a"), "<secret: 1 byte, sha256 ca978112>");
-    assert!(is_already_masked(&b64(&m)));
-    assert!(!is_mask("<secret: x bytes, sha256 e3b0c442>"));
+fn masks_are_numbered_by_first_appearance() {
+    let m = Masks::default();
+    let first = m.mask(b"hunter2");
+    assert_eq!(first, "<secret 1>");
+    assert!(is_mask(&first));
+    assert_eq!(m.mask(b"hunter2"), first);
+    assert_eq!(m.mask(b"hunter3"), "<secret 2>");
+    assert_eq!(m.mask(b""), "<secret 3>");
+    // a mask stands for itself: masking twice changes nothing
+    assert_eq!(m.mask(first.as_bytes()), first);
+    assert!(is_already_masked(&b64(&first)));
+    for not_a_mask in [
+        "<secret x>",
+        "<secret 0>",
+        "<secret 1>>",
+        "<secret 1",
+        "<secret: 7 bytes, sha256 1a2b3c4d>",
+    ] {
+        assert!(!is_mask(not_a_mask), "{not_a_mask}");
+    }
+    // numbers already used in a text are never given to a new value
+    let m = Masks::default();
+    m.reserve_masks_in(&format!("a: <secret 4>\nb: {}\n", b64("<secret 9>")));
+    assert_eq!(m.mask(b"new"), "<secret 10>");
 }
 
 #[test]
 fn object_data_and_string_data_mask_alike() {
+    let m = Masks::default();
     let mut s = json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "db", "annotations": {"a": "keep"}},
         "data": {"password": b64("hunter2"), "bad": "not base64!", "argo": "++++++++", "none": null},
         "stringData": {"password": "hunter2", "port": 5432}
     });
-    let n = mask_secret_object(&mut s);
+    let n = mask_secret_object(&mut s, &m);
     assert_eq!(n, 4);
-    assert_eq!(s["data"]["password"], json!(mask_value(b"hunter2")));
-    assert_eq!(s["stringData"]["password"], json!(mask_value(b"hunter2")));
-    assert_eq!(s["data"]["bad"], json!(mask_value(b"not base64!")));
+    assert_eq!(s["data"]["password"], json!(m.mask(b"hunter2")));
+    assert_eq!(s["stringData"]["password"], json!(m.mask(b"hunter2")));
+    assert_eq!(s["data"]["bad"], json!(m.mask(b"not base64!")));
     assert_eq!(s["data"]["argo"], json!("++++++++"));
     assert_eq!(s["data"]["none"], Value::Null);
-    assert_eq!(s["stringData"]["port"], json!(mask_value(b"5432")));
+    assert_eq!(s["stringData"]["port"], json!(m.mask(b"5432")));
     assert_eq!(s["metadata"]["annotations"]["a"], json!("keep"));
     // Idempotent.
-    assert_eq!(mask_secret_object(&mut s), 0);
+    assert_eq!(mask_secret_object(&mut s, &m), 0);
 }
 
 #[test]
 fn object_other_kinds_untouched_and_lists_walked() {
+    let m = Masks::default();
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}});
     let mut c = cm.clone();
-    assert_eq!(mask_secret_object(&mut c), 0);
+    assert_eq!(mask_secret_object(&mut c, &m), 0);
     assert_eq!(c, cm);
-    let other = json!({"apiVersion": "example.com/v1", "kind": "Secret", "data": {"a": "b"}});
-    let mut o = other.clone();
-    assert_eq!(mask_secret_object(&mut o), 0);
-    assert_eq!(o, other);
+    // The rule is by kind alone: a Secret of any group and letter case is masked.
+    let mut o = json!({"apiVersion": "example.com/v1", "kind": "secret", "data": {"a": "b"}});
+    assert_eq!(mask_secret_object(&mut o, &m), 1);
+    assert_eq!(o["data"]["a"], json!(m.mask(b"b")));
     let mut list = json!({"apiVersion": "v1", "kind": "List", "items": [cm, {"kind": "Secret", "apiVersion": "v1", "data": {"k": b64("s3cr3t")}}]});
-    assert_eq!(mask_secret_object(&mut list), 1);
-    assert_eq!(list["items"][1]["data"]["k"], json!(mask_value(b"s3cr3t")));
+    assert_eq!(mask_secret_object(&mut list, &m), 1);
+    assert_eq!(list["items"][1]["data"]["k"], json!(m.mask(b"s3cr3t")));
     assert_eq!(list["items"][0]["data"]["a"], json!("b"));
 }
 
 #[test]
 fn object_last_applied() {
+    let m = Masks::default();
     let inner =
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, "data": {"k": b64("topsecret")}})
                 .to_string()
                 + "\n";
     let mut s = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"annotations": {LAST_APPLIED_ANNOTATION: inner}}, "data": {"k": b64("topsecret")}});
-    assert_eq!(mask_secret_object(&mut s), 2);
+    assert_eq!(mask_secret_object(&mut s, &m), 2);
     let la = s["metadata"]["annotations"][LAST_APPLIED_ANNOTATION]
         .as_str()
         .unwrap();
     assert!(!la.contains(&b64("topsecret")));
     assert!(la.ends_with('\n'));
     let parsed: Value = serde_json::from_str(la).unwrap();
-    assert_eq!(parsed["data"]["k"], json!(mask_value(b"topsecret")));
+    assert_eq!(parsed["data"]["k"], json!(m.mask(b"topsecret")));
     // Not JSON: replaced whole.
     let mut g = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"annotations": {LAST_APPLIED_ANNOTATION: "garbage topsecret"}}});
-    assert_eq!(mask_secret_object(&mut g), 1);
+    assert_eq!(mask_secret_object(&mut g, &m), 1);
     assert_eq!(
         g["metadata"]["annotations"][LAST_APPLIED_ANNOTATION],
-        json!(mask_value(b"garbage topsecret"))
+        json!(m.mask(b"garbage topsecret"))
     );
 }
 
 #[test]
 fn pointers() {
-    assert!(is_secret_pointer("", "Secret", "/data/password"));
-    assert!(is_secret_pointer("", "Secret", "/data"));
-    assert!(is_secret_pointer("", "Secret", "/stringData"));
-    assert!(is_secret_pointer("", "Secret", "/stringData/a~1b"));
+    assert!(is_secret_pointer("Secret", "/data/password"));
+    assert!(is_secret_pointer("Secret", "/data"));
+    assert!(is_secret_pointer("Secret", "/stringData"));
+    assert!(is_secret_pointer("Secret", "/stringData/a~1b"));
     assert!(is_secret_pointer(
-        "",
         "Secret",
         "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
     ));
     assert!(is_secret_pointer(
-        "",
         "Secret",
         "/metadata/annotations/kubectl.kubernetes.io/last-applied-configuration"
     ));
-    assert!(is_secret_pointer("core", "Secret", "#/data/x"));
-    assert!(!is_secret_pointer(
-        "",
-        "Secret",
-        "/metadata/annotations/other"
-    ));
-    assert!(!is_secret_pointer("", "Secret", "/type"));
-    assert!(!is_secret_pointer("", "Secret", ""));
-    assert!(!is_secret_pointer("", "ConfigMap", "/data/x"));
-    assert!(!is_secret_pointer("bitnami.com", "Secret", "/data/x"));
-    assert!(may_contain_secret("", "Secret", ""));
-    assert!(may_contain_secret("", "Secret", "/metadata"));
-    assert!(may_contain_secret("", "Secret", "/metadata/annotations"));
-    assert!(!may_contain_secret("", "Secret", "/metadata/labels"));
-    assert!(!may_contain_secret("", "ConfigMap", ""));
+    assert!(is_secret_pointer("Secret", "#/data/x"));
+    assert!(!is_secret_pointer("Secret", "/metadata/annotations/other"));
+    assert!(!is_secret_pointer("Secret", "/type"));
+    assert!(!is_secret_pointer("Secret", ""));
+    assert!(!is_secret_pointer("ConfigMap", "/data/x"));
+    // any group, any letter case, any field but the non-secret ones
+    assert!(is_secret_pointer("Secret", "/data/x"));
+    assert!(is_secret_pointer("secret", "/stringDada/x"));
+    assert!(is_secret_pointer("SECRET", "/password"));
+    assert!(!is_secret_pointer("Secret", "/metadata/name"));
+    assert!(may_contain_secret("Secret", ""));
+    assert!(may_contain_secret("Secret", "/metadata"));
+    assert!(may_contain_secret("Secret", "/metadata/annotations"));
+    assert!(!may_contain_secret("Secret", "/metadata/labels"));
+    assert!(!may_contain_secret("ConfigMap", ""));
 }
 
 const SECRET_YAML: &str = "\
@@ -160,7 +173,8 @@ data:
 
 #[test]
 fn yaml_secret_masked_in_place() {
-    let (out, n) = mask_secrets_in_text(SECRET_YAML);
+    let m = Masks::default();
+    let (out, n) = mask_secrets_in_text(SECRET_YAML, &m);
     assert_eq!(n, 8, "{out}");
     for plain in [
         "c2VjcmV0LXZhbHVl",
@@ -190,44 +204,43 @@ fn yaml_secret_masked_in_place() {
         unb64(v["data"]["password"].as_str().unwrap()),
         v["stringData"]["plain"].as_str().unwrap()
     );
-    assert_eq!(v["stringData"]["plain"], json!(mask_value(b"hunter2")));
+    assert_eq!(v["stringData"]["plain"], json!(m.mask(b"hunter2")));
     assert_eq!(
         v["stringData"]["block"],
-        json!(mask_value(b"line one\nline two\n"))
+        json!(m.mask(b"line one\nline two\n"))
     );
-    assert_eq!(v["stringData"]["folded"], json!(mask_value(b"folded text")));
-    assert_eq!(v["stringData"]["single"], json!(mask_value(b"it's secret")));
-    assert_eq!(
-        v["stringData"]["next"],
-        json!(mask_value(b"on-the-next-line"))
-    );
+    assert_eq!(v["stringData"]["folded"], json!(m.mask(b"folded text")));
+    assert_eq!(v["stringData"]["single"], json!(m.mask(b"it's secret")));
+    assert_eq!(v["stringData"]["next"], json!(m.mask(b"on-the-next-line")));
     assert_eq!(
         unb64(v["data"]["quoted"].as_str().unwrap()),
-        mask_value(b"secret-value")
+        m.mask(b"secret-value")
     );
-    assert_eq!(unb64(v["data"]["empty"].as_str().unwrap()), mask_value(b""));
+    assert_eq!(unb64(v["data"]["empty"].as_str().unwrap()), m.mask(b""));
     // Masking again changes nothing.
-    assert_eq!(mask_secrets_in_text(&out), (out.clone(), 0));
+    assert_eq!(mask_secrets_in_text(&out, &m), (out.clone(), 0));
 }
 
 #[test]
 fn yaml_sorted_keys_and_lists() {
+    let m = Masks::default();
     let text = "apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n    token: dG9rZW4tdmFsdWU=\n  kind: Secret\n  metadata:\n    name: a\n- apiVersion: v1\n  data:\n    token: dG9rZW4tdmFsdWU=\n  kind: ConfigMap\nkind: List\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 1);
     assert_eq!(out.matches("dG9rZW4tdmFsdWU=").count(), 1, "{out}");
     assert!(out.contains("  kind: ConfigMap\n"));
     let v = yaml(&out);
     assert_eq!(
         unb64(v["items"][0]["data"]["token"].as_str().unwrap()),
-        mask_value(b"token-value")
+        m.mask(b"token-value")
     );
 }
 
 #[test]
 fn yaml_flow_style_and_fallback() {
+    let m = Masks::default();
     let text = "kind: Secret\napiVersion: v1\ndata: {a: YWJj, b: \"ZGVm\"}\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 2, "{out}");
     assert!(
         out.starts_with("kind: Secret\napiVersion: v1\ndata: {\""),
@@ -237,22 +250,23 @@ fn yaml_flow_style_and_fallback() {
     // A whole flow-style Secret is not followed by the line scanner: the document is rendered as masked JSON.
     let text =
         "# c\n{kind: Secret, apiVersion: v1, data: {a: YWJjZGVmZ2g=}}\n---\nkind: ConfigMap\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 1, "{out}");
     assert!(!out.contains("YWJjZGVmZ2g="));
     assert!(out.ends_with("---\nkind: ConfigMap\n"));
     // Aliases: the value lives elsewhere.
     let text = "x: &pw c2VjcmV0\n---\nkind: Secret\ndata:\n  a: *pw\n  b: c2VjcmV0\n";
-    let (out, _) = mask_secrets_in_text(text);
+    let (out, _) = mask_secrets_in_text(text, &m);
     let second = out.split("---\n").nth(1).unwrap();
     assert!(!second.contains("c2VjcmV0"), "{out}");
 }
 
 #[test]
 fn yaml_last_applied_annotation() {
+    let m = Masks::default();
     let la = json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"db"},"data":{"password": b64("hunter22")},"stringData":{"x":"plainvalue"}}).to_string();
     let text = format!("apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    {LAST_APPLIED_ANNOTATION}: |\n      {la}\n    other: keep\n  name: db\ndata:\n  password: {}\n", b64("hunter22"));
-    let (out, n) = mask_secrets_in_text(&text);
+    let (out, n) = mask_secrets_in_text(&text, &m);
     assert_eq!(n, 3, "{out}");
     assert!(
         !out.contains(&b64("hunter22")) && !out.contains("plainvalue"),
@@ -267,17 +281,18 @@ fn yaml_last_applied_annotation() {
     )
     .unwrap();
     assert_eq!(inner["data"]["password"], v["data"]["password"]);
-    assert_eq!(inner["stringData"]["x"], json!(mask_value(b"plainvalue")));
+    assert_eq!(inner["stringData"]["x"], json!(m.mask(b"plainvalue")));
     // The annotation of a non-Secret whose JSON is a Secret is masked too; one of a ConfigMap is not.
     let cm_la = json!({"kind":"ConfigMap","data":{"a":"visible"}}).to_string();
     let text = format!(
         "kind: ConfigMap\nmetadata:\n  annotations:\n    {LAST_APPLIED_ANNOTATION}: '{cm_la}'\n"
     );
-    assert_eq!(mask_secrets_in_text(&text), (text.clone(), 0));
+    assert_eq!(mask_secrets_in_text(&text, &m), (text.clone(), 0));
 }
 
 #[test]
 fn json_documents() {
+    let m = Masks::default();
     let secret = json!({
         "apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "db", "annotations": {LAST_APPLIED_ANNOTATION: json!({"kind":"Secret","apiVersion":"v1","data":{"p": b64("hunter2")}}).to_string()}},
@@ -285,7 +300,7 @@ fn json_documents() {
         "stringData": {"q": "hunter2"}
     });
     let pretty = serde_json::to_string_pretty(&json!({"apiVersion": "v1", "kind": "List", "items": [secret, {"kind": "ConfigMap", "data": {"p": "hunter2"}}]})).unwrap();
-    let (out, n) = mask_secrets_in_text(&pretty);
+    let (out, n) = mask_secrets_in_text(&pretty, &m);
     assert_eq!(n, 3, "{out}");
     assert!(!out.contains(&b64("hunter2")));
     assert_eq!(out.matches("hunter2").count(), 1); // the ConfigMap's
@@ -303,7 +318,7 @@ fn json_documents() {
         json!({"kind":"Secret","data":{"a":b64("zzzzzz")}}),
         json!({"kind":"ConfigMap"})
     );
-    let (out, n) = mask_secrets_in_text(&compact);
+    let (out, n) = mask_secrets_in_text(&compact, &m);
     assert_eq!(n, 1);
     assert!(!out.contains(&b64("zzzzzz")));
     assert!(out.ends_with("\n{\"kind\":\"ConfigMap\"}\n"));
@@ -311,8 +326,9 @@ fn json_documents() {
 
 #[test]
 fn crlf_kept() {
+    let m = Masks::default();
     let text = "kind: Secret\r\napiVersion: v1\r\ndata:\r\n  a: YWJjZA==\r\n  b: ZGVm\r\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 2);
     assert_eq!(out.matches("\r\n").count(), 5);
     assert!(!out.contains("YWJjZA==") && !out.contains("ZGVm\r"));
@@ -320,26 +336,29 @@ fn crlf_kept() {
 
 #[test]
 fn kubectl_diff_already_masked_untouched() {
+    let m = Masks::default();
     let text = "diff -u -N /tmp/LIVE-1/v1.Secret.default.db /tmp/MERGED-2/v1.Secret.default.db\n--- /tmp/LIVE-1/v1.Secret.default.db\t2024-01-01\n+++ /tmp/MERGED-2/v1.Secret.default.db\t2024-01-01\n@@ -1,6 +1,6 @@\n apiVersion: v1\n data:\n-  password: '*** (before)'\n+  password: '*** (after)'\n   user: '***'\n kind: Secret\n metadata:\n";
-    assert_eq!(mask_secrets_in_text(text), (text.to_string(), 0));
+    assert_eq!(mask_secrets_in_text(text, &m), (text.to_string(), 0));
     let argo = "===== /Secret default/db ======\n9c9\n<   password: ++++++++\n---\n>   password: ++++++++++++\n";
-    assert_eq!(mask_secrets_in_text(argo), (argo.to_string(), 0));
+    assert_eq!(mask_secrets_in_text(argo, &m), (argo.to_string(), 0));
 }
 
 #[test]
 fn argo_normal_diff_masked() {
+    let m = Masks::default();
     let text = "===== /Secret default/db ======\n9c9\n<   password: aHVudGVyMg==\n---\n>   password: aHVudGVyMw==\n===== apps/Deployment default/web ======\n20c20\n<         image: nginx:1.1\n---\n>         image: nginx:1.2\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 2, "{out}");
     assert!(!out.contains("aHVudGVyMg==") && !out.contains("aHVudGVyMw=="));
-    assert!(out.contains(&format!("<   password: {}\n", b64(&mask_value(b"hunter2")))));
+    assert!(out.contains(&format!("<   password: {}\n", b64(&m.mask(b"hunter2")))));
     assert!(out.contains("<         image: nginx:1.1\n---\n>         image: nginx:1.2\n"));
 }
 
 #[test]
 fn argo_unified_diff_uses_header_kind() {
+    let m = Masks::default();
     let text = "===== /Secret prod/db ======\n--- /tmp/a/db-live.yaml\n+++ /tmp/a/db\n@@ -7,3 +7,3 @@\n   user: YWRtaW4=\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n===== /ConfigMap prod/c ======\n--- /tmp/a/c-live.yaml\n+++ /tmp/a/c\n@@ -7,2 +7,2 @@\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 3, "{out}");
     assert_eq!(out.matches("aHVudGVy").count(), 2, "{out}");
     assert!(!out.contains("YWRtaW4="));
@@ -350,36 +369,38 @@ fn argo_unified_diff_uses_header_kind() {
 
 #[test]
 fn git_diff_masked() {
+    let m = Masks::default();
     // kind is outside the hunk; the hunk shows `data:` as context.
     let text = "diff --git a/secret.yaml b/secret.yaml\nindex 1..2 100644\n--- a/secret.yaml\n+++ b/secret.yaml\n@@ -5,4 +5,4 @@ metadata:\n   namespace: prod\n data:\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n   user: YWRtaW4=\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 3, "{out}");
     assert!(!out.contains("aHVudGVy") && !out.contains("YWRtaW4="));
     assert!(out.contains("   namespace: prod\n data:\n"));
     // Cut-off lines with the hunk context naming `data:`.
     let text =
             "--- a/s.yaml\n+++ b/s.yaml\n@@ -9,2 +9,2 @@ data:\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 2, "{out}");
     // A Deployment's diff is untouched.
     let dep = "--- a/d.yaml\n+++ b/d.yaml\n@@ -1,4 +1,4 @@\n kind: Deployment\n spec:\n-  replicas: 2\n+  replicas: 3\n   paused: false\n";
-    assert_eq!(mask_secrets_in_text(dep), (dep.to_string(), 0));
+    assert_eq!(mask_secrets_in_text(dep, &m), (dep.to_string(), 0));
     // A ConfigMap whose kind is visible elsewhere in the file is untouched.
     let cm = "--- a/c.yaml\n+++ b/c.yaml\n@@ -1,2 +1,2 @@\n apiVersion: v1\n kind: ConfigMap\n@@ -8,2 +8,2 @@\n data:\n-  a: one\n+  a: two\n";
-    assert_eq!(mask_secrets_in_text(cm), (cm.to_string(), 0));
+    assert_eq!(mask_secrets_in_text(cm, &m), (cm.to_string(), 0));
 }
 
 #[test]
 fn diff_context_line_split_when_sides_differ() {
+    let m = Masks::default();
     let text = "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,6 +1,6 @@\n apiVersion: v1\n kind: Secret\n stringData:\n   key: |\n-    old-secret-line\n+    new-secret-line\n";
-    let (out, n) = mask_secrets_in_text(text);
+    let (out, n) = mask_secrets_in_text(text, &m);
     assert!(
         !out.contains("old-secret-line") && !out.contains("new-secret-line"),
         "{out}"
     );
     assert_eq!(n, 2);
-    let old_mask = mask_value(b"old-secret-line\n");
-    let new_mask = mask_value(b"new-secret-line\n");
+    let old_mask = m.mask(b"old-secret-line\n");
+    let new_mask = m.mask(b"new-secret-line\n");
     assert!(
         out.contains(&format!(
             "-  key: \"{old_mask}\"\n+  key: \"{new_mask}\"\n-\n+\n"
@@ -393,6 +414,7 @@ fn diff_context_line_split_when_sides_differ() {
 
 #[test]
 fn plain_text_untouched() {
+    let m = Masks::default();
     for t in [
         "",
         "\n",
@@ -401,7 +423,7 @@ fn plain_text_untouched() {
         "Secret\n---\n...\n",
         "- a\n- b: c\n",
     ] {
-        assert_eq!(mask_secrets_in_text(t).0, t);
+        assert_eq!(mask_secrets_in_text(t, &m).0, t);
     }
 }
 
@@ -541,9 +563,10 @@ proptest! {
 
     #[test]
     fn secret_values_never_survive_in_diffs((secret, values) in secret_doc()) {
+        let m = Masks::default();
         let (new, new_values) = changed(&secret, &values);
         for d in diffs(&secret, &new) {
-            let (out, _) = mask_secrets_in_text(&d);
+            let (out, _) = mask_secrets_in_text(&d, &m);
             for v in values.iter().chain(&new_values) {
                 prop_assert!(!out.contains(v.as_str()), "{} survived in {}", v, out);
                 prop_assert!(!out.contains(&b64(v)), "{} survived in {}", v, out);
@@ -555,13 +578,15 @@ proptest! {
 
     #[test]
     fn never_panics(s in any::<String>()) {
-        let _ = mask_secrets_in_text(&s);
+        let m = Masks::default();
+        let _ = mask_secrets_in_text(&s, &m);
     }
 
     #[test]
     fn never_panics_yamlish(s in "(kind: Secret\n|data:\n|stringData:\n|  [a-z]: [\"'|>{}\\[\\]a-z0-9+/= #-]{0,8}\n|---\n|@@ -1 \\+1 @@\n|[-+ ]|  |\t|\"|'|[{}\\[\\]]|#|\n){0,40}") {
-        let (out, _) = mask_secrets_in_text(&s);
-        let _ = mask_secrets_in_text(&out);
+        let m = Masks::default();
+        let (out, _) = mask_secrets_in_text(&s, &m);
+        let _ = mask_secrets_in_text(&out, &m);
     }
 
     #[test]
@@ -574,6 +599,7 @@ proptest! {
             "--- a/s.yaml\n+++ b/s.yaml\n@@ -1,6 +1,6 @@\n apiVersion: v1\n kind: Secret\n stringData:\n   key: |\n-    old\n+    new\n   x: 'y'\n".to_string(),
             serde_json::to_string_pretty(&json!({"kind": "Secret", "apiVersion": "v1", "metadata": {"annotations": {LAST_APPLIED_ANNOTATION: "{\"kind\":\"Secret\",\"data\":{\"a\":\"YQ==\"}}"}}, "data": {"a": "YWJj"}})).unwrap(),
         ];
+        let m = Masks::default();
         let mut text = samples[base].clone();
         for (at, insert, cut) in edits {
             let mut pos = at.index(text.len() + 1);
@@ -582,22 +608,24 @@ proptest! {
             while !text.is_char_boundary(end) { end += 1; }
             text.replace_range(pos..end, &insert);
         }
-        let (out, _) = mask_secrets_in_text(&text);
-        let _ = mask_secrets_in_text(&out);
+        let (out, _) = mask_secrets_in_text(&text, &m);
+        let _ = mask_secrets_in_text(&out, &m);
     }
 
     #[test]
     fn non_secret_documents_byte_identical(docs in prop::collection::vec(other_doc(), 1..4)) {
+        let m = Masks::default();
         let text = docs.join("---\n");
-        let (out, n) = mask_secrets_in_text(&text);
+        let (out, n) = mask_secrets_in_text(&text, &m);
         prop_assert_eq!(n, 0);
         prop_assert_eq!(out, text);
     }
 
     #[test]
     fn secret_values_never_survive((secret, values) in secret_doc(), before in other_doc(), after in other_doc()) {
+        let m = Masks::default();
         let text = format!("{before}---\n{secret}---\n{after}");
-        let (out, n) = mask_secrets_in_text(&text);
+        let (out, n) = mask_secrets_in_text(&text, &m);
         prop_assert_eq!(n, values.len(), "{}", out);
         for v in &values {
             prop_assert!(!out.contains(v.as_str()), "{} survived in {}", v, out);
@@ -609,18 +637,18 @@ proptest! {
         prop_assert!(out.starts_with(&head));
         prop_assert!(out.ends_with(&tail));
         // Idempotent.
-        prop_assert_eq!(mask_secrets_in_text(&out), (out.clone(), 0));
+        prop_assert_eq!(mask_secrets_in_text(&out, &m), (out.clone(), 0));
         // Still YAML; data masks decode to the stringData mask of the same value.
         let doc = out.split("---\n").nth(1).unwrap();
         let v = yaml(doc);
         let obj = if v["kind"] == json!("List") { v["items"][0].clone() } else { v };
         for field in ["data", "stringData"] {
-            if let Some(m) = obj[field].as_object() {
-                for val in m.values() {
+            if let Some(entries) = obj[field].as_object() {
+                for val in entries.values() {
                     let s = val.as_str().unwrap();
                     let mask = if field == "data" { unb64(s) } else { s.to_string() };
                     prop_assert!(is_mask(&mask), "{}", mask);
-                    prop_assert!(values.iter().any(|p| mask_value(p.as_bytes()) == mask));
+                    prop_assert!(values.iter().any(|p| m.mask(p.as_bytes()) == mask));
                 }
             }
         }

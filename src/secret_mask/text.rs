@@ -1,6 +1,7 @@
 //! Masking of pasted text: the entry point, lines, and whole YAML/JSON documents (scan, replace, verify).
 
 use super::*;
+use crate::input::{yaml_to_json, MAX_YAML_DEPTH};
 
 /// Mask Secret values inside pasted text without reformatting anything else: multi-document YAML or JSON (also
 /// `kind: List` items and `argocd app diff`/`kubectl diff` text where Secret blocks show `data:` lines), returning the
@@ -26,12 +27,13 @@ use super::*;
 ///   another top-level key. A context line that masks differently on the two sides (a multi-line value that
 ///   changed) is split into a `-` and a `+` line, which keeps the hunk's line counts valid. Continuation lines of a
 ///   masked multi-line value keep their diff marker and lose their content.
-pub fn mask_secrets_in_text(text: &str) -> (String, usize) {
+pub fn mask_secrets_in_text(text: &str, masks: &Masks) -> (String, usize) {
+    masks.reserve_masks_in(text);
     let raws = split_lines(text);
     if looks_like_diff(text, &raws) {
-        mask_diff(text, &raws)
+        mask_diff(text, &raws, masks)
     } else {
-        mask_documents(text, &raws)
+        mask_documents(text, &raws, masks)
     }
 }
 
@@ -92,13 +94,13 @@ pub(super) fn is_pure_doc_marker(s: &str) -> bool {
 
 // --- documents ------------------------------------------------------------------------------------------------
 
-pub(super) fn mask_documents(text: &str, raws: &[RawLine]) -> (String, usize) {
+pub(super) fn mask_documents(text: &str, raws: &[RawLine], masks: &Masks) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut total = 0;
     let mut doc_start = 0;
     let flush = |from: usize, to: usize, out: &mut String, total: &mut usize| {
         if from < to {
-            let (masked, n) = mask_document(&text[from..to]);
+            let (masked, n) = mask_document(&text[from..to], masks);
             out.push_str(&masked);
             *total += n;
         }
@@ -120,15 +122,16 @@ pub(super) fn mask_documents(text: &str, raws: &[RawLine]) -> (String, usize) {
 }
 
 /// One YAML or JSON document (or a run of JSON values): scan, replace, verify.
-pub(super) fn mask_document(doc: &str) -> (String, usize) {
-    let could_hold_secret =
-        doc.contains("Secret") || doc.contains(LAST_APPLIED_ANNOTATION) || doc.contains('\\');
+pub(super) fn mask_document(doc: &str, masks: &Masks) -> (String, usize) {
+    let could_hold_secret = doc.to_ascii_lowercase().contains("secret")
+        || doc.contains(LAST_APPLIED_ANNOTATION)
+        || doc.contains('\\');
     if !could_hold_secret {
         return (doc.to_string(), 0);
     }
     let trimmed = doc.trim_start();
     let json_edits = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        json_edits(doc)
+        json_edits(doc, masks)
     } else {
         None
     };
@@ -146,7 +149,7 @@ pub(super) fn mask_document(doc: &str) -> (String, usize) {
                     raw: i,
                 })
                 .collect();
-            let mut scan = Scan::new(doc, &lines);
+            let mut scan = Scan::new(doc, &lines, masks);
             scan.run();
             scan.decide(None)
                 .into_iter()
@@ -160,7 +163,7 @@ pub(super) fn mask_document(doc: &str) -> (String, usize) {
         }
     };
     let (masked, count) = apply_edits(doc, edits);
-    verify_document(doc, masked, count)
+    verify_document(doc, masked, count, masks)
 }
 
 #[derive(Debug, Clone)]
@@ -195,11 +198,16 @@ pub(super) fn apply_edits(text: &str, mut edits: Vec<Edit>) -> (String, usize) {
 
 /// Parse the masked document again; if a Secret value is still readable, or the edits broke the document,
 /// replace the document by a fully masked JSON rendering of the original.
-pub(super) fn verify_document(orig: &str, masked: String, count: usize) -> (String, usize) {
+pub(super) fn verify_document(
+    orig: &str,
+    masked: String,
+    count: usize,
+    masks: &Masks,
+) -> (String, usize) {
     let render = |mut vals: Vec<Value>| -> (String, usize) {
         let n: usize = vals
             .iter_mut()
-            .map(|v| mask_all(v, Style::Manifest, 0))
+            .map(|v| mask_all(v, Style::Manifest, masks, 0))
             .sum();
         let mut out = vals
             .iter()
@@ -241,10 +249,10 @@ pub(super) fn parse_values(doc: &str) -> Option<Vec<Value>> {
     }
     let mut y = yaml_parse(doc)?;
     let _ = y.apply_merge();
-    Some(vec![yaml_to_json(&y, 0)])
+    Some(vec![yaml_to_json(y)?])
 }
 
-/// serde_yaml's parse, refused for text nested deeper than serde_yaml accepts anyway (128 levels): libyaml's
+/// serde_yaml's parse, refused for text nested deeper than serde_yaml accepts anyway ([`MAX_YAML_DEPTH`]): libyaml's
 /// scanner gets quadratic on deeply nested flow collections, so such text would take minutes just to fail.
 pub(super) fn yaml_parse(text: &str) -> Option<serde_yaml::Value> {
     let mut depth = 0usize;
@@ -252,7 +260,7 @@ pub(super) fn yaml_parse(text: &str) -> Option<serde_yaml::Value> {
         match b {
             b'[' | b'{' => {
                 depth += 1;
-                if depth > 128 {
+                if depth > MAX_YAML_DEPTH {
                     return None;
                 }
             }
@@ -261,40 +269,6 @@ pub(super) fn yaml_parse(text: &str) -> Option<serde_yaml::Value> {
         }
     }
     serde_yaml::from_str(text).ok()
-}
-
-pub(super) fn yaml_to_json(v: &serde_yaml::Value, depth: usize) -> Value {
-    use serde_yaml::Value as Y;
-    if depth > MAX_DEPTH {
-        return Value::Null;
-    }
-    match v {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(*b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                n.as_f64()
-                    .and_then(serde_json::Number::from_f64)
-                    .map_or_else(|| Value::String(n.to_string()), Value::Number)
-            }
-        }
-        Y::String(s) => Value::String(s.clone()),
-        Y::Sequence(items) => {
-            Value::Array(items.iter().map(|i| yaml_to_json(i, depth + 1)).collect())
-        }
-        Y::Mapping(m) => {
-            let mut out = Map::new();
-            for (k, val) in m {
-                out.insert(yaml_key_string(k), yaml_to_json(val, depth + 1));
-            }
-            Value::Object(out)
-        }
-        Y::Tagged(t) => yaml_to_json(&t.value, depth + 1),
-    }
 }
 
 pub(super) fn yaml_key_string(k: &serde_yaml::Value) -> String {
@@ -313,7 +287,11 @@ pub(super) fn yaml_scalar_string(v: &serde_yaml::Value) -> Option<String> {
         Y::Number(n) => Some(n.to_string()),
         Y::String(s) => Some(s.clone()),
         Y::Tagged(t) => yaml_scalar_string(&t.value),
-        other => Some(serde_json::to_string(&yaml_to_json(other, 0)).unwrap_or_default()),
+        other => Some(
+            yaml_to_json(other.clone())
+                .and_then(|j| serde_json::to_string(&j).ok())
+                .unwrap_or_default(),
+        ),
     }
 }
 

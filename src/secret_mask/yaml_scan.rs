@@ -54,6 +54,7 @@ pub(super) struct Masked {
 pub(super) struct Scan<'a> {
     pub(super) text: &'a str,
     pub(super) lines: &'a [SLine],
+    pub(super) masks: &'a Masks,
     pub(super) entries: Vec<Entry>,
     pub(super) maps: Vec<MapNode>,
     /// For each entry, the mappings nested under it.
@@ -229,10 +230,11 @@ pub(super) const METADATA_BLOCKS: [&str; 5] = [
 ];
 
 impl<'a> Scan<'a> {
-    pub(super) fn new(text: &'a str, lines: &'a [SLine]) -> Self {
+    pub(super) fn new(text: &'a str, lines: &'a [SLine], masks: &'a Masks) -> Self {
         Scan {
             text,
             lines,
+            masks,
             entries: Vec::new(),
             maps: Vec::new(),
             children: Vec::new(),
@@ -652,11 +654,10 @@ impl<'a> Scan<'a> {
             .and_then(|e| e.region.map(|r| simple_scalar(&self.region_text(&r))))
     }
 
-    /// Some(true): a core Secret; Some(false): another kind; None: no kind visible.
+    /// Some(true): a Secret (any letter case, any apiVersion); Some(false): another kind; None: no kind visible.
     pub(super) fn map_is_secret(&self, m: usize) -> Option<bool> {
         let kind = self.map_scalar(m, "kind")?;
-        let api = self.map_scalar(m, "apiVersion");
-        Some(kind == "Secret" && matches!(api.as_deref(), None | Some("v1") | Some("")))
+        Some(is_secret_kind(&kind))
     }
 
     pub(super) fn has_key(&self, m: usize, key: &str) -> bool {
@@ -717,7 +718,8 @@ impl<'a> Scan<'a> {
                 _ => continue,
             };
             let value = s.trim();
-            let Some((masked, is_b64)) = masked_for(field, value, Style::Manifest) else {
+            let Some((masked, is_b64)) = masked_for(self.masks, field, value, Style::Manifest)
+            else {
                 continue;
             };
             let text = if is_b64 {
@@ -776,12 +778,13 @@ impl<'a> Scan<'a> {
                 Role::None => {}
                 Role::Secret => {
                     for &e in &m.entries {
-                        let field = match self.entries[e].key.as_str() {
-                            "data" => Field::Data,
-                            "stringData" => Field::StringData,
-                            _ => continue,
-                        };
-                        self.mask_field_entry(e, field, &mut out);
+                        match self.entries[e].key.as_str() {
+                            "data" => self.mask_field_entry(e, Field::Data, &mut out),
+                            "stringData" => self.mask_field_entry(e, Field::StringData, &mut out),
+                            k if NON_SECRET_FIELDS.contains(&k) => {}
+                            // a misspelt or misplaced field still holds the Secret's values
+                            _ => self.mask_subtree(e, Field::Guess, &mut out, 0),
+                        }
                     }
                 }
                 Role::Fields(field) => {
@@ -835,7 +838,7 @@ impl<'a> Scan<'a> {
             Shape::Flow => {
                 let Some(r) = en.region else { return };
                 let raw = self.region_text(&r);
-                match mask_flow_mapping(&raw, field) {
+                match mask_flow_mapping(&raw, field, self.masks) {
                     Some((text, n)) if n > 0 => out.push(Masked {
                         region: r,
                         text,
@@ -856,7 +859,7 @@ impl<'a> Scan<'a> {
         let Some(value) = scalar_value(&raw) else {
             return;
         };
-        let Some((masked, is_b64)) = masked_for(field, &value, Style::Manifest) else {
+        let Some((masked, is_b64)) = masked_for(self.masks, field, &value, Style::Manifest) else {
             return;
         };
         let text = match raw.as_bytes().first() {
@@ -880,7 +883,7 @@ impl<'a> Scan<'a> {
         let Some(value) = scalar_value(&raw) else {
             return;
         };
-        if let Some((new, n)) = mask_last_applied_text(&value, force, Style::Manifest) {
+        if let Some((new, n)) = mask_last_applied_text(&value, force, Style::Manifest, self.masks) {
             out.push(Masked {
                 region: r,
                 text: yaml_dq(&new),
@@ -899,7 +902,7 @@ pub(super) enum Role {
 }
 
 /// Mask the values of a flow mapping such as `{a: YWJj, b: "x"}`; written back as one-line JSON.
-pub(super) fn mask_flow_mapping(raw: &str, field: Field) -> Option<(String, usize)> {
+pub(super) fn mask_flow_mapping(raw: &str, field: Field, masks: &Masks) -> Option<(String, usize)> {
     let snippet = format!("v: {raw}");
     let v = yaml_parse(&snippet)?;
     let serde_yaml::Value::Mapping(outer) = v else {
@@ -914,7 +917,7 @@ pub(super) fn mask_flow_mapping(raw: &str, field: Field) -> Option<(String, usiz
         let key = yaml_key_string(k);
         let new = match yaml_scalar_string(val) {
             None => Value::Null,
-            Some(text) => match masked_for(field, &text, Style::Manifest) {
+            Some(text) => match masked_for(masks, field, &text, Style::Manifest) {
                 Some((masked, _)) => {
                     n += 1;
                     Value::String(masked)
