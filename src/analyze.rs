@@ -305,10 +305,11 @@ pub(crate) fn classify(
 ) -> Difference {
     let pointer = path::pointer(&d.path);
     let manager = live_obj.and_then(|l| crate::managed_fields::owner_of(l, &d.path));
-    let secret = secret_mask::is_secret_pointer(&key.kind, &pointer);
+    let kind = secret_mask::kind_for_masking(&key.kind, [git_obj, live_obj]);
+    let secret = secret_mask::is_secret_pointer(kind, &pointer);
     let mask = |v: Option<Value>| -> Value {
         v.map_or(Value::Null, |v| {
-            secret_mask::mask_pointer_value(masks, &key.kind, &pointer, v)
+            secret_mask::mask_pointer_value(masks, kind, &pointer, v)
         })
     };
     let (rule_code, cause, confidence, evidence) = match catalog {
@@ -436,8 +437,11 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    let parsed = crate::difftext::parse_diff_text(text)?;
+    // Read the masked text, as a link carries it: the diff masker finds Secrets by their visible
+    // `kind:` even under a header naming another kind, and sender and receiver see the same report.
     let masks = secret_mask::Masks::for_texts(&[text]);
+    let (masked, _) = secret_mask::mask_secrets_in_text(text, &masks);
+    let parsed = crate::difftext::parse_diff_text(&masked)?;
     let mut ctx = InputContext::default();
     let mut merged: BTreeMap<
         ResourceKey,

@@ -37,7 +37,8 @@ use text::*;
 use yaml_scan::*;
 
 pub use object::{
-    is_secret_kind, is_secret_pointer, mask_pointer_value, mask_secret_object, may_contain_secret,
+    is_secret_kind, is_secret_pointer, kind_for_masking, mask_pointer_value, mask_secret_object,
+    may_contain_secret,
 };
 pub use text::mask_secrets_in_text;
 

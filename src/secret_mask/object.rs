@@ -12,6 +12,21 @@ pub fn is_secret_kind(kind: &str) -> bool {
     kind.eq_ignore_ascii_case("Secret")
 }
 
+/// The kind whose masking rule applies to a resource: Secret when either side's object says so, whatever the
+/// resource was filed under (a diff header can name another kind above a Secret's body).
+pub fn kind_for_masking<'a>(kind: &'a str, objects: [Option<&Value>; 2]) -> &'a str {
+    let says_secret = objects.iter().flatten().any(|o| {
+        o.get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(is_secret_kind)
+    });
+    if says_secret {
+        "Secret"
+    } else {
+        kind
+    }
+}
+
 /// An object whose `kind` is Secret (any letter case, any apiVersion).
 pub(super) fn is_secret_map(m: &Map<String, Value>) -> bool {
     m.get("kind")
@@ -73,6 +88,16 @@ pub fn mask_pointer_value(masks: &Masks, kind: &str, pointer: &str, mut v: Value
         }
         Value::Object(ann) if is_secret_kind(kind) && tokens == ["metadata", "annotations"] => {
             mask_last_applied_value(ann, true, Style::Display, masks);
+        }
+        // a masked `data` value seen where no Secret is visible (a diff filed under another kind)
+        Value::String(s)
+            if decode_secret_data(s)
+                .and_then(|d| String::from_utf8(d).ok())
+                .is_some_and(|d| is_mask(&d)) =>
+        {
+            masked_for(masks, Field::Data, s, Style::Display)
+                .into_iter()
+                .for_each(|(m, _)| *s = m);
         }
         Value::String(s) if tokens.last().is_some_and(|t| t == LAST_APPLIED_ANNOTATION) => {
             if let Some((new, _)) = mask_last_applied_text(s, false, Style::Display, masks) {

@@ -419,12 +419,40 @@ fn plain_text_untouched() {
         "",
         "\n",
         "hello: world\n",
-        "just some words\nkind: Secret\n",
         "Secret\n---\n...\n",
         "- a\n- b: c\n",
     ] {
         assert_eq!(mask_secrets_in_text(t, &m).0, t);
     }
+}
+
+#[test]
+fn unreadable_secret_documents_are_masked_whole() {
+    let m = Masks::default();
+    for (t, kept) in [
+        ("just some words\nkind: Secret\n", ""),
+        (
+            "kind: Secret\ndata:\n\tpassword: hunter2\n---\nkind: ConfigMap\n",
+            "---\nkind: ConfigMap\n",
+        ),
+        (
+            "{\"kind\": \"secret\", \"data\": {\"a\": \"hunter2\" \"b\": 1}}",
+            "",
+        ),
+    ] {
+        let (out, n) = mask_secrets_in_text(t, &m);
+        assert_eq!(out, format!("{UNREADABLE_SECRET}{kept}"), "{t}");
+        assert!(n >= 1);
+    }
+    // In a diff, a Secret on one JSON line is masked and keeps its marker.
+    let diff = "@@ -1 +1 @@\n-{\"kind\":\"Secret\",\"data\":{\"a\":\"hunter2\" 1}}\n+{\"kind\":\"Secret\",\"stringData\":{\"a\":\"hunter3\"}}\n";
+    let (out, _) = mask_secrets_in_text(diff, &m);
+    assert!(!out.contains("hunter"), "{out}");
+    assert_eq!(
+        out.lines().map(|l| &l[..1]).collect::<String>(),
+        "@-+",
+        "{out}"
+    );
 }
 
 // --- properties -----------------------------------------------------------------------------------------

@@ -31,10 +31,39 @@ pub fn mask_secrets_in_text(text: &str, masks: &Masks) -> (String, usize) {
     masks.reserve_masks_in(text);
     let raws = split_lines(text);
     if looks_like_diff(text, &raws) {
-        mask_diff(text, &raws, masks)
+        let (masked, n) = mask_diff(text, &raws, masks);
+        mask_json_lines(&masked, n, masks)
     } else {
         mask_documents(text, &raws, masks)
     }
+}
+
+/// In a diff, a Secret written as JSON on one line (`-{"kind":"Secret",...}`) is not YAML the scanner follows:
+/// mask such a line as a document of its own (whole when it does not parse), keeping its diff marker.
+fn mask_json_lines(text: &str, mut count: usize, masks: &Masks) -> (String, usize) {
+    if !text.to_ascii_lowercase().contains("secret") {
+        return (text.to_string(), count);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let marker = body
+            .char_indices()
+            .take_while(|&(i, c)| i < 2 && matches!(c, '+' | '-' | ' ' | '<' | '>'))
+            .last()
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let content = &body[marker..];
+        if content.trim_start().starts_with(['{', '[']) && says_secret_kind(content) {
+            let (masked, n) = mask_document(content, masks);
+            count += n;
+            out.push_str(&body[..marker]);
+            out.push_str(masked.trim_end_matches('\n'));
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    (out, count)
 }
 
 /// One line of the input: content `[start, end)` (without `\r\n`), the next line starts at `next`.
@@ -163,7 +192,12 @@ pub(super) fn mask_document(doc: &str, masks: &Masks) -> (String, usize) {
         }
     };
     let (masked, count) = apply_edits(doc, edits);
-    verify_document(doc, masked, count, masks)
+    let (masked, count) = verify_document(doc, masked, count, masks);
+    // A Secret the parsers cannot read: whatever the scanner did, nothing proves its values are gone.
+    if parse_values(&masked).is_none() && says_secret_kind(doc) {
+        return (UNREADABLE_SECRET.to_string(), count.max(1));
+    }
+    (masked, count)
 }
 
 #[derive(Debug, Clone)]
@@ -329,14 +363,51 @@ pub(super) fn has_unmasked(v: &Value, depth: usize) -> bool {
 }
 
 pub(super) fn secret_fields_unmasked(m: &Map<String, Value>) -> bool {
-    let leaf_ok = |v: &Value| match v {
-        Value::Null => true,
-        Value::String(s) => is_already_masked(s),
-        _ => false,
-    };
-    ["data", "stringData"].iter().any(|k| match m.get(*k) {
-        None | Some(Value::Null) => false,
-        Some(Value::Object(o)) => !o.values().all(leaf_ok),
-        Some(other) => !leaf_ok(other),
-    })
+    fn readable(v: &Value, depth: usize) -> bool {
+        match v {
+            Value::Null => false,
+            Value::String(s) => !is_already_masked(s),
+            Value::Object(o) => depth < MAX_DEPTH && o.values().any(|x| readable(x, depth + 1)),
+            Value::Array(a) => depth < MAX_DEPTH && a.iter().any(|x| readable(x, depth + 1)),
+            _ => true,
+        }
+    }
+    m.iter()
+        .any(|(k, v)| !NON_SECRET_FIELDS.contains(&k.as_str()) && readable(v, 0))
 }
+
+/// Whether a `kind` key of this text says Secret (any letter case, YAML or JSON spelling, quoted or not): the
+/// text holds a Secret even when it cannot be parsed.
+pub(super) fn says_secret_kind(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("kind") {
+        let mut i = from + at + 4;
+        from = i;
+        let skip = |i: &mut usize, set: &[u8]| {
+            while *i < b.len() && set.contains(&b[*i]) {
+                *i += 1;
+            }
+        };
+        skip(&mut i, b"\"'");
+        skip(&mut i, b" \t");
+        if b.get(i) != Some(&b':') {
+            continue;
+        }
+        i += 1;
+        skip(&mut i, b" \t\"'");
+        if lower[i..].starts_with("secret") {
+            let end = i + "secret".len();
+            if b.get(end).is_none_or(|c| !c.is_ascii_alphanumeric()) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// What an unreadable Secret document becomes: nothing of it is kept, since which of its lines hold values
+/// cannot be told.
+pub(super) const UNREADABLE_SECRET: &str =
+    "# drift-doctor left out a Secret document here: it could not be read, so it was masked whole\n";
