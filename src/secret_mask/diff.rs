@@ -1,6 +1,9 @@
 //! Diff text (unified, `kubectl diff`, `argocd app diff`): the old and new sides are scanned separately.
 
 use super::*;
+use crate::diff_headers::{
+    argo_header, kubectl_ident, normal_header, unified_context, unified_header,
+};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum SecKind {
@@ -49,71 +52,19 @@ impl DiffCtx {
 /// `@@ -a[,b] +c[,d] @@ context`: counts of old and new lines (unbounded when they cannot be read) and the
 /// context text.
 pub(super) fn parse_unified_header(s: &str) -> Option<(usize, usize, Option<String>)> {
-    let rest = s.strip_prefix("@@")?;
-    let parsed = (|| {
-        let rest = rest.strip_prefix(" -")?;
-        let (old, rest) = rest.split_once(" +")?;
-        let (new, rest) = rest.split_once(" @@")?;
-        let count = |r: &str| -> Option<usize> {
-            let mut it = r.splitn(2, ',');
-            it.next()?.parse::<usize>().ok()?;
-            match it.next() {
-                Some(c) => c.parse::<usize>().ok(),
-                None => Some(1),
-            }
-        };
-        let ctx = rest.trim();
-        Some((
-            count(old)?,
-            count(new)?,
-            (!ctx.is_empty()).then(|| ctx.to_string()),
-        ))
-    })();
-    Some(parsed.unwrap_or((usize::MAX / 4, usize::MAX / 4, None)))
-}
-
-/// `5`, `5,7`, followed by `a`/`c`/`d`, then the same: a normal diff hunk header.
-pub(super) fn is_normal_hunk_header(s: &str) -> bool {
-    let b = s.as_bytes();
-    let range = |mut i: usize| -> Option<usize> {
-        let st = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == st {
-            return None;
-        }
-        if i < b.len() && b[i] == b',' {
-            i += 1;
-            let st2 = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i == st2 {
-                return None;
-            }
-        }
-        Some(i)
-    };
-    let Some(i) = range(0) else { return false };
-    if i >= b.len() || !matches!(b[i], b'a' | b'c' | b'd') {
-        return false;
+    if !s.starts_with("@@") {
+        return None;
     }
-    range(i + 1) == Some(b.len())
-}
-
-pub(super) fn is_argo_header(s: &str) -> bool {
-    s.starts_with("===== ") && s.trim_end().ends_with("======")
+    Some(match unified_header(s) {
+        Some(h) => (h.old_len, h.new_len, unified_context(s).map(str::to_string)),
+        None => (usize::MAX / 4, usize::MAX / 4, None),
+    })
 }
 
 /// Kind of a resource named by an Argo CD header (`===== group/Kind ns/name ======`).
 pub(super) fn argo_header_kind(s: &str) -> Option<SecKind> {
-    let token = s.strip_prefix("===== ")?.split_whitespace().next()?;
-    let (_, kind) = token.rsplit_once('/')?;
-    if kind.is_empty() {
-        return None;
-    }
-    Some(if is_secret_kind(kind) {
+    let (_, kind, _, _) = argo_header(s)?;
+    Some(if is_secret_kind(&kind) {
         SecKind::Secret
     } else {
         SecKind::Other
@@ -122,24 +73,12 @@ pub(super) fn argo_header_kind(s: &str) -> Option<SecKind> {
 
 /// Kind of a resource named by a kubectl diff file name (`v1.Secret.ns.name`, `apps.v1.Deployment.ns.name`).
 pub(super) fn file_kind(path: &str) -> Option<SecKind> {
-    let name = path.rsplit('/').next()?;
-    let segs: Vec<&str> = name.split('.').collect();
-    for i in 0..segs.len().saturating_sub(1) {
-        let v = segs[i].as_bytes();
-        let versionish = v.len() >= 2
-            && v[0] == b'v'
-            && v[1].is_ascii_digit()
-            && v.iter().all(u8::is_ascii_alphanumeric);
-        let kind = segs[i + 1];
-        if versionish && kind.as_bytes().first().is_some_and(u8::is_ascii_uppercase) {
-            return Some(if is_secret_kind(kind) {
-                SecKind::Secret
-            } else {
-                SecKind::Other
-            });
-        }
-    }
-    None
+    let (_, kind, _, _) = kubectl_ident(path)?;
+    Some(if is_secret_kind(&kind) {
+        SecKind::Secret
+    } else {
+        SecKind::Other
+    })
 }
 
 pub(super) fn looks_like_diff(text: &str, raws: &[RawLine]) -> bool {
@@ -148,8 +87,8 @@ pub(super) fn looks_like_diff(text: &str, raws: &[RawLine]) -> bool {
         let s = line(i);
         (s.starts_with("@@ -")
             && parse_unified_header(s).is_some_and(|(o, _, _)| o < usize::MAX / 4))
-            || is_argo_header(s)
-            || (is_normal_hunk_header(s)
+            || argo_header(s).is_some()
+            || (normal_header(s).is_some()
                 && (line(i + 1).starts_with('<') || line(i + 1).starts_with('>')))
     })
 }
@@ -232,8 +171,8 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
                 continue;
             }
         }
-        if s.starts_with("diff ") || s.starts_with("Index: ") || is_argo_header(s) {
-            let kind = if is_argo_header(s) {
+        if s.starts_with("diff ") || s.starts_with("Index: ") || argo_header(s).is_some() {
+            let kind = if argo_header(s).is_some() {
                 argo_header_kind(s)
             } else {
                 s.split_whitespace().last().and_then(file_kind)
@@ -270,7 +209,7 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
             });
             continue;
         }
-        if is_normal_hunk_header(s) {
+        if normal_header(s).is_some() {
             ctx.hunk_context.push(None);
             ctx.hunk_section.push(section);
             hunk = ctx.hunk_context.len() - 1;
