@@ -24,7 +24,9 @@ pub struct Options {
 pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
-    analyze_documents(&git_docs, &live_docs, opts)
+    // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
+    let masks = secret_mask::Masks::for_texts(&[git, live]);
+    analyze_masked(&git_docs, &live_docs, opts, &masks)
 }
 
 /// A resource to report: its key and whichever sides exist.
@@ -79,6 +81,15 @@ pub fn analyze_documents(
     git_docs: &[Document],
     live_docs: &[Document],
     opts: &Options,
+) -> Result<Report, InputError> {
+    analyze_masked(git_docs, live_docs, opts, &secret_mask::Masks::default())
+}
+
+fn analyze_masked(
+    git_docs: &[Document],
+    live_docs: &[Document],
+    opts: &Options,
+    masks: &secret_mask::Masks,
 ) -> Result<Report, InputError> {
     let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
     let mut ctx = InputContext::default();
@@ -141,7 +152,13 @@ pub fn analyze_documents(
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
     for pair in &pairs {
-        resources.push(report_resource(pair, &ctx, catalog.ok(), &opts.compare));
+        resources.push(report_resource(
+            pair,
+            &ctx,
+            catalog.ok(),
+            &opts.compare,
+            masks,
+        ));
     }
     Ok(build_report(resources, skipped, app))
 }
@@ -182,6 +199,7 @@ fn report_resource(
     ctx: &InputContext,
     catalog: Option<&rules::Catalog>,
     copts: &CompareOptions,
+    masks: &secret_mask::Masks,
 ) -> ResourceReport {
     let key = &pair.key;
     let object = ObjectOptions::of(pair.git, pair.live);
@@ -237,7 +255,11 @@ fn report_resource(
     };
     let differences: Vec<Difference> = raw
         .into_iter()
-        .map(|d| classify(key, presence, d, pair.git, pair.live, ctx, catalog, true))
+        .map(|d| {
+            classify(
+                key, presence, d, pair.git, pair.live, ctx, catalog, true, masks,
+            )
+        })
         .collect();
     finish_resource(key, presence, differences)
 }
@@ -282,23 +304,16 @@ pub(crate) fn classify(
     ctx: &InputContext,
     catalog: Option<&rules::Catalog>,
     certain: bool,
+    masks: &secret_mask::Masks,
 ) -> Difference {
     let pointer = path::pointer(&d.path);
     let manager = live_obj.and_then(|l| crate::managed_fields::owner_of(l, &d.path));
-    let secret = secret_mask::is_secret_pointer(&key.group, &key.kind, &pointer);
+    let kind = secret_mask::kind_for_masking(&key.kind, [git_obj, live_obj]);
+    let secret = secret_mask::is_secret_pointer(kind, &pointer);
     let mask = |v: Option<Value>| -> Value {
-        match v {
-            None => Value::Null,
-            Some(v) if secret => mask_json(v),
-            Some(Value::Object(o))
-                if key.group.is_empty() && key.kind == "Secret" && d.path.is_empty() =>
-            {
-                let mut obj = Value::Object(o);
-                secret_mask::mask_secret_object(&mut obj);
-                obj
-            }
-            Some(v) => v,
-        }
+        v.map_or(Value::Null, |v| {
+            secret_mask::mask_pointer_value(masks, kind, &pointer, v)
+        })
     };
     let (rule_code, cause, confidence, evidence) = match catalog {
         Some(catalog) => {
@@ -364,12 +379,13 @@ pub(crate) fn classify(
         ),
     };
     let visible = d.hidden_reason.is_none();
+    let (git, live) = (mask(d.git), mask(d.live));
     Difference {
         jq: path::jq(&d.path),
         pointer,
         change: d.change,
-        git: mask(d.git),
-        live: mask(d.live),
+        git,
+        live,
         visible,
         hidden_reason: d.hidden_reason,
         cause,
@@ -380,21 +396,6 @@ pub(crate) fn classify(
     }
 }
 
-fn mask_json(v: Value) -> Value {
-    match v {
-        Value::String(s) => {
-            use base64::Engine;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(s.as_bytes())
-                .unwrap_or_else(|_| s.clone().into_bytes());
-            Value::String(secret_mask::mask_value(&bytes))
-        }
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, mask_json(v))).collect()),
-        Value::Array(a) => Value::Array(a.into_iter().map(mask_json).collect()),
-        other => other,
-    }
-}
-
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same
 /// report, built from the changed lines. Paths the hunks do not show fully get
 /// a lower confidence and say so in the evidence. The user's ignoreDifferences
@@ -402,7 +403,11 @@ fn mask_json(v: Value) -> Value {
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    let parsed = crate::difftext::parse_diff_text(text)?;
+    // Read the masked text, as a link carries it: the diff masker finds Secrets by their visible
+    // `kind:` even under a header naming another kind, and sender and receiver see the same report.
+    let masks = secret_mask::Masks::for_texts(&[text]);
+    let (masked, _) = secret_mask::mask_secrets_in_text(text, &masks);
+    let parsed = crate::difftext::parse_diff_text(&masked)?;
     let mut ctx = InputContext::default();
     let mut merged: BTreeMap<
         ResourceKey,
@@ -484,6 +489,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 &ctx,
                 catalog,
                 c.certain,
+                &masks,
             );
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);

@@ -19,7 +19,7 @@ use crate::path::Seg;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
 
 /// How Argo CD computes the diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -347,6 +347,14 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
     }
 }
 
+/// A YAML value already parsed by serde_yaml, as Kubernetes reads it (the
+/// same conversion as [`StrictValue`]); `None` for what JSON cannot carry
+/// (a mapping or list as a key).
+pub(crate) fn yaml_to_json(v: serde_yaml::Value) -> Option<Value> {
+    use serde::Deserialize;
+    StrictValue::deserialize(v).ok().map(|StrictValue(v)| v)
+}
+
 fn nesting_message() -> String {
     format!("the document nests deeper than {MAX_NESTING} levels, more than any manifest needs (drift-doctor reads at most {MAX_NESTING})")
 }
@@ -358,7 +366,7 @@ fn nesting_message() -> String {
 /// text, comments and block scalars, and in block context only counts a
 /// bracket that starts a value, so it never counts more than the parser
 /// would; a few uncounted brackets only leave the reader's own limit to act.
-fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
+pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
     let mut block_scalar_indent: Option<usize> = None;

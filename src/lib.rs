@@ -8,6 +8,7 @@
 pub mod analyze;
 pub mod compare;
 pub mod context;
+pub mod diff_headers;
 pub mod difftext;
 pub mod fixes;
 pub mod identity;

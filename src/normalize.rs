@@ -3,8 +3,8 @@
 //! `stringData`, empty role rules, Endpoints protocols, and the canonical
 //! form of quantities (the typed round trip Argo CD calls "remarshal").
 
-use crate::compare::LAST_APPLIED;
 use crate::k8s;
+use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
 use serde_json::{Map, Value};
 
 /// Argo CD's default tracking annotation (label tracking uses the

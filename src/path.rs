@@ -28,6 +28,16 @@ pub fn unescape_pointer_token(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 
+/// The unescaped reference tokens of an RFC 6901 pointer (`""` is the whole document: no
+/// tokens); `None` when a non-empty pointer does not start with `/`.
+pub fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
+    if pointer.is_empty() {
+        return Some(Vec::new());
+    }
+    let rest = pointer.strip_prefix('/')?;
+    Some(rest.split('/').map(unescape_pointer_token).collect())
+}
+
 /// RFC 6901 pointer; an item of unknown index prints as `*`.
 pub fn pointer(path: &[Seg]) -> String {
     let mut out = String::new();

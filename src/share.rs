@@ -22,7 +22,7 @@ use base64::engine::DecodePaddingMode;
 use base64::Engine as _;
 use miniz_oxide::inflate::TINFLStatus;
 
-use crate::secret_mask::mask_secrets_in_text;
+use crate::secret_mask::{mask_secrets_in_text, Masks};
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
 #[serde(default)]
@@ -212,12 +212,23 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// The state with Secret values masked in its texts, and how many were masked.
+///
+/// One numbering covers the whole state (masks already in it keep their numbers), in the order git, live, diff,
+/// settings: the order in which [`crate::analyze`] numbers the report's masks, so the link shows what the sender saw.
+/// The Argo CD settings are masked too (an `argocd-secret` pasted there holds Secret data).
 pub fn mask_state(state: &ShareState) -> (ShareState, usize) {
     let mut out = state.clone();
+    let masks = Masks::default();
+    let settings = out.options.get_mut(OPTION_SETTINGS);
+    let mut texts: Vec<&mut String> = vec![&mut out.git, &mut out.live, &mut out.diff];
+    texts.extend(settings);
+    for text in &texts {
+        masks.reserve_masks_in(text);
+    }
     let mut n = 0;
-    for text in [&mut out.git, &mut out.live, &mut out.diff] {
+    for text in texts {
         if !text.is_empty() {
-            let (masked, k) = mask_secrets_in_text(text);
+            let (masked, k) = mask_secrets_in_text(text, &masks);
             *text = masked;
             n += k;
         }
@@ -367,7 +378,12 @@ pub fn decode_share_file(text: &str) -> Result<ShareState, ShareError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::secret_mask::mask_value;
+    use crate::secret_mask::Masks;
+
+    /// The numbering a link of this state uses.
+    fn masks_of(s: &ShareState) -> Masks {
+        Masks::for_texts(&[&s.git, &s.live, &s.diff])
+    }
     use base64::engine::general_purpose::STANDARD;
     use proptest::prelude::*;
 
@@ -487,7 +503,8 @@ mod tests {
             "non-Secret documents are kept"
         );
         // Equal values, equal masks: git's stringData mask is the base64-decoded live data mask.
-        let pw_mask = mask_value(b"correct-horse-battery");
+        let masks = masks_of(&s);
+        let pw_mask = masks.mask(b"correct-horse-battery");
         assert!(got.git.contains(&format!("password: \"{pw_mask}\"")));
         assert!(got
             .live
@@ -497,7 +514,7 @@ mod tests {
             .contains(&format!("<   password: {}", STANDARD.encode(&pw_mask))));
         assert!(!got
             .live
-            .contains(&STANDARD.encode(mask_value(b"admin-user-name"))));
+            .contains(&STANDARD.encode(masks.mask(b"admin-user-name"))));
         assert_eq!(mask_state(&s).0, got);
     }
 
@@ -732,8 +749,9 @@ mod tests {
             }
             let got = decode_fragment(&frag).unwrap();
             prop_assert_eq!(&got, &mask_state(&s).0);
+            let masks = masks_of(&s);
             for (i, v) in values.iter().enumerate() {
-                let mask = mask_value(v.as_bytes());
+                let mask = masks.mask(v.as_bytes());
                 let git_line = format!("  k{i}: \"{mask}\"\n");
                 let live_line = format!("  k{i}: {}\n", STANDARD.encode(&mask));
                 prop_assert!(got.git.contains(&git_line));

@@ -2,6 +2,7 @@
 //! (Secret values masked, server bookkeeping left out) and a line diff of them.
 
 use crate::input::{parse_side, InputError, Side};
+use crate::secret_mask::Masks;
 use crate::Options;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -13,19 +14,12 @@ pub struct ResourceTexts {
     pub live: Option<String>,
 }
 
-fn display_object(obj: &Value) -> String {
+fn display_object(obj: &Value, masks: &Masks) -> String {
     let mut v = obj.clone();
     if let Some(Value::Object(meta)) = v.get_mut("metadata") {
         meta.remove("managedFields");
     }
-    let is_secret = obj.get("kind").and_then(Value::as_str) == Some("Secret")
-        && obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .is_some_and(|a| a == "v1");
-    if is_secret {
-        crate::secret_mask::mask_secret_object(&mut v);
-    }
+    crate::secret_mask::mask_secret_object(&mut v, masks);
     serde_yaml::to_string(&v).unwrap_or_default()
 }
 
@@ -37,13 +31,15 @@ pub fn resource_texts(
 ) -> Result<BTreeMap<String, ResourceTexts>, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
+    // numbered as the report numbers them
+    let masks = Masks::for_texts(&[git, live]);
     let paired = crate::pairing::pair(&git_docs, &live_docs, opts.namespace.as_deref())?;
     let mut out: BTreeMap<String, ResourceTexts> = BTreeMap::new();
     for (key, d) in &paired.live {
-        out.entry(key.to_string()).or_default().live = Some(display_object(&d.object));
+        out.entry(key.to_string()).or_default().live = Some(display_object(&d.object, &masks));
     }
     for (key, d) in &paired.git {
-        out.entry(key.to_string()).or_default().git = Some(display_object(&d.object));
+        out.entry(key.to_string()).or_default().git = Some(display_object(&d.object, &masks));
     }
     Ok(out)
 }
@@ -92,7 +88,7 @@ pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
 /// out. Secret values are masked first; line numbers are those of the masked
 /// text, which masking can lengthen by a line where a context line differs.
 pub fn diff_text_lines(text: &str) -> Result<BTreeMap<String, Vec<DiffLine>>, InputError> {
-    let (masked, _) = crate::secret_mask::mask_secrets_in_text(text);
+    let (masked, _) = crate::secret_mask::mask_secrets_in_text(text, &Masks::default());
     let parsed = crate::difftext::parse_diff_text(&masked)?;
     let lines: Vec<&str> = masked.split('\n').collect();
     let mut out: BTreeMap<String, Vec<DiffLine>> = BTreeMap::new();

@@ -43,6 +43,9 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+use crate::diff_headers::{
+    argo_header, kubectl_ident, normal_header, unified_header, NormalHeader, UnifiedHeader,
+};
 use std::borrow::Cow;
 
 use serde_json::Value;
@@ -446,30 +449,6 @@ fn clean_line(raw: &str) -> Cow<'_, str> {
     s
 }
 
-/// `===== group/Kind namespace/name ======`
-fn argo_header(line: &str) -> Option<(String, String, String, String)> {
-    let t = line.trim();
-    if !t.starts_with("=====") || !t.ends_with("=====") {
-        return None;
-    }
-    let inner = t.trim_matches('=').trim();
-    let mut parts = inner.split_whitespace();
-    let (Some(gk), Some(nn), None) = (parts.next(), parts.next(), parts.next()) else {
-        return None;
-    };
-    let (group, kind) = gk.split_once('/')?;
-    let (ns, name) = nn.split_once('/')?;
-    if kind.is_empty() || name.is_empty() || kind.contains('/') || name.contains('/') {
-        return None;
-    }
-    Some((
-        group.to_string(),
-        kind.to_string(),
-        ns.to_string(),
-        name.to_string(),
-    ))
-}
-
 /// `argocd app sync --preview-changes` wrapper lines.
 fn is_wrapper(line: &str) -> bool {
     let t = line.trim();
@@ -496,38 +475,6 @@ fn diff_command(line: &str) -> Option<(&str, &str)> {
 /// The path on a `---`/`+++` line (a tab, or spaces where a paste lost it, precede the timestamp).
 fn file_token(rest: &str) -> &str {
     rest.split_whitespace().next().unwrap_or("")
-}
-
-/// `[group.]version.Kind.namespace.name`, the file names `kubectl diff` writes.
-fn kubectl_ident(path: &str) -> Option<(String, String, String, String)> {
-    let file = path.rsplit(['/', '\\']).next()?;
-    let parts: Vec<&str> = file.split('.').collect();
-    for i in 0..parts.len() {
-        let p = parts[i];
-        let is_version = p.len() >= 2
-            && p.starts_with('v')
-            && p.as_bytes()[1].is_ascii_digit()
-            && p[1..]
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric());
-        let kind_next = parts
-            .get(i + 1)
-            .is_some_and(|k| k.starts_with(|c: char| c.is_ascii_uppercase()));
-        if is_version && kind_next && parts.len() >= i + 4 {
-            let name = parts[i + 3..].join(".");
-            if name.is_empty() {
-                return None;
-            }
-            return Some((
-                parts[..i].join("."),
-                parts[i + 1].to_string(),
-                parts[i + 2].to_string(),
-                name,
-            ));
-        }
-    }
-    None
 }
 
 /// The resource name in `/tmp/argocd-diffNNN/<name>-live.yaml`.
@@ -621,75 +568,6 @@ fn noise(line: &str) -> Noise {
         return Noise::Skip;
     }
     Noise::No
-}
-
-#[derive(Clone, Copy, Debug)]
-struct UnifiedHeader {
-    old_start: usize,
-    old_len: usize,
-    new_start: usize,
-    new_len: usize,
-}
-
-fn parse_range(s: &str) -> Option<(usize, usize)> {
-    match s.split_once(',') {
-        Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-        None => Some((s.parse().ok()?, 1)),
-    }
-}
-
-/// `@@ -115,7 +115,7 @@`
-fn unified_header(line: &str) -> Option<UnifiedHeader> {
-    let rest = line.strip_prefix("@@ -")?;
-    let end = rest
-        .find(" @@")
-        .unwrap_or_else(|| rest.trim_end_matches('@').trim_end().len());
-    let (old, new) = rest.get(..end)?.split_once(" +")?;
-    let (old_start, old_len) = parse_range(old.trim())?;
-    let (new_start, new_len) = parse_range(new.trim())?;
-    Some(UnifiedHeader {
-        old_start,
-        old_len,
-        new_start,
-        new_len,
-    })
-}
-
-#[derive(Clone, Copy, Debug)]
-struct NormalHeader {
-    a1: usize,
-    a2: usize,
-    cmd: char,
-    b1: usize,
-    b2: usize,
-}
-
-/// `12c12`, `0a1,21`, `1,12d0`
-fn normal_header(line: &str) -> Option<NormalHeader> {
-    let t = line.trim();
-    let pos = t.find(['a', 'c', 'd'])?;
-    let cmd = t[pos..].chars().next()?;
-    let range = |s: &str| -> Option<(usize, usize)> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit() || b == b',') {
-            return None;
-        }
-        match s.split_once(',') {
-            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-            None => {
-                let a = s.parse().ok()?;
-                Some((a, a))
-            }
-        }
-    };
-    let (a1, a2) = range(&t[..pos])?;
-    let (b1, b2) = range(&t[pos + 1..])?;
-    Some(NormalHeader {
-        a1,
-        a2,
-        cmd,
-        b1,
-        b2,
-    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

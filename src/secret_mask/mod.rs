@@ -1,0 +1,273 @@
+//! Masking of Kubernetes Secret values.
+//!
+//! Manifests pasted into drift-doctor often hold Secrets, and what users share (links, share files, reports)
+//! must not carry their values. A value is replaced by a *mask*: a numbered stand-in such as `<secret 2>`, the
+//! number given in order of first appearance within one report or link (as Argo CD's `HideSecretData` numbers its
+//! runs of `+`). Equal values get the same mask and different values different masks, so "Git and live differ"
+//! stays visible; a mask says nothing else about the value (no length, no hash: a guessed password cannot be
+//! confirmed from it). [`Masks`] holds the numbering of one report or link.
+//!
+//! The rule: every value of any object whose kind is Secret (in any letter case), in any field except
+//! `apiVersion`, `kind`, `type`, `immutable` and `metadata`, is masked, and so is the last-applied annotation of
+//! such an object (it holds the data). Text whose Secret the scanner cannot follow is masked whole.
+//!
+//! Two layers:
+//! - [`mask_secret_object`] / [`is_secret_pointer`] / [`mask_pointer_value`] work on parsed objects (serde_json
+//!   values) for reports; there `data` and `stringData` values both become the readable mask.
+//! - [`mask_secrets_in_text`] works on pasted text (YAML, JSON, diff output) without reformatting anything
+//!   else; there a `data` value becomes the *base64 encoding* of the mask so the masked text is still a valid
+//!   manifest and still compares the way the original did (`stringData: {k: v}` against `data: {k: base64(v)}`).
+//!   Values already masked (ours, Argo CD's, kubectl's) are left alone, so masking twice changes nothing.
+//!
+//! Everything here is total: no input makes it panic, and work is linear in the input (plus YAML/JSON parsing of
+//! single values and documents).
+
+mod diff;
+mod json;
+mod object;
+#[cfg(test)]
+mod tests;
+mod text;
+mod yaml_scan;
+
+use diff::*;
+use json::*;
+use object::*;
+use text::*;
+use yaml_scan::*;
+
+pub use object::{
+    is_secret_kind, is_secret_pointer, kind_for_masking, mask_pointer_value, mask_secret_object,
+    may_contain_secret,
+};
+pub use text::mask_secrets_in_text;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use base64::alphabet;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
+use base64::engine::DecodePaddingMode;
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+pub use crate::k8s::LAST_APPLIED_ANNOTATION;
+
+/// How the API server reads a Secret's `data` (Go's `encoding/json` decodes `[]byte` with
+/// `base64.StdEncoding`): standard alphabet, padding required, non-zero trailing bits accepted;
+/// `\r` and `\n` are skipped before decoding. Anything else is rejected by the API server.
+const API_SERVER_B64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::RequireCanonical)
+        .with_decode_allow_trailing_bits(true),
+);
+
+/// Deepest nesting that the recursive walks follow (serde_json and serde_yaml stop at 128 anyway).
+pub(super) const MAX_DEPTH: usize = 256;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Masks
+// ---------------------------------------------------------------------------------------------------------------
+
+const MASK_PREFIX: &str = "<secret ";
+
+/// The numbering of the Secret values of one report or link: each distinct value gets the next number the first
+/// time it is seen. Numbers already used by masks in the input are never given to a new value, so a link opened,
+/// edited and shared again keeps its masks and adds new ones.
+#[derive(Debug, Default)]
+pub struct Masks {
+    numbers: RefCell<Numbering>,
+}
+
+#[derive(Debug, Default)]
+struct Numbering {
+    by_value: HashMap<Vec<u8>, usize>,
+    highest: usize,
+}
+
+impl Masks {
+    /// The numbering of one report or link of these texts (same texts, same order, so the report and the link of
+    /// one state agree): masks already in the texts keep their numbers; then, text by text, the Secrets of the
+    /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
+    /// does not change the masks), and last whatever only the text scanner finds, in text order.
+    pub fn for_texts(texts: &[&str]) -> Masks {
+        let masks = Masks::default();
+        for t in texts {
+            masks.reserve_masks_in(t);
+        }
+        for t in texts {
+            let Ok(docs) = crate::input::parse_side(t, crate::input::Side::Git) else {
+                continue;
+            };
+            let mut objects: Vec<(String, Value)> = docs
+                .into_iter()
+                .map(|d| (object_order(&d.object), d.object))
+                .collect();
+            objects.sort_by(|a, b| a.0.cmp(&b.0));
+            for (_, mut o) in objects {
+                mask_secret_object(&mut o, &masks);
+            }
+        }
+        for t in texts {
+            let _ = mask_secrets_in_text(t, &masks);
+        }
+        masks
+    }
+
+    /// The mask of one plain value; a value that is itself a mask stays as it is.
+    pub fn mask(&self, plain: &[u8]) -> String {
+        if let Some(m) = std::str::from_utf8(plain).ok().filter(|s| is_mask(s)) {
+            return m.to_string();
+        }
+        let mut n = self.numbers.borrow_mut();
+        let number = match n.by_value.get(plain) {
+            Some(&k) => k,
+            None => {
+                n.highest += 1;
+                let k = n.highest;
+                n.by_value.insert(plain.to_vec(), k);
+                k
+            }
+        };
+        format!("{MASK_PREFIX}{number}>")
+    }
+
+    /// Keep the numbers of masks already present in `text` (plain or base64) for the values they stand for.
+    pub fn reserve_masks_in(&self, text: &str) {
+        let mut highest = 0;
+        let mut rest = text;
+        while let Some(at) = rest.find(MASK_PREFIX) {
+            rest = &rest[at + MASK_PREFIX.len()..];
+            highest = highest.max(mask_number(rest).unwrap_or(0));
+        }
+        for word in
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+        {
+            if word.starts_with(B64_MASK_PREFIX) {
+                if let Some(m) = decode_secret_data(word).and_then(|d| String::from_utf8(d).ok()) {
+                    highest = highest.max(
+                        m.strip_prefix(MASK_PREFIX)
+                            .and_then(mask_number)
+                            .unwrap_or(0),
+                    );
+                }
+            }
+        }
+        let mut n = self.numbers.borrow_mut();
+        n.highest = n.highest.max(highest);
+    }
+}
+
+/// Kind, namespace, name, then the whole object: an order of objects that does not depend on the text.
+fn object_order(o: &Value) -> String {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let meta = o.get("metadata");
+    format!(
+        "{}\0{}\0{}\0{}",
+        text(o.get("kind")),
+        text(meta.and_then(|m| m.get("namespace"))),
+        text(meta.and_then(|m| m.get("name"))),
+        o
+    )
+}
+
+/// base64 of `<secret` (the first six bytes encode to these eight characters whatever follows).
+const B64_MASK_PREFIX: &str = "PHNlY3Jl";
+
+/// The number of a mask from just after its prefix: `12>` gives 12.
+fn mask_number(after_prefix: &str) -> Option<usize> {
+    let digits = after_prefix.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 || after_prefix.as_bytes().get(digits) != Some(&b'>') {
+        return None;
+    }
+    after_prefix[..digits].parse().ok().filter(|&k| k > 0)
+}
+
+/// Whether `s` is exactly a mask made by [`Masks::mask`].
+pub fn is_mask(s: &str) -> bool {
+    s.strip_prefix(MASK_PREFIX).is_some_and(|r| {
+        mask_number(r).is_some() && r.len() == r.bytes().take_while(u8::is_ascii_digit).count() + 1
+    })
+}
+
+/// A Secret `data` value as the API server decodes it, or `None` when the API server would reject it.
+pub fn decode_secret_data(s: &str) -> Option<Vec<u8>> {
+    let cleaned: Vec<u8> = s.bytes().filter(|b| !matches!(b, b'\r' | b'\n')).collect();
+    API_SERVER_B64.decode(cleaned).ok()
+}
+
+/// Whether a Secret value is already hidden, so masking must leave it alone: a drift-doctor mask (plain or
+/// base64-encoded), Argo CD's runs of `+` (8, 12, 16, ... of them: different runs mean different values), or
+/// kubectl diff's `***`, `*** (before)`, `*** (after)`.
+pub fn is_already_masked(value: &str) -> bool {
+    let t = value.trim();
+    (t.len() >= 8 && t.bytes().all(|b| b == b'+'))
+        || t == "***"
+        || t == "*** (before)"
+        || t == "*** (after)"
+        || is_mask(t)
+        || (t.starts_with(B64_MASK_PREFIX)
+            && decode_secret_data(t)
+                .and_then(|d| String::from_utf8(d).ok())
+                .is_some_and(|d| is_mask(&d)))
+}
+
+/// Which field a value sits in, which decides how it is read and written back.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Field {
+    /// `data`: base64, numbered by its decoded bytes (by its text when the API server would reject it).
+    Data,
+    /// `stringData`, or any other field of a Secret: plain text.
+    StringData,
+    /// Seen in a diff whose structure is cut off: `data` if it decodes as `data`, else `stringData`.
+    Guess,
+}
+
+/// How a masked value is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Style {
+    /// The readable mask everywhere (reports).
+    Display,
+    /// base64 of the mask in `data`, the mask in `stringData` (text that is analysed again).
+    Manifest,
+}
+
+/// The masked form of one value, or `None` when it is already masked (in the form `style` writes). The flag tells
+/// whether the result is base64 (so it can be written as a plain YAML scalar).
+pub(super) fn masked_for(
+    masks: &Masks,
+    field: Field,
+    value: &str,
+    style: Style,
+) -> Option<(String, bool)> {
+    let field = match field {
+        Field::Guess if decode_secret_data(value).is_some_and(|d| !d.is_empty()) => Field::Data,
+        Field::Guess => Field::StringData,
+        f => f,
+    };
+    if field == Field::Data && style == Style::Display {
+        // a masked `data` value is base64 of its mask: shown as the mask itself
+        if let Some(m) = decode_secret_data(value)
+            .and_then(|d| String::from_utf8(d).ok())
+            .filter(|m| is_mask(m))
+        {
+            return Some((m, false));
+        }
+    }
+    if is_already_masked(value) {
+        return None;
+    }
+    match field {
+        Field::Data => {
+            let plain = decode_secret_data(value);
+            let mask = masks.mask(plain.as_deref().unwrap_or(value.as_bytes()));
+            match style {
+                Style::Display => Some((mask, false)),
+                Style::Manifest => Some((STANDARD.encode(mask), true)),
+            }
+        }
+        _ => Some((masks.mask(value.as_bytes()), false)),
+    }
+}
