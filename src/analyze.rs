@@ -149,7 +149,9 @@ pub fn analyze_documents(git_docs: &[Document], live_docs: &[Document], opts: &O
     for pair in &pairs {
         resources.push(report_resource(pair, &ctx, catalog.ok(), &opts.compare));
     }
-    build_report(resources, skipped, app)
+    let mut report = build_report(resources, skipped, app);
+    report.warnings = opts.compare.jq.warnings();
+    report
 }
 
 pub(crate) fn build_report(
@@ -180,6 +182,7 @@ pub(crate) fn build_report(
         },
         emergency,
         resources,
+        warnings: Vec::new(),
     }
 }
 
@@ -530,5 +533,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         }
         resources.push(finish_resource(&key, presence, differences));
     }
-    Ok(build_report(resources, 0, ctx.application.clone()))
+    let mut report = build_report(resources, 0, ctx.application.clone());
+    report.warnings = opts.compare.jq.warnings();
+    Ok(report)
 }

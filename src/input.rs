@@ -86,6 +86,17 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
 
 /// Parse every object of one side.
 pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
+    let mut docs = Vec::new();
+    for (value, document, line) in parse_values(text, side)? {
+        collect_objects(value, document, line, side, &mut docs)?;
+    }
+    Ok(docs)
+}
+
+/// Every document of a side as a value, with its number and first line,
+/// before any check that it is a Kubernetes object (Argo CD settings also
+/// come as fragments).
+pub fn parse_values(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(pos) = text.find('\0') {
         let (line, column) = line_col(text.as_bytes(), pos);
@@ -111,16 +122,11 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
             ),
         });
     }
-    let raw = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        parse_json_stream(text, side)?
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        parse_json_stream(text, side)
     } else {
-        parse_yaml_stream(text, side)?
-    };
-    let mut docs = Vec::new();
-    for (value, document, line) in raw {
-        collect_objects(value, document, line, side, &mut docs)?;
+        parse_yaml_stream(text, side)
     }
-    Ok(docs)
 }
 
 fn only_comments(text: &str) -> bool {

@@ -183,19 +183,50 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         decode_text(&bytes, side).map_err(|e: InputError| e.to_string())
     }
 
+    /// Time since the first call: the clock of each jq expression's budget.
+    fn elapsed() -> std::time::Duration {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed()
+    }
+
     /// Read the --app and --argocd-cm files and apply them to `compare`;
-    /// returns their texts. Errors name the file and, inside it, the
-    /// document, line and column.
+    /// returns their texts. Errors name the option and file and, inside
+    /// it, the document, line and column.
     fn read_settings(
         settings: &SettingsArgs,
         compare: &mut CompareOptions,
         stdin_used: &mut bool,
     ) -> Result<Vec<String>, String> {
+        compare.jq.set_clock(elapsed);
+        let files = settings.app.iter().map(|p| ("--app", p));
+        let files = files.chain(settings.argocd_cm.iter().map(|p| ("--argocd-cm", p)));
         let mut texts = Vec::new();
-        for path in settings.app.iter().chain(settings.argocd_cm.iter()) {
-            let text = read_input(path, Side::Git, stdin_used)?;
-            drift_doctor::ignore::apply_user_settings(&text, compare)
-                .map_err(|e| format!("{path}: {e}"))?;
+        for (option, path) in files {
+            let name = format!("{option} {path}");
+            let bytes = if path == "-" {
+                let mut bytes = Vec::new();
+                if std::mem::replace(stdin_used, true) {
+                    return Err("only one input can be read from stdin (-)".into());
+                }
+                std::io::stdin()
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| format!("{name}: cannot read stdin: {e}"))?;
+                bytes
+            } else {
+                std::fs::read(path).map_err(|e| format!("{name}: cannot read the file: {e}"))?
+            };
+            let located = |e: InputError| {
+                let mut at = String::new();
+                if e.document > 0 {
+                    at.push_str(&format!(", document {}", e.document));
+                }
+                if e.line > 0 {
+                    at.push_str(&format!(", line {}, column {}", e.line, e.column.max(1)));
+                }
+                format!("{name}{at}: {}", e.message)
+            };
+            let text = decode_text(&bytes, Side::Git).map_err(located)?;
+            drift_doctor::ignore::apply_user_settings(&text, compare).map_err(located)?;
             texts.push(text);
         }
         Ok(texts)
@@ -293,6 +324,11 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     }
                 };
                 let _ = std::io::stdout().write_all(text.as_bytes());
+                if !matches!(format, Format::Json) {
+                    for w in &report.warnings {
+                        eprintln!("drift-doctor: warning: {w}");
+                    }
+                }
                 exit_code(&report)
             }
             Command::Link {
