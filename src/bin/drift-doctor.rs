@@ -8,9 +8,22 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// The stack the CLI runs on. jaq drops and prints values recursively, and a
+/// user's jq rule can build a value nested a million levels deep within its
+/// time budget; 256 MiB of address space (touched only as used) holds that.
+#[cfg(not(target_arch = "wasm32"))]
+const STACK_BYTES: usize = 256 << 20;
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    std::process::exit(cli::run());
+    let code = match std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn(cli::run)
+    {
+        Ok(handle) => handle.join().unwrap_or(2),
+        Err(_) => cli::run(),
+    };
+    std::process::exit(code);
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -117,10 +130,10 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// resource.compareoptions ignoreAggregatedRoles: true
         #[arg(long)]
         ignore_aggregated_roles: bool,
-        /// An Application whose spec.ignoreDifferences should apply (YAML)
+        /// An Application whose spec.ignoreDifferences should apply (YAML; a `spec:` or `ignoreDifferences:` fragment will do)
         #[arg(long, value_name = "FILE")]
         app: Option<String>,
-        /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
+        /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.*, resource.compareoptions and ignore.normalizer.jq.timeout should apply (a `data:` fragment will do)
         #[arg(long = "argocd-cm", value_name = "FILE")]
         argocd_cm: Option<String>,
     }

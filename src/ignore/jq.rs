@@ -51,9 +51,13 @@ pub const MAX_NESTING: usize = 32;
 pub const MAX_OPERATORS: usize = 128;
 /// Argo CD's default for `ignore.normalizer.jq.timeout`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
-/// Terms one evaluation may run through: a deterministic bound that holds
-/// even without a clock (rules on Kubernetes objects take a few hundred).
+/// Terms one evaluation may run through without a clock: a deterministic
+/// bound (rules on Kubernetes objects take a few hundred; five million take
+/// about a second optimised).
 pub const MAX_STEPS: u64 = 5_000_000;
+/// The same bound behind the time budget when there is a clock, so that
+/// the time budget is what stops an expression.
+pub const MAX_STEPS_TIMED: u64 = 200_000_000;
 /// Stack one evaluation may use below where it started, in bytes.
 pub const MAX_STACK_BYTES: usize = 256 * 1024;
 
@@ -68,7 +72,8 @@ pub struct JqRuntime(Arc<Mutex<State>>);
 
 struct State {
     timeout: Duration,
-    max_steps: u64,
+    /// Set for tests; else [`MAX_STEPS`] or, with a clock, [`MAX_STEPS_TIMED`].
+    max_steps: Option<u64>,
     clock: Option<Clock>,
     programs: HashMap<String, Arc<Compiled>>,
     /// Expressions stopped at run time, by rule and expression text.
@@ -79,7 +84,7 @@ impl Default for State {
     fn default() -> Self {
         State {
             timeout: DEFAULT_TIMEOUT,
-            max_steps: MAX_STEPS,
+            max_steps: None,
             clock: None,
             programs: HashMap::new(),
             stopped: BTreeMap::new(),
@@ -120,9 +125,10 @@ impl JqRuntime {
         self.lock().timeout = timeout;
     }
 
-    /// The steps one evaluation may take ([`MAX_STEPS`] unless set).
+    /// The steps one evaluation may take (else [`MAX_STEPS`], or
+    /// [`MAX_STEPS_TIMED`] with a clock).
     pub fn set_max_steps(&self, steps: u64) {
-        self.lock().max_steps = steps;
+        self.lock().max_steps = Some(steps);
     }
 
     pub fn timeout(&self) -> Duration {
@@ -168,7 +174,16 @@ impl JqRuntime {
         };
         let (timeout, clock, max_steps) = {
             let state = self.lock();
-            (state.timeout, state.clock, state.max_steps)
+            let default_steps = if state.clock.is_some() {
+                MAX_STEPS_TIMED
+            } else {
+                MAX_STEPS
+            };
+            (
+                state.timeout,
+                state.clock,
+                state.max_steps.unwrap_or(default_steps),
+            )
         };
         match program.delete(obj, timeout, clock, max_steps) {
             Ok(out) => out,
