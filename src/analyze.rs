@@ -160,7 +160,9 @@ fn analyze_masked(
             masks,
         ));
     }
-    Ok(build_report(resources, skipped, app))
+    let mut report = build_report(resources, skipped, app);
+    report.warnings = opts.compare.jq.warnings();
+    Ok(report)
 }
 
 pub(crate) fn build_report(
@@ -191,6 +193,7 @@ pub(crate) fn build_report(
         },
         emergency,
         resources,
+        warnings: Vec::new(),
     }
 }
 
@@ -502,5 +505,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         }
         resources.push(finish_resource(&key, presence, differences));
     }
-    Ok(build_report(resources, 0, ctx.application.clone()))
+    let mut report = build_report(resources, 0, ctx.application.clone());
+    report.warnings = opts.compare.jq.warnings();
+    Ok(report)
 }

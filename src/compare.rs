@@ -121,6 +121,9 @@ pub struct CompareOptions {
     pub manager: String,
     /// The user's own ignoreDifferences rules (Application and argocd-cm).
     pub ignore_rules: Vec<crate::ignore::IgnoreRule>,
+    /// Runs the rules' jq expressions within their budget; its warnings go
+    /// into the report.
+    pub jq: crate::ignore::JqRuntime,
 }
 
 impl Default for CompareOptions {
@@ -132,6 +135,7 @@ impl Default for CompareOptions {
             include_hidden: false,
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
+            jq: Default::default(),
         }
     }
 }

@@ -88,6 +88,25 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
 
 /// Parse every object of one side.
 pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
+    let mut docs = Vec::new();
+    for (value, document, line, source) in parse_documents(text, side)? {
+        collect_objects(value, document, line, side, &source, &mut docs)?;
+    }
+    Ok(docs)
+}
+
+/// Every document of a side as a value, with its number and first line,
+/// before any check that it is a Kubernetes object (Argo CD settings also
+/// come as fragments).
+pub fn parse_values(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
+    Ok(parse_documents(text, side)?
+        .into_iter()
+        .map(|(value, document, line, _)| (value, document, line))
+        .collect())
+}
+
+/// The documents of a side with their own text, for errors that point into it.
+fn parse_documents(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(pos) = text.find('\0') {
         let (line, column) = line_col(text.as_bytes(), pos);
@@ -128,11 +147,7 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
     } else {
         parse_yaml_stream(text, side)?
     };
-    let mut docs = Vec::new();
-    for (value, document, line, source) in raw {
-        collect_objects(value, document, line, side, &source, &mut docs)?;
-    }
-    Ok(docs)
+    Ok(raw)
 }
 
 fn only_comments(text: &str) -> bool {

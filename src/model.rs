@@ -150,6 +150,10 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub emergency: Vec<String>,
     pub resources: Vec<ResourceReport>,
+    /// Problems that did not stop the analysis but change what it could
+    /// apply, such as a jq rule stopped by its time budget and skipped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

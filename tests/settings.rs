@@ -531,10 +531,10 @@ fn cli_link_and_analyze_refuse_broken_settings() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("argocd-cm.yaml: git side, document 1, line"),
-            "{command}: {err}"
-        );
+        // The file is named with its option, never as a side of the comparison.
+        let named = format!("--argocd-cm {}, document 1, line ", bad.display());
+        assert!(err.contains(&named), "{command}: {err}");
+        assert!(!err.contains("git side"), "{command}: {err}");
     }
 }
 

@@ -8,9 +8,22 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// The stack the CLI runs on. jaq drops and prints values recursively, and a
+/// user's jq rule can build a value nested a million levels deep within its
+/// time budget; 256 MiB of address space (touched only as used) holds that.
+#[cfg(not(target_arch = "wasm32"))]
+const STACK_BYTES: usize = 256 << 20;
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    std::process::exit(cli::run());
+    let code = match std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn(cli::run)
+    {
+        Ok(handle) => handle.join().unwrap_or(2),
+        Err(_) => cli::run(),
+    };
+    std::process::exit(code);
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -127,10 +140,10 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// resource.compareoptions ignoreAggregatedRoles: true
         #[arg(long)]
         ignore_aggregated_roles: bool,
-        /// An Application whose spec.ignoreDifferences should apply (YAML)
+        /// An Application whose spec.ignoreDifferences should apply (YAML; a `spec:` or `ignoreDifferences:` fragment will do)
         #[arg(long, value_name = "FILE")]
         app: Option<String>,
-        /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.* and resource.compareoptions should apply
+        /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.*, resource.compareoptions and ignore.normalizer.jq.timeout should apply (a `data:` fragment will do)
         #[arg(long = "argocd-cm", value_name = "FILE")]
         argocd_cm: Option<String>,
     }
@@ -181,36 +194,35 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
 
     /// Read one input, refusing it before reading it whole when it is larger
     /// than `max_bytes`.
-    fn read_input(
+    /// Read one input's bytes, refusing it before reading it whole when it
+    /// is larger than `max_bytes`; `label` names it in messages.
+    fn read_bytes(
         path: &str,
-        side: Side,
+        label: &str,
         stdin_used: &mut bool,
         max_bytes: u64,
-    ) -> Result<String, String> {
+    ) -> Result<Vec<u8>, String> {
         let too_large = |size: &str| {
             format!(
-                "{} side: {path} is {size}, more than the {} MiB drift-doctor reads by default; \
+                "{label}: {path} is {size}, more than the {} MiB drift-doctor reads by default; \
                  give --max-input-mib to raise the limit, or split the input by resource",
-                side.name(),
                 max_bytes / (1024 * 1024)
             )
         };
         let mut bytes = Vec::new();
         if path == "-" {
-            if *stdin_used {
-                return Err("only one side can be read from stdin (-)".into());
+            if std::mem::replace(stdin_used, true) {
+                return Err(format!(
+                    "{label}: only one side or settings file can be read from stdin (-)"
+                ));
             }
-            *stdin_used = true;
             std::io::stdin()
                 .take(max_bytes.saturating_add(1))
                 .read_to_end(&mut bytes)
-                .map_err(|e| format!("{} side: cannot read stdin: {e}", side.name()))?;
-            if bytes.len() as u64 > max_bytes {
-                return Err(too_large("larger than that"));
-            }
+                .map_err(|e| format!("{label}: cannot read stdin: {e}"))?;
         } else {
             let file = std::fs::File::open(path)
-                .map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
+                .map_err(|e| format!("{label}: cannot read {path}: {e}"))?;
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
             if size > max_bytes {
                 return Err(too_large(&format!("{} MiB", size.div_ceil(1024 * 1024))));
@@ -218,29 +230,61 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             // A file that grows while being read stops at the limit too.
             file.take(max_bytes.saturating_add(1))
                 .read_to_end(&mut bytes)
-                .map_err(|e| format!("{} side: cannot read {path}: {e}", side.name()))?;
-            if bytes.len() as u64 > max_bytes {
-                return Err(too_large("larger than that"));
-            }
+                .map_err(|e| format!("{label}: cannot read {path}: {e}"))?;
         }
+        if bytes.len() as u64 > max_bytes {
+            return Err(too_large("larger than that"));
+        }
+        Ok(bytes)
+    }
+
+    /// Read one side as text.
+    fn read_input(
+        path: &str,
+        side: Side,
+        stdin_used: &mut bool,
+        max_bytes: u64,
+    ) -> Result<String, String> {
+        let label = format!("{} side", side.name());
+        let bytes = read_bytes(path, &label, stdin_used, max_bytes)?;
         decode_text(&bytes, side)
             .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())
     }
 
+    /// Time since the first call: the clock of each jq expression's budget.
+    fn elapsed() -> std::time::Duration {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed()
+    }
+
     /// Read the --app and --argocd-cm files and apply them to `compare`;
-    /// returns their texts. Errors name the file and, inside it, the
-    /// document, line and column.
+    /// returns their texts. Errors name the option and file and, inside
+    /// it, the document, line and column.
     fn read_settings(
         settings: &SettingsArgs,
         compare: &mut CompareOptions,
         stdin_used: &mut bool,
         max_bytes: u64,
     ) -> Result<Vec<String>, String> {
+        compare.jq.set_clock(elapsed);
+        let files = settings.app.iter().map(|p| ("--app", p));
+        let files = files.chain(settings.argocd_cm.iter().map(|p| ("--argocd-cm", p)));
         let mut texts = Vec::new();
-        for path in settings.app.iter().chain(settings.argocd_cm.iter()) {
-            let text = read_input(path, Side::Git, stdin_used, max_bytes)?;
-            drift_doctor::ignore::apply_user_settings(&text, compare)
-                .map_err(|e| format!("{path}: {e}"))?;
+        for (option, path) in files {
+            let name = format!("{option} {path}");
+            let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
+            let located = |e: InputError| {
+                let mut at = String::new();
+                if e.document > 0 {
+                    at.push_str(&format!(", document {}", e.document));
+                }
+                if e.line > 0 {
+                    at.push_str(&format!(", line {}, column {}", e.line, e.column.max(1)));
+                }
+                terminal_inert(&format!("{name}{at}: {}", e.message)).into_owned()
+            };
+            let text = decode_text(&bytes, Side::Git).map_err(located)?;
+            drift_doctor::ignore::apply_user_settings(&text, compare).map_err(located)?;
             texts.push(text);
         }
         Ok(texts)
@@ -342,6 +386,11 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     }
                 };
                 let _ = std::io::stdout().write_all(text.as_bytes());
+                if !matches!(format, Format::Json) {
+                    for w in &report.warnings {
+                        eprintln!("drift-doctor: warning: {w}");
+                    }
+                }
                 exit_code(&report)
             }
             Command::Link {

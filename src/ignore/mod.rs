@@ -1,0 +1,223 @@
+//! The user's own `ignoreDifferences` rules, read from an Application
+//! (`spec.ignoreDifferences`) or from `argocd-cm`
+//! (`resource.customizations.ignoreDifferences.<group_kind>`, `.all`, and the
+//! legacy `resource.customizations` map), applied as Argo CD applies them:
+//! JSON pointers, jq path expressions (run by the jaq engine as
+//! `del(<expr>)` within bounds, see [`jq`]) and trusted field managers.
+//! [`settings`] reads them, with argocd-cm's `resource.compareoptions` and
+//! `ignore.normalizer.jq.timeout`.
+
+pub mod jq;
+pub mod settings;
+
+pub use jq::JqRuntime;
+pub use settings::{apply_user_settings, parse_rules};
+
+use crate::identity::ResourceKey;
+use crate::path::Seg;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IgnoreRule {
+    /// Where the rule came from, for explanations.
+    pub source: String,
+    pub group: String,
+    pub kind: String,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub json_pointers: Vec<String>,
+    pub jq_path_expressions: Vec<String>,
+    pub managed_fields_managers: Vec<String>,
+    /// Runs the jq expressions: shared by the rules of one analysis.
+    pub jq: JqRuntime,
+}
+
+impl IgnoreRule {
+    pub fn applies_to(&self, key: &ResourceKey) -> bool {
+        crate::rules::glob(&self.group, &key.group)
+            && crate::rules::glob(&self.kind, &key.kind)
+            && self
+                .name
+                .as_ref()
+                .is_none_or(|n| n.is_empty() || *n == key.name)
+            && self
+                .namespace
+                .as_ref()
+                .is_none_or(|n| n.is_empty() || *n == key.namespace)
+    }
+
+    /// Remove what the rule ignores from an object. A pointer that names
+    /// nothing and a jq expression that fails on this object are skipped, as
+    /// Argo CD does; an expression stopped by its budget is skipped from then
+    /// on, with a warning in [`JqRuntime::warnings`].
+    pub fn apply(&self, obj: &mut Value) {
+        for p in &self.json_pointers {
+            remove_pointer(obj, p);
+        }
+        for expr in &self.jq_path_expressions {
+            if let Some(out) = self.jq.delete(&self.source, expr, obj) {
+                *obj = out;
+            }
+        }
+    }
+}
+
+/// The first of `rules` that removes the field at `path`, judged on an object
+/// holding only that field (with `value`) and, for list items, their merge
+/// key: what pasted diff output shows of an object. `managedFieldsManagers`
+/// cannot be judged there (diff output has no `managedFields`).
+pub fn rule_hiding<'r>(
+    rules: &[&'r IgnoreRule],
+    path: &[Seg],
+    value: &Value,
+) -> Option<&'r IgnoreRule> {
+    if path.is_empty() {
+        return None;
+    }
+    let probe = skeleton(path, value);
+    rules.iter().copied().find(|rule| {
+        let mut obj = probe.clone();
+        rule.apply(&mut obj);
+        !reaches(&obj, path)
+    })
+}
+
+/// An object with `value` at `path` and nothing else (list items before an
+/// index are empty objects; an unknown index is the first item).
+fn skeleton(path: &[Seg], value: &Value) -> Value {
+    let Some((first, rest)) = path.split_first() else {
+        return value.clone();
+    };
+    let inner = skeleton(rest, value);
+    match first {
+        Seg::Key(k) => {
+            let mut m = serde_json::Map::new();
+            m.insert(k.clone(), inner);
+            Value::Object(m)
+        }
+        Seg::Item { index, key } => {
+            let mut item = inner;
+            if let (Some((k, v)), Value::Object(m)) = (key, &mut item) {
+                m.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            let i = index.unwrap_or(0);
+            let mut items = vec![Value::Object(Default::default()); i];
+            items.push(item);
+            Value::Array(items)
+        }
+    }
+}
+
+fn reaches(obj: &Value, path: &[Seg]) -> bool {
+    let mut cur = obj;
+    for seg in path {
+        let next = match (seg, cur) {
+            (Seg::Key(k), Value::Object(m)) => m.get(k),
+            (Seg::Item { index, .. }, Value::Array(a)) => a.get(index.unwrap_or(0)),
+            _ => None,
+        };
+        match next {
+            Some(v) => cur = v,
+            None => return false,
+        }
+    }
+    true
+}
+
+fn remove_pointer(obj: &mut Value, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
+    let last = crate::path::unescape_pointer_token(last);
+    let target = if parent.is_empty() {
+        Some(obj)
+    } else {
+        obj.pointer_mut(parent)
+    };
+    match target {
+        Some(Value::Object(m)) => {
+            m.remove(&last);
+        }
+        Some(Value::Array(a)) => {
+            if let Ok(i) = last.parse::<usize>() {
+                if i < a.len() {
+                    a.remove(i);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_both_forms() {
+        let text = r#"
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop}
+spec:
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    name: cart
+    jsonPointers: [/spec/replicas]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm}
+data:
+  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |
+    jqPathExpressions:
+    - '.webhooks[]?.clientConfig.caBundle'
+  resource.customizations.ignoreDifferences.Service: |
+    jsonPointers: [/spec/clusterIP]
+  resource.customizations.ignoreDifferences.all: |
+    managedFieldsManagers: [kube-controller-manager]
+"#;
+        let rules = parse_rules(text).unwrap();
+        assert_eq!(rules.len(), 4);
+        let by_kind = |k: &str| rules.iter().find(|r| r.kind == k).unwrap();
+        assert_eq!(by_kind("Deployment").group, "apps");
+        assert_eq!(
+            by_kind("MutatingWebhookConfiguration").group,
+            "admissionregistration.k8s.io"
+        );
+        assert_eq!(by_kind("Service").group, "");
+        assert_eq!(by_kind("*").group, "*");
+        let key = ResourceKey {
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            namespace: "n".into(),
+            name: "cart".into(),
+        };
+        assert!(by_kind("Deployment").applies_to(&key));
+        assert!(!by_kind("MutatingWebhookConfiguration").applies_to(&key));
+        assert!(by_kind("*").applies_to(&key));
+    }
+
+    #[test]
+    fn jq_deletes_selected_items_and_pointers_remove_keys() {
+        let obj = json!({"webhooks":[{"name":"a","clientConfig":{"caBundle":"x"}},{"name":"b","clientConfig":{"caBundle":"y"}}]});
+        let jq = JqRuntime::default();
+        let out = jq
+            .delete(
+                "test",
+                r#".webhooks[] | select(.name == "a") | .clientConfig.caBundle"#,
+                &obj,
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            json!({"webhooks":[{"name":"a","clientConfig":{}},{"name":"b","clientConfig":{"caBundle":"y"}}]})
+        );
+        assert!(jq.delete("test", ".webhooks[", &obj).is_none());
+        let mut o = json!({"metadata":{"labels":{"node-role.kubernetes.io/worker":""}}});
+        remove_pointer(&mut o, "/metadata/labels/node-role.kubernetes.io~1worker");
+        assert_eq!(o, json!({"metadata":{"labels":{}}}));
+    }
+}

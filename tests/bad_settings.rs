@@ -1,0 +1,293 @@
+//! The settings and jq lines of the hostile-input findings
+//! (tests/data/badinput/README.md): each file, run as the finding ran it,
+//! now gets a named message and an exit status, in bounded time.
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn data(path: &str) -> String {
+    common::root()
+        .join("tests/data/badinput")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+/// `drift-doctor analyze` on the ConfigMap pair of the findings (or on
+/// `--diff`), with one settings option.
+fn analyze(sides: &[&str], option: &str, file: &str) -> Outcome {
+    let mut args: Vec<String> = vec!["analyze".into(), "--color".into(), "never".into()];
+    args.extend(sides.iter().map(|s| s.to_string()));
+    args.extend([option.to_string(), data(file)]);
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args(&args)
+        .output()
+        .unwrap();
+    Outcome {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        took: start.elapsed(),
+    }
+}
+
+fn pair() -> Vec<String> {
+    vec![
+        "--git".into(),
+        data("set/cm_git.yaml"),
+        "--live".into(),
+        data("set/cm_live.yaml"),
+    ]
+}
+
+/// Settings the analysis cannot use: exit 2, and stderr names the option
+/// and file, the document, line and column, and says why.
+#[test]
+fn unusable_settings_are_located_errors_naming_the_file() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // (option, file, where, why)
+        (
+            "--app",
+            "set/jq_recursive_def.yaml",
+            "document 1, line 11, column 8",
+            "rule Application shop spec.ignoreDifferences[0], jq expression 1 `def f: f; f`: the jq definition `f` calls itself; drift-doctor does not run recursive definitions",
+        ),
+        (
+            "--app",
+            "set/jq_deep_parens.yaml",
+            "document 1, line 11, column 40",
+            "the jq expression nests deeper than 32 levels (brackets, parentheses, braces, string interpolations); drift-doctor reads at most 32",
+        ),
+        (
+            "--app",
+            "set/jq_long.yaml",
+            "document 1, line 11, column 528",
+            "the jq expression has more than 128 operators and keywords; drift-doctor reads at most 128",
+        ),
+        (
+            "--app",
+            "set/jq_invalid.yaml",
+            "document 1, line 11, column 14",
+            "rule Application shop spec.ignoreDifferences[0], jq expression 1 `.data[`: invalid jq: expected a closing bracket",
+        ),
+        (
+            "--argocd-cm",
+            "set/cm_jq_hang.yaml",
+            "document 1, line 9, column 8",
+            "rule argocd-cm resource.customizations.ignoreDifferences.all, jq expression 1 `def f: f; f`: the jq definition `f` calls itself",
+        ),
+        (
+            "--argocd-cm",
+            "set/cm_legacy_hang.yaml",
+            "document 1, line 11, column 12",
+            "rule argocd-cm resource.customizations ConfigMap, jq expression 1 `def f: f; f`: the jq definition `f` calls itself",
+        ),
+        (
+            "--argocd-cm",
+            "set/cm_badyaml.yaml",
+            "document 1, line 9, column 5",
+            "invalid YAML in `resource.customizations.ignoreDifferences.ConfigMap`: did not find expected ',' or ']'",
+        ),
+        (
+            "--argocd-cm",
+            "set/cm_notmap.yaml",
+            "document 1, line 7, column 3",
+            "`resource.customizations.ignoreDifferences.ConfigMap` holds a string, not a mapping of jsonPointers, jqPathExpressions and managedFieldsManagers",
+        ),
+        (
+            "--argocd-cm",
+            "set/cm_legacy_bad.yaml",
+            "document 1, line 10, column 5",
+            "invalid YAML in `resource.customizations`: did not find expected ',' or ']'",
+        ),
+        (
+            "--app",
+            "set/settings_nest.yaml",
+            "line 1, column 132",
+            "the text nests deeper than 128 levels, the limit drift-doctor reads",
+        ),
+    ];
+    for (option, file, place, why) in cases {
+        let out = analyze(
+            &pair().iter().map(String::as_str).collect::<Vec<_>>(),
+            option,
+            file,
+        );
+        assert_eq!(out.code, Some(2), "{file}: {}", out.stderr);
+        let head = format!(
+            "drift-doctor: {option} {}, {place}: Argo CD settings: ",
+            data(file)
+        );
+        assert!(
+            out.stderr.starts_with(&head),
+            "{file}: want {head}\n got {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr.contains(why),
+            "{file}: want {why}\n got {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("git side"), "{file}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{file}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{file}");
+        assert!(
+            out.took < Duration::from_secs(2),
+            "{file} took {:?}",
+            out.took
+        );
+    }
+}
+
+/// `def f: f; f` for every kind, with pasted diff text: refused the same way.
+#[test]
+fn a_recursive_rule_for_every_kind_is_refused_with_diff_input() {
+    let diff = data("diff/valid_unified.txt");
+    let out = analyze(&["--diff", &diff], "--app", "set/jq_recursive_def_all.yaml");
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("jq expression 1 `def f: f; f`: the jq definition `f` calls itself"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Rules that run without end are stopped, the analysis goes on, and the
+/// report says which rule was skipped and why.
+#[test]
+fn endless_rules_are_stopped_and_named_in_the_report() {
+    let cases = [
+        (
+            "set/jq_until.yaml",
+            "rule Application shop spec.ignoreDifferences[0]: jq expression `until(false; .)` stopped: it recursed deeper than 256 KiB of stack; skipped",
+        ),
+        (
+            "set/jq_range_path.yaml",
+            "rule Application shop spec.ignoreDifferences[0]: jq expression `.data[range(1e9) | tostring]` timed out after 1s; skipped",
+        ),
+    ];
+    for (file, warning) in cases {
+        let mut sides = pair();
+        sides.extend(["--format".into(), "json".into()]);
+        let out = analyze(
+            &sides.iter().map(String::as_str).collect::<Vec<_>>(),
+            "--app",
+            file,
+        );
+        assert_eq!(out.code, Some(1), "{file}: {}", out.stderr);
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(report["warnings"], serde_json::json!([warning]), "{file}");
+        // The other differences are still reported.
+        assert_eq!(report["summary"]["out_of_sync"], 1, "{file}");
+        assert!(
+            out.took < Duration::from_secs(4),
+            "{file} took {:?}",
+            out.took
+        );
+
+        // The text format says it on stderr.
+        let text = analyze(
+            &pair().iter().map(String::as_str).collect::<Vec<_>>(),
+            "--app",
+            file,
+        );
+        assert_eq!(text.code, Some(1));
+        assert!(
+            text.stderr
+                .contains(&format!("drift-doctor: warning: {warning}")),
+            "{}",
+            text.stderr
+        );
+    }
+}
+
+/// `ignore.normalizer.jq.timeout` in argocd-cm sets the budget, as in Argo CD.
+#[test]
+fn the_argocd_cm_timeout_sets_the_budget() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-jq-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cm = dir.join("argocd-cm.yaml");
+    std::fs::write(
+        &cm,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  ignore.normalizer.jq.timeout: 150ms\n",
+    )
+    .unwrap();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args([
+            "analyze",
+            "--format",
+            "json",
+            "--git",
+            &data("set/cm_git.yaml"),
+            "--live",
+            &data("set/cm_live.yaml"),
+        ])
+        .args([
+            "--app",
+            &data("set/jq_range_path.yaml"),
+            "--argocd-cm",
+            cm.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warning = report["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.ends_with("timed out after 150ms; skipped"),
+        "{warning}"
+    );
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+
+    std::fs::write(
+        &cm,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  ignore.normalizer.jq.timeout: soon\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args([
+            "analyze",
+            "--git",
+            &data("set/cm_git.yaml"),
+            "--live",
+            &data("set/cm_live.yaml"),
+        ])
+        .args(["--argocd-cm", cm.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("line 6, column 3: Argo CD settings: `ignore.normalizer.jq.timeout` is `soon`, not a positive Go duration"),
+        "{err}"
+    );
+}
+
+/// Three jq rules for every kind are compiled once per analysis, not once
+/// per object: the runtime hands out the same compiled expression.
+#[test]
+fn each_expression_is_compiled_once_per_analysis() {
+    let text = common::read("tests/data/badinput/set/app_all_jq3.yaml");
+    let mut compare = drift_doctor::CompareOptions::default();
+    drift_doctor::ignore::apply_user_settings(&text, &mut compare).unwrap();
+    let rule = &compare.ignore_rules[0];
+    assert_eq!(rule.jq_path_expressions.len(), 3);
+    for expr in &rule.jq_path_expressions {
+        let first = compare.jq.compile(expr);
+        let again = compare.jq.compile(expr);
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "{expr}");
+        assert!(first.program.is_ok(), "{expr}");
+    }
+}

@@ -1,0 +1,125 @@
+//! Every ignore fix the report proposes is accepted back as settings (the
+//! way `--app`, `--argocd-cm` and the page's settings box read them) and
+//! hides the differences it claims to hide: over every scenario fixture,
+//! both forms of each snippet alone, and the whole snippet.
+
+mod common;
+
+use drift_doctor::ignore::apply_user_settings;
+use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report, Strategy};
+use serde_yaml::Value;
+
+fn options(name: &str) -> Options {
+    let path = common::root().join(format!("tests/fixtures/scenarios/{name}/options.yaml"));
+    let so: Value = if path.exists() {
+        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    } else {
+        Value::Null
+    };
+    Options {
+        namespace: so["namespace"].as_str().map(str::to_string),
+        compare: CompareOptions {
+            strategy: so["strategy"]
+                .as_str()
+                .map(|s| Strategy::from_id(s).expect("known strategy"))
+                .unwrap_or_default(),
+            ignore_aggregated_roles: so["ignore_aggregated_roles"].as_bool().unwrap_or(false),
+            include_hidden: true,
+            ..Default::default()
+        },
+    }
+}
+
+/// Whether `pointer` of resource `id` is a visible difference.
+fn visible(report: &Report, id: &str, pointer: &str) -> bool {
+    report
+        .resources
+        .iter()
+        .filter(|r| r.id == id)
+        .flat_map(|r| &r.differences)
+        .any(|d| d.pointer == pointer && d.visible)
+}
+
+#[test]
+fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
+    let mut checked = 0;
+    for name in common::scenario_names() {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        let git = common::read(format!("{dir}/git.yaml"));
+        let live = common::read(format!("{dir}/live.yaml"));
+        let base = options(&name);
+        let report = analyze(&git, &live, &base).unwrap();
+        for resource in &report.resources {
+            for fix in resource.fixes.iter().filter(|f| f.kind == FixKind::Ignore) {
+                let (app_form, cm_form) = fix
+                    .snippet
+                    .split_once("\n---\n")
+                    .unwrap_or_else(|| panic!("{name}: two forms in {}", fix.snippet));
+                for (form, text) in [
+                    ("Application form", app_form),
+                    ("argocd-cm form", cm_form),
+                    ("whole snippet", fix.snippet.as_str()),
+                ] {
+                    let mut opts = options(&name);
+                    apply_user_settings(text, &mut opts.compare).unwrap_or_else(|e| {
+                        panic!("{name} {}: the {form} is refused: {e}\n{text}", resource.id)
+                    });
+                    assert!(
+                        !opts.compare.ignore_rules.is_empty(),
+                        "{name}: {form} read no rule"
+                    );
+                    let after = analyze(&git, &live, &opts).unwrap();
+                    assert!(after.warnings.is_empty(), "{name}: {:?}", after.warnings);
+                    for pointer in &fix.pointers {
+                        assert!(
+                            visible(&report, &resource.id, pointer),
+                            "{name}: the fix names {pointer}, which was not a visible difference"
+                        );
+                        assert!(
+                            !visible(&after, &resource.id, pointer),
+                            "{name} {} {pointer}: still visible with the {form}:\n{text}",
+                            resource.id
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 12, "only {checked} snippet forms were checked");
+}
+
+/// The fragments users paste, each alone: an Application `spec:`, an
+/// argocd-cm `data:`, a bare `ignoreDifferences:` list (as a key or as the
+/// document itself), and the full objects.
+#[test]
+fn settings_fragments_read_like_the_full_objects() {
+    let rule = "- group: apps\n  kind: Deployment\n  jsonPointers: [/spec/replicas]\n";
+    let indented = |n: usize| {
+        rule.lines()
+            .map(|l| format!("{}{l}\n", " ".repeat(n)))
+            .collect::<String>()
+    };
+    let cm_body = "  resource.customizations.ignoreDifferences.apps_Deployment: |\n    jsonPointers: [/spec/replicas]\n";
+    let forms = [
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  ignoreDifferences:\n{}", indented(2)),
+        format!("spec:\n  ignoreDifferences:\n{}", indented(4)),
+        format!("ignoreDifferences:\n{rule}"),
+        rule.to_string(),
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n{cm_body}"),
+        format!("data:\n{cm_body}"),
+        cm_body.trim_start().replace("\n    ", "\n  "),
+    ];
+    for text in &forms {
+        let mut compare = CompareOptions::default();
+        apply_user_settings(text, &mut compare).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let rules = &compare.ignore_rules;
+        assert_eq!(rules.len(), 1, "{text}");
+        assert_eq!(
+            (rules[0].group.as_str(), rules[0].kind.as_str()),
+            ("apps", "Deployment"),
+            "{text}"
+        );
+        assert_eq!(rules[0].json_pointers, ["/spec/replicas"], "{text}");
+    }
+}
