@@ -179,6 +179,7 @@ pub(crate) fn build_report(
             application,
         },
         emergency,
+        warnings: Vec::new(),
         resources,
     }
 }
@@ -436,7 +437,10 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    let parsed = crate::difftext::parse_diff_text(text)?;
+    let crate::difftext::DiffText {
+        resources: parsed,
+        warnings,
+    } = crate::difftext::read_diff_text(text)?;
     let mut ctx = InputContext::default();
     let mut merged: BTreeMap<
         ResourceKey,
@@ -495,7 +499,8 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 .as_ref()
                 .or(c.git.as_ref())
                 .and_then(|v| crate::ignore::rule_hiding(&user_rules, &c.path, v))
-                .map(|r| format!("ignored by your rule {}", r.source));
+                .map(|r| format!("ignored by your rule {}", r.source))
+                .or_else(|| c.hidden.clone());
             if hidden_reason.is_some() {
                 any_hidden = true;
                 if !opts.compare.include_hidden {
@@ -530,5 +535,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         }
         resources.push(finish_resource(&key, presence, differences));
     }
-    Ok(build_report(resources, 0, ctx.application.clone()))
+    let mut report = build_report(resources, 0, ctx.application.clone());
+    report.warnings = warnings.iter().map(ToString::to_string).collect();
+    Ok(report)
 }

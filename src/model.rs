@@ -135,6 +135,10 @@ pub struct Report {
     /// Steps to take first when the findings show a sync loop (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub emergency: Vec<String>,
+    /// Parts of the input that could not be used while the rest could (pasted
+    /// diff output: a header with no diff, a cut-off hunk), each naming its line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub resources: Vec<ResourceReport>,
 }
 

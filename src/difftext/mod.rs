@@ -89,6 +89,9 @@ pub struct TextChange {
     pub note: Option<String>,
     /// 1-based line in the pasted text where this change starts.
     pub line: usize,
+    /// Why this is not a difference to report, when the tool that printed the text always shows it
+    /// (`kubectl diff`'s bookkeeping); None for a difference.
+    pub hidden: Option<String>,
 }
 
 /// One resource of the text and its differences.
@@ -219,10 +222,42 @@ pub fn looks_like_diff(text: &str) -> bool {
     false
 }
 
+/// Something in the text that could not be used while the rest could: a header with no diff after it,
+/// a hunk shorter than its header says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffTextWarning {
+    /// 1-based line in the pasted text.
+    pub line: usize,
+    /// What is missing and what it means for the report.
+    pub message: String,
+}
+
+impl std::fmt::Display for DiffTextWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// The resources of the text (in input order) and what could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffText {
+    pub resources: Vec<TextResource>,
+    pub warnings: Vec<DiffTextWarning>,
+}
+
 /// Parse any of the supported formats (detected automatically, may be mixed when several outputs are pasted).
 /// Resources are returned in input order. An error names the formats understood and the line where the text
-/// stopped making sense.
+/// stopped making sense. Warnings are dropped; see [`read_diff_text`].
 pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
+    read_diff_text(text).map(|d| d.resources)
+}
+
+/// Parse as [`parse_diff_text`] does, keeping the warnings.
+///
+/// Malformed text is an error, never an empty result: a cut-off hunk header, a `=====` header or a
+/// diff that names no resource. A header with no diff after it, or a hunk shorter than its header
+/// says, is a warning when other resources remain usable, and an error when none does.
+pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<Cow<'_, str>> = text.split('\n').map(clean_line).collect();
     if lines.iter().all(|l| l.trim().is_empty()) {
@@ -246,6 +281,25 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
         if line.trim().is_empty() {
             i += 1;
             continue;
+        }
+        if line.starts_with("@@") && unified_header(line).is_none() {
+            return Err(DiffTextError {
+                line: ln,
+                column: 1,
+                message: "this hunk header is cut off or malformed: a unified hunk header reads \
+                          `@@ -<line>,<count> +<line>,<count> @@`"
+                    .to_string(),
+            });
+        }
+        if argo_header(line).is_none() && looks_like_argo_header(line) {
+            return Err(DiffTextError {
+                line: ln,
+                column: 1,
+                message: "this header names no resource: `argocd app diff` writes \
+                          `===== group/Kind namespace/name ======` (the group is empty for core kinds: \
+                          `===== /Service default/web ======`)"
+                    .to_string(),
+            });
         }
         if let Some((group, kind, namespace, name)) = argo_header(line) {
             done.extend(cur.take());
@@ -397,7 +451,107 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
             message: format!("no diff found; {FORMATS}"),
         });
     }
-    Ok(done.into_iter().map(Builder::finish).collect())
+    let mut resources = Vec::with_capacity(done.len());
+    let mut warnings = Vec::new();
+    for b in done {
+        if b.hunks.is_empty() && b.presence.is_none() {
+            warnings.push(DiffTextWarning {
+                line: b.line,
+                message: format!(
+                    "no diff follows the header of {}: the tool printed it because the resource differs, \
+                     but what differs is not in the text (was the diff program missing, or the paste cut?)",
+                    b.describe()
+                ),
+            });
+            continue;
+        }
+        let cut: Vec<(usize, usize, usize, usize)> = b
+            .hunks
+            .iter()
+            .filter(|h| h.is_cut())
+            .map(|h| {
+                let last = h.lines.last().map_or(h.header_line, |l| l.src);
+                (
+                    h.header_line,
+                    h.old_len.max(h.new_len),
+                    h.shown_span(),
+                    last,
+                )
+            })
+            .collect();
+        let r = b.finish();
+        if r.kind.is_empty() || r.name.is_empty() {
+            return Err(DiffTextError {
+                line: r.line,
+                column: 1,
+                message: "this diff names no resource: neither its header nor its file names \
+                          (`kubectl diff` writes `[group.]version.Kind.namespace.name`) nor the lines shown \
+                          (`kind:` and `metadata.name`) say which object it is"
+                    .to_string(),
+            });
+        }
+        for (line, announced, given, last) in cut {
+            warnings.push(DiffTextWarning {
+                line,
+                message: format!(
+                    "the hunk of {}/{} {}/{} says it spans {announced} line(s) but the text holds {given}: \
+                     the paste is cut off, so differences after line {last} are unknown and the last ones \
+                     shown may be incomplete",
+                    r.group, r.kind, r.namespace, r.name
+                ),
+            });
+        }
+        resources.push(r);
+    }
+    if resources.is_empty() {
+        if let Some(w) = warnings.first() {
+            return Err(DiffTextError {
+                line: w.line,
+                column: 1,
+                message: w.message.clone(),
+            });
+        }
+    }
+    Ok(DiffText {
+        resources,
+        warnings,
+    })
+}
+
+/// Why a change `kubectl diff` prints is bookkeeping rather than a difference: its right side is the API
+/// server's dry-run answer, which bumps `metadata.generation` on every spec change and writes a new
+/// `resourceVersion` and new `managedFields` times. Argo CD compares none of them.
+fn kubectl_bookkeeping(path: &[Seg]) -> Option<String> {
+    let key = |i: usize| match path.get(i) {
+        Some(Seg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
+    if key(0) != Some("metadata") {
+        return None;
+    }
+    let field = key(1)?;
+    let what = match field {
+        "generation" if path.len() == 2 => {
+            "`metadata.generation`, which the API server bumps on every spec change"
+        }
+        "resourceVersion" if path.len() == 2 => {
+            "`metadata.resourceVersion`, which changes on every write"
+        }
+        "managedFields" => {
+            "`metadata.managedFields`, whose owners and times record the dry-run write itself"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "kubectl diff bookkeeping: its right side is the API server's dry-run answer, so {what}; \
+         Argo CD does not compare it"
+    ))
+}
+
+/// A line shaped like an `argocd app diff` resource header (`===== … ======`), named or not.
+fn looks_like_argo_header(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("===== ") && t.ends_with(" ======")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -641,9 +795,8 @@ fn parse_range(s: &str) -> Option<(usize, usize)> {
 /// `@@ -115,7 +115,7 @@`
 fn unified_header(line: &str) -> Option<UnifiedHeader> {
     let rest = line.strip_prefix("@@ -")?;
-    let end = rest
-        .find(" @@")
-        .unwrap_or_else(|| rest.trim_end_matches('@').trim_end().len());
+    // A header without its closing `@@` is cut off: its counts may be too.
+    let end = rest.find(" @@")?;
     let (old, new) = rest.get(..end)?.split_once(" +")?;
     let (old_start, old_len) = parse_range(old.trim())?;
     let (new_start, new_len) = parse_range(new.trim())?;
@@ -711,6 +864,29 @@ struct RawHunk<'a> {
     new_start: usize,
     new_len: usize,
     lines: Vec<HLine<'a>>,
+    /// 1-based line of the hunk header.
+    header_line: usize,
+}
+
+impl RawHunk<'_> {
+    /// Lines of the old and new side shown.
+    fn shown(&self) -> (usize, usize) {
+        let old = self.lines.iter().filter(|l| l.tag != Tag::Add).count();
+        let new = self.lines.iter().filter(|l| l.tag != Tag::Del).count();
+        (old, new)
+    }
+
+    /// The longer side shown, to set against the longer side announced.
+    fn shown_span(&self) -> usize {
+        let (old, new) = self.shown();
+        old.max(new)
+    }
+
+    /// The text ends (or the next output starts) before the lines the header announced.
+    fn is_cut(&self) -> bool {
+        let (old, new) = self.shown();
+        old < self.old_len || new < self.new_len
+    }
 }
 
 /// The YAML after a one-character diff marker (and the space or tab some diffs put after it).
@@ -732,7 +908,12 @@ fn read_unified<'a>(lines: &'a [Cow<'a, str>], i: usize, h: UnifiedHeader) -> (R
         let src = j + 1;
         match l.as_bytes().first() {
             Some(b'\\') => {}
-            None if ro > 0 && rn > 0 => {
+            // An empty context line (a blank YAML line whose marker space was trimmed), unless only
+            // blank lines follow: then the text simply ends there.
+            None if ro > 0
+                && rn > 0
+                && lines[j + 1..].iter().take(ro + rn).any(|l| !l.is_empty()) =>
+            {
                 out.push(HLine {
                     tag: Tag::Ctx,
                     text: "",
@@ -779,6 +960,7 @@ fn read_unified<'a>(lines: &'a [Cow<'a, str>], i: usize, h: UnifiedHeader) -> (R
         new_start: h.new_start,
         new_len: h.new_len,
         lines: out,
+        header_line: i + 1,
     };
     (hunk, j)
 }
@@ -835,6 +1017,7 @@ fn read_normal<'a>(lines: &'a [Cow<'a, str>], i: usize, h: NormalHeader) -> (Raw
             new_start,
             new_len,
             lines: out,
+            header_line: i + 1,
         },
         j,
     )
@@ -986,6 +1169,7 @@ impl<'a> Builder<'a> {
                     certain: true,
                     note: None,
                     line,
+                    hidden: None,
                 };
                 if whole_add {
                     res.presence = TextPresence::GitOnly;
@@ -1019,7 +1203,22 @@ impl<'a> Builder<'a> {
                     new.push(line);
                 }
             }
+            let first = res.changes.len();
             work.hunk(&old, &new, &all, &self.kind, &mut res.changes);
+            if self.format == TextFormat::KubectlUnified {
+                for c in &mut res.changes[first..] {
+                    c.hidden = kubectl_bookkeeping(&c.path);
+                }
+            }
+            if hunk.is_cut() {
+                for c in &mut res.changes[first..] {
+                    c.certain = false;
+                    c.note.get_or_insert_with(|| {
+                        "The hunk is cut off before its end, so this change may be incomplete."
+                            .to_string()
+                    });
+                }
+            }
         }
         res
     }

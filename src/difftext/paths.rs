@@ -1336,6 +1336,7 @@ fn changes(
             certain: note.is_none(),
             note,
             line,
+            hidden: None,
         });
     }
     out[start..].sort_by_key(|c| c.line);

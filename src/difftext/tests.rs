@@ -665,23 +665,44 @@ fn terminal_and_web_copies() {
 #[test]
 fn kubectl_with_a_normal_external_diff_and_bare_headers() {
     // KUBECTL_EXTERNAL_DIFF=diff prints normal hunks; a header whose body is empty (no diff program)
-    // is a resource without changes.
+    // is a warning: the resource differs, but how is not shown.
     let text = "===== /Service default/web ======\n\n===== apps/Deployment default/web ======\n31c31\n<   replicas: 5\n---\n>   replicas: 2\n\
 diff /tmp/LIVE-1/apps.v1.Deployment.default.web /tmp/MERGED-2/apps.v1.Deployment.default.web\n\
 7c7\n<   generation: 7\n---\n>   generation: 8\n";
-    let rs = parse_diff_text(text).unwrap();
-    assert_eq!(rs.len(), 3);
-    assert_eq!((rs[0].kind.as_str(), rs[0].changes.len()), ("Service", 0));
-    assert_eq!(rs[2].format, TextFormat::KubectlUnified);
-    let c = change(&rs[2], "/metadata/generation");
+    let read = read_diff_text(text).unwrap();
+    let rs = &read.resources;
+    assert_eq!(rs.len(), 2);
+    assert_eq!(read.warnings.len(), 1);
+    assert_eq!(read.warnings[0].line, 1);
+    assert!(read.warnings[0]
+        .message
+        .starts_with("no diff follows the header of /Service default/web"));
+    assert_eq!(rs[1].format, TextFormat::KubectlUnified);
+    let c = change(&rs[1], "/metadata/generation");
     assert!(c.certain);
     assert_eq!(c.git, Some(json!(8)));
+    assert!(c
+        .hidden
+        .as_deref()
+        .is_some_and(|h| h.contains("bookkeeping")));
 }
 
 #[test]
 fn git_diff_of_manifests() {
-    let text = "diff --git a/web.yaml b/web.yaml\nindex 3b18e51..a2c4f0e 100644\n--- a/web.yaml\n+++ b/web.yaml\n@@ -5,3 +5,3 @@ metadata:\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
+    let text = "diff --git a/web.yaml b/web.yaml\nindex 3b18e51..a2c4f0e 100644\n--- a/web.yaml\n+++ b/web.yaml\n@@ -1,7 +1,7 @@\n apiVersion: apps/v1\n kind: Deployment\n metadata:\n   name: web\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
     let rs = parse_diff_text(text).unwrap();
+    assert_eq!(
+        (rs[0].kind.as_str(), rs[0].name.as_str()),
+        ("Deployment", "web")
+    );
+    // A hunk that shows neither kind nor name names no resource.
+    let unnamed = "diff --git a/web.yaml b/web.yaml\n--- a/web.yaml\n+++ b/web.yaml\n@@ -5,3 +5,3 @@ metadata:\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
+    let err = parse_diff_text(unnamed).unwrap_err();
+    assert_eq!(err.line, 1);
+    assert!(
+        err.message.starts_with("this diff names no resource"),
+        "{err}"
+    );
     assert_eq!(rs.len(), 1);
     assert_eq!(change(&rs[0], "/spec/replicas").git, Some(json!(2)));
 }
@@ -700,10 +721,12 @@ fn headerless_hunks_are_read_too() {
         ("Deployment", "apps", "web")
     );
     assert_eq!(change(&rs[0], "/metadata/generation").live, Some(json!(4)));
-    // Just a normal hunk.
-    let rs = parse_diff_text("31c31\n<   replicas: 5\n---\n>   replicas: 2\n").unwrap();
-    assert_eq!(rs[0].format, TextFormat::ArgoNormal);
-    assert_eq!(rs[0].changes[0].git, Some(json!(2)));
+    // Just a normal hunk: nothing says which resource it is.
+    let err = parse_diff_text("31c31\n<   replicas: 5\n---\n>   replicas: 2\n").unwrap_err();
+    assert!(
+        err.message.starts_with("this diff names no resource"),
+        "{err}"
+    );
 }
 
 #[test]

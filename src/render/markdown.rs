@@ -10,6 +10,22 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A warning names things from the pasted text: write every Markdown
+/// control character literally so none can open a link, a span or HTML.
+fn escape_warning(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '<' | '>' | '[' | ']' | '(' | ')' | '#' | '|' | '!' | '&'
+        ) {
+            out.push('\\');
+        }
+        out.push(if c == '\n' { ' ' } else { c });
+    }
+    out
+}
+
 pub fn render(report: &Report, link: Option<&str>) -> String {
     let mut out = String::new();
     let s = &report.summary;
@@ -43,6 +59,9 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     for step in &report.emergency {
         let _ = writeln!(out, "> **First:** {step}\n");
     }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "> **Warning:** {}\n", escape_warning(warning));
+    }
     let out_of_sync: Vec<&ResourceReport> = report
         .resources
         .iter()
@@ -51,7 +70,12 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if out_of_sync.is_empty() {
         let _ = writeln!(
             out,
-            "Everything is Synced: Argo CD would show no difference."
+            "{}",
+            if report.warnings.is_empty() {
+                "Everything is Synced: Argo CD would show no difference."
+            } else {
+                "No difference found in what could be read; see the warnings above."
+            }
         );
     }
     for r in out_of_sync {

@@ -77,6 +77,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     for step in &report.emergency {
         let _ = writeln!(out, "\n{} {step}", st.paint("1;33", "!"));
     }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "{} {warning}", st.paint("1;33", "warning:"));
+    }
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
     ordered.sort_by_key(|r| r.status == Status::Synced);
     for r in ordered {
@@ -152,7 +155,12 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     if report.resources.iter().all(|r| r.status == Status::Synced) {
         let _ = writeln!(
             out,
-            "\nEverything is Synced: Argo CD would show no difference."
+            "\n{}",
+            if report.warnings.is_empty() {
+                "Everything is Synced: Argo CD would show no difference."
+            } else {
+                "No difference found in what could be read; see the warnings above."
+            }
         );
     }
     out
