@@ -112,6 +112,10 @@ pub struct TextResource {
     /// For one-side-only resources: one change with the empty path and the whole object.
     pub changes: Vec<TextChange>,
     /// For one-side-only resources: the whole object parsed from the `>`/`+` (git) or `<`/`-` (live) lines.
+    /// For resources on both sides: the partial object the text shows (context and added lines for
+    /// git, context and removed lines for live) with the kind, name and namespace of the header; items
+    /// whose list position is not shown are placed by merge key, else after the items already there,
+    /// as the changes' paths say.
     pub git_object: Option<Value>,
     /// See `git_object`.
     pub live_object: Option<Value>,
@@ -1220,6 +1224,26 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        let identity = |mut obj: Value| {
+            if let Value::Object(m) = &mut obj {
+                m.entry("kind")
+                    .or_insert_with(|| Value::String(self.kind.clone()));
+                let meta = m
+                    .entry("metadata")
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.entry("name")
+                        .or_insert_with(|| Value::String(self.name.clone()));
+                    if !self.namespace.is_empty() {
+                        meta.entry("namespace")
+                            .or_insert_with(|| Value::String(self.namespace.clone()));
+                    }
+                }
+            }
+            obj
+        };
+        res.git_object = Some(identity(work.git));
+        res.live_object = Some(identity(work.live));
         res
     }
 }

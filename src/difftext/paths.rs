@@ -444,13 +444,15 @@ impl<'s, 'a> Walker<'s, 'a> {
 
     /// The ancestors open at the end, as a seed for the next hunk.
     /// The ancestors open at the end, as a seed for the next hunk.
-    fn carry_into(&self, out: &mut Vec<Frame<'a>>) {
+    /// Items keep the place they were given in the reconstructed object, so that the next hunk
+    /// adds to the same item.
+    fn carry_into(&self, out: &mut Vec<Frame<'a>>, placed: &[Option<usize>]) {
         out.clear();
         out.extend(self.stack.iter().skip(1).map(|&id| {
             let mut f = self.nodes[id].clone();
             f.guessed = true;
             f.seeded = true;
-            f.index = None;
+            f.index = f.index.or(placed.get(id).copied().flatten());
             f.list_count = None;
             f
         }));
@@ -791,6 +793,127 @@ struct Side<'w, 'v, 'a> {
     nodes: &'w [Frame<'a>],
     node_of: &'w [usize],
     changed_prefix: &'w [usize],
+    /// For items whose list position the hunk does not show: where they were placed in the
+    /// reconstructed object (by merge key, else after the items already there).
+    placed: &'w [Option<usize>],
+}
+
+fn side_of<'w, 'v, 'a>(
+    view: &'v [ViewLine<'a>],
+    walker: &'w Walker<'_, 'a>,
+    changed_prefix: &'w [usize],
+    placed: &'w [Option<usize>],
+) -> Side<'w, 'v, 'a> {
+    Side {
+        view,
+        nodes: &walker.nodes,
+        node_of: &walker.node_of,
+        changed_prefix,
+        placed,
+    }
+}
+
+/// One step of a place in the reconstructed object.
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The value at `steps`, made (as maps, lists padded with nulls) where missing.
+fn slot<'v>(obj: &'v mut Value, steps: &[Step]) -> &'v mut Value {
+    let mut cur = obj;
+    for step in steps {
+        cur = match step {
+            Step::Key(k) => {
+                if !cur.is_object() {
+                    *cur = Value::Object(serde_json::Map::new());
+                }
+                match cur {
+                    Value::Object(m) => m.entry(k.clone()).or_insert(Value::Null),
+                    _ => unreachable!("made a map above"),
+                }
+            }
+            Step::Index(i) => {
+                if !cur.is_array() {
+                    *cur = Value::Array(Vec::new());
+                }
+                match cur {
+                    Value::Array(a) => {
+                        if a.len() <= *i {
+                            a.resize(*i + 1, Value::Null);
+                        }
+                        &mut a[*i]
+                    }
+                    _ => unreachable!("made a list above"),
+                }
+            }
+        };
+    }
+    cur
+}
+
+impl Side<'_, '_, '_> {
+    /// Add what this side of the hunk shows (context and changed lines) to the partial object,
+    /// and say where items of unknown position went. Lines under an ancestor nothing could name
+    /// are left out: their place is unknown.
+    fn reconstruct(&self, obj: &mut Value, placed: &mut Vec<Option<usize>>) {
+        let n = self.nodes.len();
+        placed.clear();
+        placed.resize(n, None);
+        let mut loc: Vec<Option<Vec<Step>>> = vec![None; n];
+        if n > 0 {
+            loc[0] = Some(Vec::new());
+        }
+        for id in 1..n {
+            let node = &self.nodes[id];
+            if node.parent >= id {
+                continue;
+            }
+            let Some(parent) = loc[node.parent].clone() else {
+                continue;
+            };
+            let step = match node.kind {
+                NKind::Key => Step::Key(node.key.as_deref().unwrap_or_default().to_string()),
+                NKind::Item => {
+                    let index = match node.index {
+                        Some(i) => i,
+                        None => {
+                            let list_name = self.nodes[node.parent].key.as_deref();
+                            let key = merge_order(list_name)
+                                .iter()
+                                .find_map(|mk| node.merge.iter().find(|(k, _)| k == mk));
+                            let list = slot(obj, &parent);
+                            if !list.is_array() {
+                                *list = Value::Array(Vec::new());
+                            }
+                            let items = list.as_array_mut().map(|a| a.len()).unwrap_or(0);
+                            let found = key.and_then(|(k, v)| {
+                                list.as_array()?.iter().position(|e| e.get(k) == Some(v))
+                            });
+                            let i = found.unwrap_or(items);
+                            placed[id] = Some(i);
+                            i
+                        }
+                    };
+                    Step::Index(index)
+                }
+                NKind::Root | NKind::Anon | NKind::Holder => continue,
+            };
+            let mut here = parent;
+            here.push(step);
+            let leaf = node.own_line.is_some() && node.children == 0;
+            if leaf {
+                let (value, partial) = self.value(id);
+                if !partial {
+                    *slot(obj, &here) = value;
+                }
+            } else {
+                slot(obj, &here);
+            }
+            loc[id] = Some(here);
+        }
+    }
 }
 
 /// Buffers reused for every hunk of a resource, and what one hunk tells about the next.
@@ -803,6 +926,12 @@ pub(crate) struct Workspace<'s, 'a> {
     carry: Vec<Frame<'a>>,
     has_carry: bool,
     notes: Vec<(Reason, SeedSource, String)>,
+    old_placed: Vec<Option<usize>>,
+    new_placed: Vec<Option<usize>>,
+    /// The live object as far as the hunks show it (context and removed lines).
+    pub(crate) live: Value,
+    /// The desired object as far as the hunks show it (context and added lines).
+    pub(crate) git: Value,
 }
 
 fn walk_into<'a>(
@@ -839,6 +968,10 @@ impl<'s, 'a> Workspace<'s, 'a> {
             carry: Vec::new(),
             has_carry: false,
             notes: Vec::new(),
+            old_placed: Vec::new(),
+            new_placed: Vec::new(),
+            live: Value::Object(serde_json::Map::new()),
+            git: Value::Object(serde_json::Map::new()),
         }
     }
 
@@ -859,21 +992,20 @@ impl<'s, 'a> Workspace<'s, 'a> {
             kind,
             source: seeding.source,
         };
-        let old_side = Side {
-            view: old,
-            nodes: &self.old.nodes,
-            node_of: &self.old.node_of,
-            changed_prefix: &self.old_prefix,
-        };
-        let new_side = Side {
-            view: new,
-            nodes: &self.new.nodes,
-            node_of: &self.new.node_of,
-            changed_prefix: &self.new_prefix,
-        };
+        let side = side_of;
+        side(old, &self.old, &self.old_prefix, &[])
+            .reconstruct(&mut self.live, &mut self.old_placed);
+        side(new, &self.new, &self.new_prefix, &[])
+            .reconstruct(&mut self.git, &mut self.new_placed);
+        let old_side = side(old, &self.old, &self.old_prefix, &self.old_placed);
+        let new_side = side(new, &self.new, &self.new_prefix, &self.new_placed);
         changes(&old_side, &new_side, &ctx, &mut self.notes, out);
-        let last = if old.is_empty() { &self.new } else { &self.old };
-        last.carry_into(&mut self.carry);
+        let (last, placed) = if old.is_empty() {
+            (&self.new, &self.new_placed)
+        } else {
+            (&self.old, &self.old_placed)
+        };
+        last.carry_into(&mut self.carry, placed);
         self.has_carry = true;
     }
 }
@@ -1057,6 +1189,7 @@ impl Side<'_, '_, '_> {
         while cur != 0 && guard <= yaml::MAX_DEPTH * 2 + 4 {
             guard += 1;
             let n = &self.nodes[cur];
+            let placed = self.placed.get(cur).copied().flatten();
             cur = n.parent;
             if n.misplaced {
                 note(Reason::Misplaced);
@@ -1097,7 +1230,7 @@ impl Side<'_, '_, '_> {
                         None => push_id(&mut pos_id, b'?', b""),
                     }
                     segs.push(Seg::Item {
-                        index: n.index,
+                        index: n.index.or(placed),
                         key,
                     });
                 }

@@ -55,7 +55,7 @@ const ALL: &[(&str, &str)] = &[
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-/// `/spec/template/spec/containers/?[name="web"]/image`-style rendering of a path.
+/// `/spec/template/spec/containers/0[name="web"]/image`-style rendering of a path.
 fn path_str(p: &[Seg]) -> String {
     let mut s = String::new();
     for seg in p {
@@ -147,14 +147,14 @@ fn argo_normal_reads_every_resource_and_change() {
             "/Service default/guestbook-canary ArgoNormal GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoNormal Both",
-            "  ? /spec/ports/?/targetPort 80 -> 8080",
+            "  ? /spec/ports/0/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoNormal Both",
             "  ? /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?/env/?/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0/env/0/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
 }
@@ -177,7 +177,7 @@ fn replicas_at_two_spaces_is_spec_replicas() {
 fn deeper_lines_without_parents_are_guessed() {
     let rs = parse_diff_text(ARGO_NORMAL).unwrap();
     let d = find(&rs, "Deployment", "guestbook-ui");
-    let c = change(d, "/spec/template/spec/containers/?/image");
+    let c = change(d, "/spec/template/spec/containers/0/image");
     assert!(!c.certain);
     let note = c.note.as_deref().unwrap_or("");
     assert!(
@@ -187,7 +187,7 @@ fn deeper_lines_without_parents_are_guessed() {
     // The added env item is one change holding the whole item.
     let item = change(
         d,
-        "/spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"]",
+        "/spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"]",
     );
     assert_eq!(
         item.git,
@@ -270,26 +270,26 @@ fn argo_unified_context_3() {
             "/Service default/guestbook-canary ArgoUnified GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoUnified Both",
-            "  ? /spec/ports/?[port=80]/targetPort 80 -> 8080",
+            "  ? /spec/ports/0[port=80]/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoUnified Both",
             "  ! /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/env/?[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/env/1[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/env/2[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
     let rs = parse_diff_text(ARGO_U3).unwrap();
     let d = find(&rs, "Deployment", "guestbook-ui");
     let c = change(
         d,
-        "/spec/template/spec/containers/?[name=\"guestbook-ui\"]/image",
+        "/spec/template/spec/containers/0[name=\"guestbook-ui\"]/image",
     );
     assert_eq!(
         c.path[4],
         Seg::Item {
-            index: None,
+            index: Some(0),
             key: Some(("name".to_string(), json!("guestbook-ui")))
         }
     );
@@ -303,9 +303,9 @@ fn argo_unified_context_1_and_0() {
         u1.contains(&"  ! /spec/replicas 5 -> 2".to_string()),
         "{u1:#?}"
     );
-    assert!(u1.contains(&"  ? /spec/template/spec/containers/?/env/?[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"".to_string()), "{u1:#?}");
+    assert!(u1.contains(&"  ? /spec/template/spec/containers/0/env/0[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"".to_string()), "{u1:#?}");
     assert!(
-        u1.contains(&"  ? /spec/ports/?/targetPort 80 -> 8080".to_string()),
+        u1.contains(&"  ? /spec/ports/0/targetPort 80 -> 8080".to_string()),
         "{u1:#?}"
     );
     let u0 = summary(ARGO_U0);
@@ -315,14 +315,14 @@ fn argo_unified_context_1_and_0() {
             "/Service default/guestbook-canary ArgoUnified GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoUnified Both",
-            "  ? /spec/ports/?/targetPort 80 -> 8080",
+            "  ? /spec/ports/0/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoUnified Both",
             "  ? /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?/env/?/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0/env/0/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
 }
@@ -362,10 +362,10 @@ fn kubectl_diff_headers_and_changes() {
             "  ! /metadata/annotations/kubectl.kubernetes.io/last-applied-configuration \"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":\\\"Deployment\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"web\\\",\\\"namespace\\\":\\\"default\\\"},\\\"spec\\\":{\\\"replicas\\\":5,\\\"selector\\\":{\\\"matchLabels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"template\\\":{\\\"metadata\\\":{\\\"labels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"gcr.io/heptio-images/ks-guestbook-demo:0.2\\\",\\\"name\\\":\\\"guestbook-ui\\\"}]}}}}\\n\" -> \"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":\\\"Deployment\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"web\\\",\\\"namespace\\\":\\\"default\\\"},\\\"spec\\\":{\\\"replicas\\\":2,\\\"selector\\\":{\\\"matchLabels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"template\\\":{\\\"metadata\\\":{\\\"labels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"gcr.io/heptio-images/ks-guestbook-demo:0.3\\\",\\\"name\\\":\\\"guestbook-ui\\\"}]}}}}\\n\"",
             "  ! /metadata/generation 7 -> 8",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
             "rbac.authorization.k8s.io/ClusterRole /view-extra KubectlUnified Both",
             "  ! /metadata/annotations/kubectl.kubernetes.io/last-applied-configuration \"{\\\"apiVersion\\\":\\\"rbac.authorization.k8s.io/v1\\\",\\\"kind\\\":\\\"ClusterRole\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"view-extra\\\"},\\\"rules\\\":[{\\\"apiGroups\\\":[\\\"apps\\\"],\\\"resources\\\":[\\\"deployments\\\"],\\\"verbs\\\":[\\\"get\\\",\\\"list\\\"]}]}\\n\" -> \"{\\\"apiVersion\\\":\\\"rbac.authorization.k8s.io/v1\\\",\\\"kind\\\":\\\"ClusterRole\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"view-extra\\\"},\\\"rules\\\":[{\\\"apiGroups\\\":[\\\"apps\\\"],\\\"resources\\\":[\\\"deployments\\\"],\\\"verbs\\\":[\\\"get\\\",\\\"list\\\",\\\"watch\\\"]}]}\\n\"",
-            "  ? /rules/?/verbs/2 - -> \"watch\"",
+            "  ? /rules/0/verbs/2 - -> \"watch\"",
             "/Secret default/db-credentials KubectlUnified Both",
             "  ! /data/password \"*** (before)\" -> \"*** (after)\"",
             "/ServiceAccount default/guestbook-ui KubectlUnified GitOnly",
@@ -378,7 +378,7 @@ fn kubectl_diff_headers_and_changes() {
         (cr.group.as_str(), cr.namespace.as_str()),
         ("rbac.authorization.k8s.io", "")
     );
-    let watch = change(cr, "/rules/?/verbs/2");
+    let watch = change(cr, "/rules/0/verbs/2");
     assert_eq!(
         watch.path[3],
         Seg::Item {
@@ -585,7 +585,7 @@ fn crlf_and_lost_whitespace_read_like_the_clean_text() {
         Some(json!("++++++++++++"))
     );
     assert_eq!(
-        change(&rs[1], "/spec/ports/?[port=80]/targetPort").git,
+        change(&rs[1], "/spec/ports/0[port=80]/targetPort").git,
         Some(json!(8080))
     );
     // The trimmed copy (blank context lines inside a block scalar became empty lines, the header tab
@@ -761,7 +761,7 @@ fn added_map_block_is_one_change() {
     let c = &rs[0].changes[0];
     assert_eq!(
         path_str(&c.path),
-        "/spec/template/spec/containers/?[name=\"app\"]/resources"
+        "/spec/template/spec/containers/0[name=\"app\"]/resources"
     );
     assert_eq!(c.live, Some(json!({})));
     assert_eq!(
@@ -1140,6 +1140,9 @@ fn the_writer_reproduces_the_fixture_yaml() {
     for (name, text) in ALL {
         let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
         for r in parse_diff_text(text).unwrap() {
+            if r.presence == TextPresence::Both {
+                continue;
+            }
             let Some(obj) = r.git_object.as_ref().or(r.live_object.as_ref()) else {
                 continue;
             };
@@ -1328,14 +1331,14 @@ fn top_level_list_items_keep_their_key() {
         vec![
             key("webhooks"),
             Seg::Item {
-                index: None,
+                index: Some(0),
                 key: None
             },
             key("clientConfig"),
             key("caBundle"),
         ]
     );
-    assert_eq!(pointer_of(c), "/webhooks/*/clientConfig/caBundle");
+    assert_eq!(pointer_of(c), "/webhooks/0/clientConfig/caBundle");
     assert_eq!(
         c.live,
         Some(json!(
@@ -1382,8 +1385,8 @@ fn top_level_list_items_keep_their_key() {
     assert_eq!(
         summary(&text)[1..],
         [
-            "  ? /webhooks/?/clientConfig/caBundle \"abc\" -> \"\"",
-            "  ? /webhooks/?[name=\"b.example.com\"] - -> {..}",
+            "  ? /webhooks/0/clientConfig/caBundle \"abc\" -> \"\"",
+            "  ? /webhooks/1[name=\"b.example.com\"] - -> {..}",
         ]
     );
     assert_eq!(
@@ -1405,7 +1408,7 @@ fn other_top_level_lists_keep_their_key() {
         "   - get",
         "+  - list",
     ]);
-    assert_eq!(summary(&rules)[1..], ["  ? /rules/?/verbs/1 - -> \"list\""]);
+    assert_eq!(summary(&rules)[1..], ["  ? /rules/0/verbs/1 - -> \"list\""]);
     let added_rule = lines(&[
         "===== rbac.authorization.k8s.io/Role ns/r ======",
         "12a13,16",
@@ -1414,7 +1417,7 @@ fn other_top_level_lists_keep_their_key() {
         ">   resources:",
         ">   - deployments",
     ]);
-    assert_eq!(summary(&added_rule)[1..], ["  ? /rules/? - -> {..}"]);
+    assert_eq!(summary(&added_rule)[1..], ["  ? /rules/0 - -> {..}"]);
     // The hunk starts inside a rule, at the items of one of its lists.
     let inside = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRole /monitoring-view ======",
@@ -1432,8 +1435,8 @@ fn other_top_level_lists_keep_their_key() {
     assert_eq!(
         summary(&inside)[1..],
         [
-            "  ? /rules/?/resources/1 \"alertmanagers\" -> -",
-            "  ? /rules/?/verbs/2 \"watch\" -> -",
+            "  ? /rules/0/resources/1 \"alertmanagers\" -> -",
+            "  ? /rules/0/verbs/2 \"watch\" -> -",
         ]
     );
     // A later hunk in the same list: the previous hunk named it.
@@ -1454,7 +1457,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     let rs = parse_diff_text(&two_hunks).unwrap();
     let c = &rs[0].changes[1];
-    assert_eq!(path_str(&c.path), "/rules/?/verbs/?");
+    assert_eq!(path_str(&c.path), "/rules/0/verbs/4");
     assert_eq!(
         (c.live.clone(), c.git.clone()),
         (None, Some(json!("patch")))
@@ -1470,7 +1473,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     assert_eq!(
         summary(&subjects)[1..],
-        ["  ? /subjects/?[name=\"old\"]/name \"old\" -> \"new\""]
+        ["  ? /subjects/0[name=\"old\"]/name \"old\" -> \"new\""]
     );
     let removed = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRoleBinding /crb ======",
@@ -1481,7 +1484,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     assert_eq!(
         summary(&removed)[1..],
-        ["  ? /subjects/?[name=\"old\"] {..} -> -"]
+        ["  ? /subjects/0[name=\"old\"] {..} -> -"]
     );
     // A kind the table does not know: the list stays unnamed rather than the object being a list.
     let unknown = lines(&[
@@ -1538,7 +1541,7 @@ fn nested_list_items_without_their_key() {
     ]);
     assert_eq!(
         summary(&text)[1..],
-        ["  ? /spec/template/spec/containers/?[name=\"app\"]/imagePullPolicy \"Always\" -> \"IfNotPresent\""]
+        ["  ? /spec/template/spec/containers/0[name=\"app\"]/imagePullPolicy \"Always\" -> \"IfNotPresent\""]
     );
     // Plain diff of an item's first line: the image changed, not the whole container (the
     // container goes on below the hunk).
@@ -1551,7 +1554,7 @@ fn nested_list_items_without_their_key() {
     ]);
     let rs = parse_diff_text(&text).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(pointer_of(c), "/spec/template/spec/containers/*/image");
+    assert_eq!(pointer_of(c), "/spec/template/spec/containers/0/image");
     assert_eq!(
         c.git,
         Some(json!("registry.example.com/shop/migrate:3.4.0"))
@@ -1571,7 +1574,7 @@ fn nested_list_items_without_their_key() {
     let c = &rs[0].changes[0];
     assert_eq!(
         path_str(&c.path),
-        "/spec/template/spec/containers/?/env/?[name=\"OLD\"]"
+        "/spec/template/spec/containers/0/env/0[name=\"OLD\"]"
     );
     assert_eq!(c.live, Some(json!({"name": "OLD", "value": "a"})));
     assert_eq!(c.git, Some(json!({"name": "NEW", "value": "b"})));
