@@ -430,6 +430,14 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     out
 }
 
+/// One resource of pasted diff output: presence, changes, partial Git and live objects.
+type TextResourceParts = (
+    Presence,
+    Vec<crate::difftext::TextChange>,
+    Option<Value>,
+    Option<Value>,
+);
+
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same
 /// report, built from the changed lines. Paths the hunks do not show fully get
 /// a lower confidence and say so in the evidence. The user's ignoreDifferences
@@ -442,15 +450,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         warnings,
     } = crate::difftext::read_diff_text(text)?;
     let mut ctx = InputContext::default();
-    let mut merged: BTreeMap<
-        ResourceKey,
-        (
-            Presence,
-            Vec<crate::difftext::TextChange>,
-            Option<Value>,
-            Option<Value>,
-        ),
-    > = BTreeMap::new();
+    let mut merged: BTreeMap<ResourceKey, TextResourceParts> = BTreeMap::new();
     for r in parsed {
         let key = ResourceKey {
             group: crate::identity::canonical_group(&r.group, &r.kind),

@@ -1,15 +1,19 @@
-//! Round trip: for each scenario, print the diff text `argocd app diff`
-//! would print (normal and unified, live on the left, desired on the right)
-//! and check the diff-text analysis finds the same differences, with the same
-//! causes wherever the two-sided verdict did not depend on other objects in
-//! the input (an HPA, a cert-manager annotation) that diff text cannot show.
+//! Round trip against the YAML mode: for every Git/live scenario, print what
+//! `argocd app diff` (normal and unified) and `kubectl diff` would print for
+//! it (live on the left; the predicted live object, live with Git's visible
+//! changes applied, on the right), analyse that text, and compare with the
+//! two-sided report: the same resources with the same statuses, and the same
+//! cause for as many visible differences as possible (aim: 90%). The figure is printed
+//! (`cargo test --test difftext_roundtrip -- --nocapture`) and stated in the
+//! README. Differences only the YAML mode can know are listed, with why.
 
 mod common;
 
-use drift_doctor::difftext::{render_argocd_diff, RenderResource};
+use drift_doctor::difftext::{render_argocd_diff, render_kubectl_diff, RenderResource};
 use drift_doctor::input::{parse_side, Side};
-use drift_doctor::{analyze, analyze_diff, Change, Options, Presence};
+use drift_doctor::{analyze, analyze_diff, Change, Options, Presence, Report, Status};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 fn set_pointer(obj: &mut Value, pointer: &str, value: Option<&Value>) {
     let Some((parent, last)) = pointer.rsplit_once('/') else {
@@ -45,6 +49,7 @@ fn set_pointer(obj: &mut Value, pointer: &str, value: Option<&Value>) {
     }
 }
 
+/// What the diff tools write for a live object: no status, no managedFields.
 fn clean(obj: &Value) -> Value {
     let mut v = obj.clone();
     if let Some(m) = v.as_object_mut() {
@@ -56,103 +61,244 @@ fn clean(obj: &Value) -> Value {
     v
 }
 
-fn matches(pattern: &str, pointer: &str) -> bool {
-    let p: Vec<&str> = pattern.split('/').collect();
-    let q: Vec<&str> = pointer.split('/').collect();
-    p.len() == q.len() && p.iter().zip(&q).all(|(a, b)| *a == "*" || a == b)
+/// Differences the YAML mode finds from what diff output never shows, with why.
+/// (scenario, pointer, reason)
+const ONLY_YAML_KNOWS: &[(&str, &str, &str)] = &[
+    ("autoscaler-hpa-replicas", "/spec/replicas", HPA_SYNCED),
+    ("drift-next-to-mutations", "/spec/replicas", HPA_SYNCED),
+    ("mixed-app", "/spec/replicas", HPA_SYNCED),
+    ("drift-next-to-mutations", "/data/tls.", CERT_MANAGER_OWNER),
+    ("helm-random-secret", "/data/redis-password", HELM_LABEL),
+    ("several-causes-one-app", "/data/password", HELM_LABEL),
+    (
+        "several-causes-one-app",
+        "/webhooks/0/failurePolicy",
+        "the istio labels and service of the webhook configuration are on lines no hunk shows",
+    ),
+    (
+        "aggregated-clusterrole",
+        "/rules/",
+        "the aggregationRule sits above the lines any hunk shows",
+    ),
+];
+const HPA_SYNCED: &str =
+    "the HPA that scales the Deployment is Synced, so no diff output prints it";
+const CERT_MANAGER_OWNER: &str =
+    "cert-manager's ownership shows only in managedFields, which diff output leaves out";
+const HELM_LABEL: &str =
+    "the helm.sh/chart label is on lines no hunk shows (and Argo CD masks Secret values)";
+
+struct Rendered {
+    group: String,
+    kind: String,
+    namespace: String,
+    name: String,
+    live: Option<Value>,
+    target: Option<Value>,
 }
 
-#[test]
-fn diff_text_finds_what_the_two_sided_analysis_finds() {
-    let catalog = drift_doctor::rules::catalog().expect("catalogue");
-    for name in [
-        "autoscaler-hpa-replicas",
-        "real-drift",
-        "restart-annotation",
-        "webhook-cabundle-cainjector",
-        "helm-random-secret",
-        "mixed-app",
-    ] {
-        let dir = format!("tests/fixtures/scenarios/{name}");
-        let git = common::read(format!("{dir}/git.yaml"));
-        let live = common::read(format!("{dir}/live.yaml"));
-        let report = analyze(&git, &live, &Options::default()).unwrap();
-        let live_docs = parse_side(&live, Side::Live).unwrap();
-        let mut objects: Vec<(String, String, String, String, Value, Value)> = Vec::new();
-        for r in report
-            .resources
-            .iter()
-            .filter(|r| r.presence == Presence::Both && r.status == drift_doctor::Status::OutOfSync)
-        {
-            let live_obj = live_docs
-                .iter()
-                .map(|d| &d.object)
-                .find(|o| {
-                    o.pointer("/metadata/name").and_then(Value::as_str) == Some(&r.name)
-                        && o["kind"] == r.kind.as_str()
-                })
-                .expect("live object");
-            let live_clean = clean(live_obj);
-            let mut target = live_clean.clone();
-            for d in r.differences.iter().filter(|d| d.visible) {
-                let v = if d.change == Change::Added {
-                    None
-                } else {
-                    Some(&d.git)
-                };
-                set_pointer(&mut target, &d.pointer, v);
-            }
-            objects.push((
-                r.group.clone(),
-                r.kind.clone(),
-                r.namespace.clone(),
-                r.name.clone(),
-                live_clean,
-                target,
-            ));
-        }
-        let resources: Vec<RenderResource> = objects
-            .iter()
-            .map(|(g, k, ns, n, l, t)| RenderResource {
-                group: g,
-                kind: k,
-                namespace: ns,
-                name: n,
-                live: Some(l),
-                target: Some(t),
+/// The objects the diff tools would compare for a scenario's OutOfSync resources.
+fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
+    let live_docs = parse_side(live, Side::Live).unwrap();
+    let git_docs = parse_side(git, Side::Git).unwrap();
+    let find = |docs: &[drift_doctor::input::Document], kind: &str, name: &str| {
+        docs.iter()
+            .map(|d| &d.object)
+            .find(|o| {
+                o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                    && o["kind"] == kind
             })
-            .collect();
-        for unified in [None, Some(3)] {
-            let text = render_argocd_diff(&resources, unified);
-            let from_text = analyze_diff(&text, &Options::default())
-                .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
-            for r in report
-                .resources
-                .iter()
-                .filter(|r| r.presence == Presence::Both)
-            {
+            .cloned()
+    };
+    let mut out = Vec::new();
+    for r in report
+        .resources
+        .iter()
+        .filter(|r| r.status == Status::OutOfSync)
+    {
+        let (live, target) = match r.presence {
+            Presence::Both => {
+                let live_obj = clean(&find(&live_docs, &r.kind, &r.name).expect("live object"));
+                let mut target = live_obj.clone();
                 for d in r.differences.iter().filter(|d| d.visible) {
-                    let found = from_text
-                        .resources
-                        .iter()
-                        .filter(|t| t.id == r.id)
-                        .flat_map(|t| &t.differences)
-                        .find(|t| matches(&t.pointer, &d.pointer) || t.pointer == d.pointer);
-                    let Some(t) = found else {
-                        panic!("{name} ({unified:?}): {} {} not found in the diff text analysis\n{text}", r.id, d.pointer)
-                    };
-                    let used_context = catalog
-                        .get(&d.rule)
-                        .is_some_and(|rule| !rule.matcher.when.is_empty());
-                    if !used_context {
-                        assert_eq!(
-                            t.cause, d.cause,
-                            "{name} ({unified:?}): {} {}: {} vs {}",
-                            r.id, d.pointer, t.rule, d.rule
-                        );
-                    }
+                    let v = (d.change != Change::Added).then_some(&d.git);
+                    set_pointer(&mut target, &d.pointer, v);
                 }
+                (Some(live_obj), Some(target))
+            }
+            Presence::GitOnly => (None, find(&git_docs, &r.kind, &r.name).map(|o| clean(&o))),
+            Presence::LiveOnly => (find(&live_docs, &r.kind, &r.name).map(|o| clean(&o)), None),
+        };
+        out.push(Rendered {
+            group: r.group.clone(),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            live,
+            target,
+        });
+    }
+    out
+}
+
+/// kubectl's right side is the API server's dry run: a spec change bumps `metadata.generation`.
+fn bump_generation(r: &Rendered) -> Option<Value> {
+    let (live, target) = (r.live.as_ref()?, r.target.as_ref()?);
+    let mut t = target.clone();
+    if live.get("spec") != target.get("spec") {
+        if let Some(g) = live.pointer("/metadata/generation").and_then(Value::as_i64) {
+            t["metadata"]["generation"] = Value::from(g + 1);
+        }
+    }
+    Some(t)
+}
+
+#[derive(Default)]
+struct Tally {
+    same: usize,
+    total: usize,
+    /// Counting the differences only the YAML mode can know too.
+    all_same: usize,
+    all: usize,
+    left_out: usize,
+    misses: Vec<String>,
+}
+
+fn compare(
+    tally: &mut Tally,
+    scenario: &str,
+    format: &str,
+    yaml: &Report,
+    text: &Report,
+    text_src: &str,
+) {
+    let out_of_sync = |r: &Report| -> BTreeMap<String, Status> {
+        r.resources
+            .iter()
+            .filter(|r| r.status == Status::OutOfSync)
+            .map(|r| (r.id.clone(), r.status))
+            .collect()
+    };
+    assert_eq!(
+        out_of_sync(yaml),
+        out_of_sync(text),
+        "{scenario} ({format}): resources and statuses differ\n{text_src}"
+    );
+    for r in yaml
+        .resources
+        .iter()
+        .filter(|r| r.status == Status::OutOfSync)
+    {
+        let t = text.resources.iter().find(|t| t.id == r.id).unwrap();
+        for d in r.differences.iter().filter(|d| d.visible) {
+            let yaml_only = ONLY_YAML_KNOWS
+                .iter()
+                .any(|(s, p, _)| *s == scenario && d.pointer.starts_with(p));
+            tally.all += 1;
+            if yaml_only {
+                tally.left_out += 1;
+                if t.differences
+                    .iter()
+                    .any(|x| x.visible && x.pointer == d.pointer && x.cause == d.cause)
+                {
+                    tally.all_same += 1;
+                }
+                continue;
+            }
+            tally.total += 1;
+            let found = t
+                .differences
+                .iter()
+                .filter(|x| x.visible)
+                .find(|x| x.pointer == d.pointer);
+            match found {
+                Some(x) if x.cause == d.cause => {
+                    tally.same += 1;
+                    tally.all_same += 1;
+                }
+                Some(x) => tally.misses.push(format!(
+                    "{scenario} ({format}) {} {}: {} {:?} from the text, {} {:?} from YAML",
+                    r.id, d.pointer, x.rule, x.cause, d.rule, d.cause
+                )),
+                None => tally.misses.push(format!(
+                    "{scenario} ({format}) {} {}: not found in the text's report (has {:?})",
+                    r.id,
+                    d.pointer,
+                    t.differences
+                        .iter()
+                        .map(|x| x.pointer.as_str())
+                        .collect::<Vec<_>>()
+                )),
             }
         }
     }
+}
+
+#[test]
+fn diff_text_gives_the_yaml_mode_report() {
+    let mut tally = Tally::default();
+    for name in common::scenario_names() {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        let git = common::read(format!("{dir}/git.yaml"));
+        let live = common::read(format!("{dir}/live.yaml"));
+        let yaml = analyze(&git, &live, &Options::default()).unwrap();
+        let objects = rendered_objects(&yaml, &git, &live);
+        let resources: Vec<RenderResource> = objects
+            .iter()
+            .map(|r| RenderResource {
+                group: &r.group,
+                kind: &r.kind,
+                namespace: &r.namespace,
+                name: &r.name,
+                live: r.live.as_ref(),
+                target: r.target.as_ref(),
+            })
+            .collect();
+        let bumped: Vec<Option<Value>> = objects.iter().map(bump_generation).collect();
+        let kubectl_resources: Vec<RenderResource> = objects
+            .iter()
+            .zip(&bumped)
+            .map(|(r, b)| RenderResource {
+                group: &r.group,
+                kind: &r.kind,
+                namespace: &r.namespace,
+                name: &r.name,
+                live: r.live.as_ref(),
+                target: b.as_ref().or(r.target.as_ref()),
+            })
+            .collect();
+        let texts = [
+            ("argocd normal", render_argocd_diff(&resources, None)),
+            ("argocd unified", render_argocd_diff(&resources, Some(3))),
+            ("kubectl", render_kubectl_diff(&kubectl_resources)),
+        ];
+        for (format, text) in texts {
+            if resources.is_empty() {
+                assert!(text.trim().is_empty());
+                continue;
+            }
+            let from_text = analyze_diff(&text, &Options::default())
+                .unwrap_or_else(|e| panic!("{name} ({format}): {e}\n{text}"));
+            assert!(from_text.warnings.is_empty(), "{:?}", from_text.warnings);
+            compare(&mut tally, &name, format, &yaml, &from_text, &text);
+        }
+    }
+    let percent = 100.0 * tally.same as f64 / tally.total.max(1) as f64;
+    let all_percent = 100.0 * tally.all_same as f64 / tally.all.max(1) as f64;
+    println!(
+        "diff text round trip: the same cause for {}/{} visible differences ({percent:.1}%); \
+         {}/{} ({all_percent:.1}%) counting the {} only the YAML mode can know",
+        tally.same, tally.total, tally.all_same, tally.all, tally.left_out
+    );
+    for m in &tally.misses {
+        println!("  {m}");
+    }
+    for (s, p, why) in ONLY_YAML_KNOWS {
+        println!("  left out: {s} {p}: {why}");
+    }
+    // The aim is 90%; this floor keeps what is reached (README, "diff output").
+    assert!(
+        percent >= 84.0,
+        "only {percent:.1}% of the visible differences get the YAML mode's cause"
+    );
 }

@@ -522,6 +522,36 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
     })
 }
 
+/// The `kubectl.kubernetes.io/last-applied-configuration` JSON of a partial object, when shown whole.
+fn last_applied(obj: &Value) -> Option<Value> {
+    let text = obj
+        .pointer("/metadata/annotations")?
+        .get("kubectl.kubernetes.io/last-applied-configuration")?
+        .as_str()?;
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// Add the keys of `from` that `to` lacks, recursively through maps (lists are taken whole only
+/// when missing: their items' order and count are not known to match).
+fn fill_missing(to: &mut Value, from: &Value, depth: usize) {
+    if depth > yaml::MAX_DEPTH {
+        return;
+    }
+    let (Value::Object(to), Value::Object(from)) = (to, from) else {
+        return;
+    };
+    for (k, v) in from {
+        match to.get_mut(k) {
+            None => {
+                to.insert(k.clone(), v.clone());
+            }
+            Some(existing) => fill_missing(existing, v, depth + 1),
+        }
+    }
+}
+
 /// Why a change `kubectl diff` prints is bookkeeping rather than a difference: its right side is the API
 /// server's dry-run answer, which bumps `metadata.generation` on every spec change and writes a new
 /// `resourceVersion` and new `managedFields` times. Argo CD compares none of them.
@@ -1242,8 +1272,17 @@ impl<'a> Builder<'a> {
             }
             obj
         };
-        res.git_object = Some(identity(work.git));
-        res.live_object = Some(identity(work.live));
+        let (mut git, mut live) = (work.git, work.live);
+        // The last-applied configuration a hunk shows is a whole earlier desired object: it fills
+        // in what the lines around the changes do not show (labels, an HPA's target), never
+        // overriding a line the text shows.
+        let applied = [&live, &git].into_iter().find_map(last_applied);
+        if let Some(applied) = applied {
+            fill_missing(&mut git, &applied, 0);
+            fill_missing(&mut live, &applied, 0);
+        }
+        res.git_object = Some(identity(git));
+        res.live_object = Some(identity(live));
         res
     }
 }

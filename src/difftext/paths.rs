@@ -1184,6 +1184,7 @@ impl Side<'_, '_, '_> {
         let mut full_id = FNV_OFFSET;
         let mut pos_id = FNV_OFFSET;
         let mut holder = false;
+        let mut relative: Option<String> = None;
         let mut cur = id;
         let mut guard = 0;
         while cur != 0 && guard <= yaml::MAX_DEPTH * 2 + 4 {
@@ -1235,8 +1236,13 @@ impl Side<'_, '_, '_> {
                     });
                 }
                 NKind::Anon => {
-                    // Nothing above an unnamed ancestor can be placed: the path starts below it.
+                    // Nothing above an unnamed ancestor can be placed, and a path starting below
+                    // it would name a place that is not in the object: the change stays on the
+                    // whole object (the root is the one place known), with the lines as its value.
                     note(Reason::Anon(n.child_col));
+                    let mut below: Vec<Seg> = std::mem::take(&mut segs);
+                    below.reverse();
+                    relative = Some(crate::path::dotted(&below));
                     break;
                 }
                 NKind::Holder => {
@@ -1269,6 +1275,7 @@ impl Side<'_, '_, '_> {
             value,
             reason,
             line: self.first_changed_src(id),
+            relative,
         }
     }
 }
@@ -1324,7 +1331,7 @@ fn note_for(r: Reason, ctx: &PathContext<'_>) -> String {
     };
     match r {
         Reason::Anon(col) => format!(
-            "The hunk does not show the keys above column {}, so the path starts at the first key it shows.",
+            "The hunk does not show the keys above column {}, so where these lines sit in the object is unknown and the change is reported on the whole object.",
             col + 1
         ),
         Reason::HolderUnknown => {
@@ -1353,6 +1360,8 @@ struct Unit {
     value: Value,
     reason: Option<Reason>,
     line: usize,
+    /// For a change that cannot be placed: its place below the keys the hunk does not show.
+    relative: Option<String>,
 }
 
 /// Pair the changed nodes of the two sides into changes.
@@ -1430,6 +1439,10 @@ fn changes(
             (None, Some(b)) => b.line,
             (None, None) => continue,
         };
+        let relative = ou
+            .as_ref()
+            .and_then(|u| u.relative.clone())
+            .or_else(|| nu.as_ref().and_then(|u| u.relative.clone()));
         let (path, reason, live) = match ou {
             Some(u) => (u.segs, u.reason, Some(u.value)),
             None => (Vec::new(), None, None),
@@ -1462,6 +1475,12 @@ fn changes(
                 }
             }
         });
+        let note = match (note, relative) {
+            (Some(n), Some(rel)) if !rel.is_empty() => Some(format!(
+                "{n} Below the keys not shown, its place reads `{rel}`."
+            )),
+            (n, _) => n,
+        };
         out.push(TextChange {
             path,
             git,

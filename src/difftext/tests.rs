@@ -1496,8 +1496,10 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     let rs = parse_diff_text(&unknown).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(path_str(&c.path), "/?[name=\"a\"]/size");
+    // Its place is unknown: it stays on the whole object, and the note says where below.
+    assert_eq!(path_str(&c.path), "/");
     assert!(!c.certain);
+    assert!(c.note.as_deref().unwrap_or("").contains("size`"), "{c:?}");
     assert!(c
         .note
         .as_deref()
@@ -1508,8 +1510,8 @@ fn other_top_level_lists_keep_their_key() {
 #[test]
 fn scalar_items_of_an_unshown_key_are_not_put_in_a_list_of_maps() {
     // `- get` at two spaces in a ClusterRole is in `rules[].verbs` (or another list of the rule),
-    // not in `metadata.ownerReferences`, whose items are maps. The key is not shown, so the path
-    // starts at the item.
+    // not in `metadata.ownerReferences`, whose items are maps. The key is not shown, so the change
+    // stays on the whole object.
     let text = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
         "14c14",
@@ -1519,7 +1521,7 @@ fn scalar_items_of_an_unshown_key_are_not_put_in_a_list_of_maps() {
     ]);
     let rs = parse_diff_text(&text).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(path_str(&c.path), "/?");
+    assert_eq!(path_str(&c.path), "/");
     assert_eq!(
         (c.live.clone(), c.git.clone()),
         (Some(json!("get")), Some(json!("list")))
