@@ -476,6 +476,19 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         entry.2 = entry.2.take().or(r.git_object);
         entry.3 = entry.3.take().or(r.live_object);
     }
+    // Secrets and ConfigMaps whose content changed in this paste: a workload's `checksum/…`
+    // annotation is a hash of such content and follows it.
+    let changed_sources: Vec<String> = merged
+        .iter()
+        .filter(|(k, (_, changes, ..))| {
+            k.group.is_empty()
+                && matches!(k.kind.as_str(), "Secret" | "ConfigMap")
+                && changes.iter().any(|c| {
+                    matches!(c.path.first(), Some(path::Seg::Key(f)) if f == "data" || f == "stringData" || f == "binaryData")
+                })
+        })
+        .map(|(k, _)| format!("{} {}/{}", k.kind, k.namespace, k.name))
+        .collect();
     let catalog = rules::catalog().ok();
     let mut resources = Vec::new();
     for (key, (presence, changes, git_obj, live_obj)) in merged {
@@ -494,6 +507,16 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 (None, _) => Change::Added,
             };
             let note = c.note.clone();
+            let bookkeeping = c.hidden.clone();
+            let masks = if key.group.is_empty() && key.kind == "Secret" {
+                crate::difftext::mask_evidence(c.git.as_ref(), c.live.as_ref())
+            } else {
+                None
+            };
+            let checksum = matches!(
+                c.path.last(),
+                Some(path::Seg::Key(k)) if k.starts_with("checksum/")
+            );
             let hidden_reason = c
                 .live
                 .as_ref()
@@ -524,6 +547,29 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 catalog,
                 c.certain,
             );
+            if let Some(reason) = bookkeeping.filter(|_| d.hidden_reason.is_some()) {
+                d.evidence = format!("Not a difference: {reason}.");
+            }
+            if let Some(masks) = masks {
+                // What the masks tell replaces a rule's "cannot tell" about masked values.
+                d.evidence = if d.evidence.contains("cannot tell") {
+                    format!("{} is masked on both sides. {masks}", path::dotted(&d.segs))
+                } else {
+                    format!("{} {masks}", d.evidence)
+                };
+            }
+            let sources: Vec<&String> = changed_sources
+                .iter()
+                .filter(|s| checksum && s.contains(&format!(" {}/", key.namespace)))
+                .collect();
+            if !sources.is_empty() {
+                let list: Vec<&str> = sources.iter().map(|s| s.as_str()).collect();
+                d.evidence = format!(
+                    "{} The same paste changes {}: a `checksum/` annotation is a hash of such content, so it follows that change; resolve it and this one goes with it.",
+                    d.evidence,
+                    list.join(", ")
+                );
+            }
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
             }

@@ -522,6 +522,72 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
     })
 }
 
+/// What two masked Secret values say (argo-cd `HideSecretData` gives each distinct value a run of `+`,
+/// the first `++++++++` and each next one 4 longer, the same on both sides; `kubectl diff` writes
+/// `*** (before)` and `*** (after)` for a changed value): a sentence for the evidence, or None
+/// when the values are not masks.
+pub fn mask_evidence(git: Option<&Value>, live: Option<&Value>) -> Option<String> {
+    let plus_run = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b == b'+'))
+            .map(str::len)
+    };
+    let kubectl = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|s| s == "*** (before)" || s == "*** (after)")
+    };
+    match (plus_run(git), plus_run(live)) {
+        (Some(g), Some(l)) if g != l => Some(format!(
+            "The masks differ in length ({l} and {g} `+` live and in Git): Argo CD gives each distinct value its own mask, so the values differ."
+        )),
+        (Some(_), Some(_)) => Some(
+            "The masks are equal: Argo CD gives equal values equal masks, so the values are the same.".to_string(),
+        ),
+        _ if kubectl(git) && kubectl(live) => Some(
+            "kubectl diff marks the value `*** (before)` and `*** (after)`: it changed.".to_string(),
+        ),
+        _ => None,
+    }
+}
+
+/// A whole `annotations` or `labels` map added or removed is one change per key: each key has its
+/// own writer (a restart stamp next to a team label), and an ignore rule on the whole map would
+/// hide every other key.
+fn split_whole_maps(changes: Vec<TextChange>) -> Vec<TextChange> {
+    let mut out = Vec::with_capacity(changes.len());
+    for c in changes {
+        let free_form = matches!(
+            c.path.last(),
+            Some(Seg::Key(k)) if k == "annotations" || k == "labels"
+        );
+        let map = match (&c.git, &c.live) {
+            (Some(Value::Object(m)), None) | (None, Some(Value::Object(m))) if free_form => {
+                Some(m.clone())
+            }
+            _ => None,
+        };
+        let Some(map) = map.filter(|m| !m.is_empty()) else {
+            out.push(c);
+            continue;
+        };
+        let on_git = c.git.is_some();
+        for (k, v) in map {
+            let mut path = c.path.clone();
+            path.push(Seg::Key(k));
+            out.push(TextChange {
+                path,
+                git: on_git.then(|| v.clone()),
+                live: (!on_git).then_some(v),
+                certain: c.certain,
+                note: c.note.clone(),
+                line: c.line,
+                hidden: c.hidden.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// The `kubectl.kubernetes.io/last-applied-configuration` JSON of a partial object, when shown whole.
 fn last_applied(obj: &Value) -> Option<Value> {
     let text = obj
@@ -573,6 +639,12 @@ fn kubectl_bookkeeping(path: &[Seg]) -> Option<String> {
         }
         "managedFields" => {
             "`metadata.managedFields`, whose owners and times record the dry-run write itself"
+        }
+        "annotations"
+            if matches!(path.get(2), Some(Seg::Key(k)) if k == "kubectl.kubernetes.io/last-applied-configuration") =>
+        {
+            "the `kubectl.kubernetes.io/last-applied-configuration` annotation, which `kubectl apply` rewrites from \
+             the applied file (what it says differently shows in the fields themselves)"
         }
         _ => return None,
     };
@@ -1254,6 +1326,7 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        res.changes = split_whole_maps(std::mem::take(&mut res.changes));
         let identity = |mut obj: Value| {
             if let Value::Object(m) = &mut obj {
                 m.entry("kind")

@@ -118,6 +118,9 @@ struct Walker<'s, 'a> {
     hits: usize,
     misses: usize,
     loose: usize,
+    /// Keys placed under any map whose keys the shape knows: found there, or not.
+    closed_hits: usize,
+    closed_misses: usize,
     /// Record which lines belong to which node (not needed while only scoring seeds).
     track: bool,
 }
@@ -134,6 +137,8 @@ impl<'s, 'a> Walker<'s, 'a> {
             hits: 0,
             misses: 0,
             loose: 0,
+            closed_hits: 0,
+            closed_misses: 0,
             track: true,
         };
         w.reset(seed, lines);
@@ -150,6 +155,8 @@ impl<'s, 'a> Walker<'s, 'a> {
         self.hits = 0;
         self.misses = 0;
         self.loose = 0;
+        self.closed_hits = 0;
+        self.closed_misses = 0;
         let mut root = Frame::new(NKind::Root, 0, 0);
         root.shape = Some(0);
         root.list_count = Some(0);
@@ -389,11 +396,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             Some(Hints::Closed(keys)) => {
                 if keys.binary_search(&key).is_ok() {
                     self.score += 3;
+                    self.closed_hits += 1;
                     if seeded {
                         self.hits += 1;
                     }
                 } else {
                     self.score -= 2;
+                    self.closed_misses += 1;
                     if seeded {
                         self.misses += 1;
                     }
@@ -730,6 +739,7 @@ fn choose_seed<'s, 'a>(
 
     // Score every candidate on the first lines of the hunk; the first best one wins.
     let mut best: Option<(i64, usize, usize, usize, usize)> = None; // score, idx, hits, misses, loose
+    let mut best_closed = (0usize, 0usize);
     let mut second = i64::MIN;
     for (idx, (frames, source)) in candidates.iter().enumerate() {
         let mut total = 0i64;
@@ -752,6 +762,11 @@ fn choose_seed<'s, 'a>(
                     second = second.max(s);
                 }
                 best = Some((total, idx, hits, misses, loose));
+                best_closed = if *source == SeedSource::Anon {
+                    (0, 0)
+                } else {
+                    (w.closed_hits, w.closed_misses)
+                };
             }
         }
     }
@@ -760,6 +775,14 @@ fn choose_seed<'s, 'a>(
             frames: Vec::new(),
             source: SeedSource::None,
         };
+    };
+    // A guess from the kind's usual shape whose known keys the lines mostly contradict (a policy
+    // rule's `match:` and `validate:` under `metadata.ownerReferences`) would invent a path: the
+    // parents stay unnamed instead.
+    let contradicted = candidates[idx].1 == SeedSource::Table && best_closed.1 > best_closed.0;
+    let idx = match anon_firsts.last() {
+        Some(&(anon, _)) if contradicted => anon,
+        _ => idx,
     };
     let (mut frames, source) = candidates.swap_remove(idx);
     if let Some((_, first)) = anon_firsts
