@@ -550,6 +550,71 @@ pub fn mask_evidence(git: Option<&Value>, live: Option<&Value>) -> Option<String
     }
 }
 
+/// The same items in another order (as the HPA controller stores `spec.metrics`).
+fn is_reordering(git: &[Value], live: &[Value]) -> bool {
+    if git.len() != live.len() || git.len() < 2 || git == live {
+        return false;
+    }
+    let mut used = vec![false; live.len()];
+    git.iter().all(|g| {
+        match live
+            .iter()
+            .enumerate()
+            .position(|(i, l)| !used[i] && l == g)
+        {
+            Some(i) => {
+                used[i] = true;
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// Changes inside a list whose shown items are the same on both sides in another order are one
+/// change of the list: a reordering, not edits of each item.
+fn join_reorderings(changes: Vec<TextChange>, git: &Value, live: &Value) -> Vec<TextChange> {
+    let reordered = |c: &TextChange| -> Option<usize> {
+        (0..c.path.len()).find(|&i| {
+            if !matches!(c.path[i], Seg::Item { .. }) {
+                return false;
+            }
+            let ptr = crate::path::pointer(&c.path[..i]);
+            matches!(
+                (git.pointer(&ptr), live.pointer(&ptr)),
+                (Some(Value::Array(g)), Some(Value::Array(l))) if is_reordering(g, l)
+            )
+        })
+    };
+    let mut out: Vec<TextChange> = Vec::with_capacity(changes.len());
+    for c in changes {
+        let Some(len) = reordered(&c) else {
+            out.push(c);
+            continue;
+        };
+        let list = c.path[..len].to_vec();
+        if let Some(joined) = out.iter_mut().find(|o| o.path == list) {
+            joined.line = joined.line.min(c.line);
+            joined.certain &= c.certain;
+            if joined.note.is_none() {
+                joined.note = c.note;
+            }
+            continue;
+        }
+        let ptr = crate::path::pointer(&list);
+        out.push(TextChange {
+            git: git.pointer(&ptr).cloned(),
+            live: live.pointer(&ptr).cloned(),
+            path: list,
+            certain: c.certain,
+            note: c.note,
+            line: c.line,
+            hidden: c.hidden,
+        });
+    }
+    out
+}
+
 /// A whole `annotations` or `labels` map added or removed is one change per key: each key has its
 /// own writer (a restart stamp next to a team label), and an ignore rule on the whole map would
 /// hide every other key.
@@ -1327,6 +1392,7 @@ impl<'a> Builder<'a> {
             }
         }
         res.changes = split_whole_maps(std::mem::take(&mut res.changes));
+        res.changes = join_reorderings(std::mem::take(&mut res.changes), &work.git, &work.live);
         let identity = |mut obj: Value| {
             if let Value::Object(m) = &mut obj {
                 m.entry("kind")
