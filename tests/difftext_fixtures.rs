@@ -189,3 +189,44 @@ fn a_kind_without_a_known_shape_gets_no_invented_parent() {
         assert_ne!(d.confidence, drift_doctor::Confidence::High);
     }
 }
+
+#[test]
+fn defaults_on_inferred_list_paths_come_from_the_schema() {
+    // (diff text, pointers that must be server defaults): list positions the hunks do not show
+    // are placed, and the schema's defaults are looked up on those paths.
+    let cases = [
+        (
+            "===== apps/Deployment shop/api ======\n@@ -58,6 +58,5 @@\n         - name: CPU_LIMIT\n           valueFrom:\n             resourceFieldRef:\n               containerName: api\n-              divisor: \"0\"\n               resource: limits.cpu\n",
+            vec!["/spec/template/spec/containers/0/env/0/valueFrom/resourceFieldRef/divisor"],
+        ),
+        (
+            "===== apps/Deployment shop/api ======\n61d60\n<               divisor: \"0\"\n",
+            vec!["/spec/template/spec/containers/0/env/0/valueFrom/resourceFieldRef/divisor"],
+        ),
+        (
+            "===== apps/Deployment shop/api ======\n@@ -70,7 +70,5 @@\n         livenessProbe:\n           httpGet:\n             path: /healthz\n             port: 8080\n-            scheme: HTTP\n-          timeoutSeconds: 1\n           periodSeconds: 10\n",
+            vec![
+                "/spec/template/spec/containers/0/livenessProbe/httpGet/scheme",
+                "/spec/template/spec/containers/0/livenessProbe/timeoutSeconds",
+            ],
+        ),
+    ];
+    for (text, want) in cases {
+        let r = analyze_diff(text, &Options::default()).unwrap();
+        let got: Vec<(&str, Cause)> = r.resources[0]
+            .differences
+            .iter()
+            .map(|d| (d.pointer.as_str(), d.cause))
+            .collect();
+        let want: Vec<(&str, Cause)> = want
+            .into_iter()
+            .map(|p| (p, Cause::ServerDefaults))
+            .collect();
+        assert_eq!(got, want, "{text}");
+        // The list positions were inferred: never high confidence.
+        assert!(r.resources[0]
+            .differences
+            .iter()
+            .all(|d| d.confidence != drift_doctor::Confidence::High));
+    }
+}
