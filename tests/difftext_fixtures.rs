@@ -66,14 +66,23 @@ fn real_shaped_diffs_give_their_paths_and_causes() {
             ],
         ),
         (
-            // The HPA controller's order of metrics against Git's: one reordering of the list.
+            // The HPA controller's order of metrics against Git's: one reordering of the list. The
+            // same paste shows the HPA's scaleTargetRef, so it explains the Deployment's replicas.
             "argo_hpa_metrics_reordered",
-            &[(
-                "autoscaling/HorizontalPodAutoscaler/shop/cart",
-                "/spec/metrics",
-                true,
-                Autoscaler,
-            )],
+            &[
+                (
+                    "apps/Deployment/shop/cart",
+                    "/spec/replicas",
+                    true,
+                    Autoscaler,
+                ),
+                (
+                    "autoscaling/HorizontalPodAutoscaler/shop/cart",
+                    "/spec/metrics",
+                    true,
+                    Autoscaler,
+                ),
+            ],
         ),
         (
             // A pod-template annotations map that holds only the restart stamp: reported on the key.
@@ -229,4 +238,54 @@ fn defaults_on_inferred_list_paths_come_from_the_schema() {
             .iter()
             .all(|d| d.confidence != drift_doctor::Confidence::High));
     }
+}
+
+#[test]
+fn every_path_is_a_place_in_the_reconstructed_objects() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["tests/fixtures/difftext", "tests/fixtures/difftext/real"] {
+        for e in std::fs::read_dir(common::root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "txt") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 16, "{files:?}");
+    let mut checked = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for r in drift_doctor::difftext::parse_diff_text(&text).unwrap() {
+            for c in &r.changes {
+                let pointer = drift_doctor::path::pointer(&c.path);
+                assert!(!pointer.contains('*'), "{}: {pointer}", f.display());
+                for (side, obj) in [(&c.git, &r.git_object), (&c.live, &r.live_object)] {
+                    if side.is_some() {
+                        let obj = obj.as_ref().expect("the side's object");
+                        assert!(
+                            obj.pointer(&pointer).is_some(),
+                            "{}: {} {pointer} is not in {obj}",
+                            f.display(),
+                            r.name
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "{checked}");
+}
+
+#[test]
+fn an_hpa_in_the_same_paste_explains_the_replicas_it_scales() {
+    let r = report("argo_hpa_metrics_reordered");
+    let e = evidence(&r, "/spec/replicas");
+    assert!(e.contains("HorizontalPodAutoscaler shop/cart"), "{e}");
+    // Without the HPA's lines, nothing in the text names a scaler.
+    let text = common::read("tests/fixtures/difftext/real/argo_hpa_metrics_reordered.txt");
+    let deployment_only = &text[text.find("===== apps/Deployment").unwrap()..];
+    let alone = analyze_diff(deployment_only, &Options::default()).unwrap();
+    assert_eq!(alone.resources[0].differences[0].cause, Cause::Drift);
 }
