@@ -21,6 +21,11 @@ fn malformed_text_is_an_error_naming_its_line() {
         ),
         ("header_weird.txt", 1, "this header names no resource"),
         ("kubectl_weird_path.txt", 1, "this diff names no resource"),
+        (
+            "secret_diff_wrong_header.txt",
+            1,
+            "names a ConfigMap but the lines below it show `kind: Secret`",
+        ),
     ];
     for (file, line, words) in cases {
         let err = analyze_diff(&read(file), &Options::default())
@@ -28,6 +33,8 @@ fn malformed_text_is_an_error_naming_its_line() {
             .unwrap_or_else(|| panic!("{file}: read without an error"));
         assert_eq!(err.line, line, "{file}: {err}");
         assert!(err.message.contains(words), "{file}: {err}");
+        // The error never quotes the pasted values.
+        assert!(!err.message.contains("c2VudGluZWw"), "{file}: {err}");
     }
 }
 

@@ -494,6 +494,22 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
                     .to_string(),
             });
         }
+        let shown_kind = [&r.git_object, &r.live_object]
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("kind").and_then(Value::as_str))
+            .find(|k| *k != r.kind);
+        if let Some(shown) = shown_kind {
+            return Err(DiffTextError {
+                line: r.line,
+                column: 1,
+                message: format!(
+                    "this header names a {} but the lines below it show `kind: {shown}`: the paste mixes two \
+                     resources, so which one differs (and whether its values must be masked) is unknown",
+                    r.kind
+                ),
+            });
+        }
         for (line, announced, given, last) in cut {
             warnings.push(DiffTextWarning {
                 line,
