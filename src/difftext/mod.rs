@@ -590,26 +590,35 @@ fn is_reordering(git: &[Value], live: &[Value]) -> bool {
 /// Changes inside a list whose shown items are the same on both sides in another order are one
 /// change of the list: a reordering, not edits of each item.
 fn join_reorderings(changes: Vec<TextChange>, git: &Value, live: &Value) -> Vec<TextChange> {
-    let reordered = |c: &TextChange| -> Option<usize> {
+    // Each list is judged once, however many changes it holds; very long lists are not judged
+    // (comparing every item with every other would cost more than the answer is worth).
+    const MAX_ITEMS: usize = 500;
+    let mut judged: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut reordered = |c: &TextChange| -> Option<usize> {
         (0..c.path.len()).find(|&i| {
             if !matches!(c.path[i], Seg::Item { .. }) {
                 return false;
             }
             let ptr = crate::path::pointer(&c.path[..i]);
-            matches!(
-                (git.pointer(&ptr), live.pointer(&ptr)),
-                (Some(Value::Array(g)), Some(Value::Array(l))) if is_reordering(g, l)
-            )
+            *judged.entry(ptr).or_insert_with_key(|ptr| {
+                matches!(
+                    (git.pointer(ptr), live.pointer(ptr)),
+                    (Some(Value::Array(g)), Some(Value::Array(l)))
+                        if g.len() <= MAX_ITEMS && is_reordering(g, l)
+                )
+            })
         })
     };
     let mut out: Vec<TextChange> = Vec::with_capacity(changes.len());
+    let mut joined_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for c in changes {
         let Some(len) = reordered(&c) else {
             out.push(c);
             continue;
         };
         let list = c.path[..len].to_vec();
-        if let Some(joined) = out.iter_mut().find(|o| o.path == list) {
+        let ptr = crate::path::pointer(&list);
+        if let Some(joined) = joined_at.get(&ptr).and_then(|&i| out.get_mut(i)) {
             joined.line = joined.line.min(c.line);
             joined.certain &= c.certain;
             if joined.note.is_none() {
@@ -617,7 +626,7 @@ fn join_reorderings(changes: Vec<TextChange>, git: &Value, live: &Value) -> Vec<
             }
             continue;
         }
-        let ptr = crate::path::pointer(&list);
+        joined_at.insert(ptr.clone(), out.len());
         out.push(TextChange {
             git: git.pointer(&ptr).cloned(),
             live: live.pointer(&ptr).cloned(),
