@@ -843,7 +843,8 @@ enum Step {
     Index(usize),
 }
 
-/// The value at `steps`, made (as maps, lists padded with nulls) where missing.
+/// The value at `steps`, made (as maps, lists padded with nulls) where missing; a value of
+/// another type on the way is replaced.
 fn slot<'v>(obj: &'v mut Value, steps: &[Step]) -> &'v mut Value {
     let mut cur = obj;
     for step in steps {
@@ -854,7 +855,7 @@ fn slot<'v>(obj: &'v mut Value, steps: &[Step]) -> &'v mut Value {
                 }
                 match cur {
                     Value::Object(m) => m.entry(k.clone()).or_insert(Value::Null),
-                    _ => unreachable!("made a map above"),
+                    other => other,
                 }
             }
             Step::Index(i) => {
@@ -866,9 +867,10 @@ fn slot<'v>(obj: &'v mut Value, steps: &[Step]) -> &'v mut Value {
                         if a.len() <= *i {
                             a.resize(*i + 1, Value::Null);
                         }
+                        // In bounds: the list was just lengthened to hold it.
                         &mut a[*i]
                     }
-                    _ => unreachable!("made a list above"),
+                    other => other,
                 }
             }
         };
