@@ -73,3 +73,30 @@ fn a_bare_header_next_to_a_usable_diff_is_a_warning() {
     assert!(report.warnings[0]
         .starts_with("line 1: no diff follows the header of apps/Deployment default/web"));
 }
+
+#[test]
+fn a_paste_cut_anywhere_is_never_an_empty_answer() {
+    let mut cuts = 0;
+    for dir in ["tests/fixtures/difftext", "tests/fixtures/difftext/real"] {
+        for e in std::fs::read_dir(common::root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "txt") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for n in 1..lines.len() {
+                let cut = lines[..n].join("\n");
+                cuts += 1;
+                if let Ok(report) = analyze_diff(&cut, &Options::default()) {
+                    assert!(
+                        !report.resources.is_empty() || !report.warnings.is_empty(),
+                        "{} cut after line {n}: an empty answer",
+                        p.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(cuts > 300, "{cuts}");
+}

@@ -277,6 +277,7 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
     // Before the first diff, and after a prompt or a sync question, other text is skipped.
     let mut skipping = true;
     let mut recognised = false;
+    let mut said_no_differences = false;
     let mut first_other: Option<usize> = None;
     let mut i = 0;
     while i < n {
@@ -324,6 +325,7 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
             done.extend(cur.take());
             skipping = true;
             recognised = true;
+            said_no_differences |= line.contains("No Differences found");
             i += 1;
             continue;
         }
@@ -447,12 +449,19 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
         });
     }
     done.extend(cur.take());
-    if done.is_empty() && !recognised {
+    // Only `argocd app sync --preview-changes` says in words that nothing differs; a command or a
+    // wrapper line with no output after it is a paste cut short.
+    if done.is_empty() && !said_no_differences {
         let line = first_other.unwrap_or(1);
+        let message = if recognised {
+            format!("the text holds a command or a wrapper line but no diff after it; {FORMATS}")
+        } else {
+            format!("no diff found; {FORMATS}")
+        };
         return Err(DiffTextError {
             line,
             column: 1,
-            message: format!("no diff found; {FORMATS}"),
+            message,
         });
     }
     let mut resources = Vec::with_capacity(done.len());
