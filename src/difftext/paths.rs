@@ -1264,10 +1264,12 @@ impl Side<'_, '_, '_> {
                     // Nothing above an unnamed ancestor can be placed, and a path starting below
                     // it would name a place that is not in the object: the change stays on the
                     // whole object (the root is the one place known), with the lines as its value.
-                    note(Reason::Anon(n.child_col));
+                    note(Reason::Anon(n.col));
                     let mut below: Vec<Seg> = std::mem::take(&mut segs);
                     below.reverse();
-                    relative = Some(crate::path::dotted(&below));
+                    if below.iter().any(|s| matches!(s, Seg::Key(_))) {
+                        relative = Some(crate::path::dotted(&below));
+                    }
                     break;
                 }
                 NKind::Holder => {
@@ -1356,7 +1358,7 @@ fn note_for(r: Reason, ctx: &PathContext<'_>) -> String {
     };
     match r {
         Reason::Anon(col) => format!(
-            "The hunk does not show the keys above column {}, so where these lines sit in the object is unknown and the change is reported on the whole object.",
+            "The hunk does not show the key at column {} that holds these lines, so where they sit in the object is unknown and the change is reported on the whole object.",
             col + 1
         ),
         Reason::HolderUnknown => {

@@ -1504,7 +1504,7 @@ fn other_top_level_lists_keep_their_key() {
         .note
         .as_deref()
         .unwrap_or("")
-        .contains("does not show the keys"));
+        .contains("does not show the key at column"));
 }
 
 #[test]
