@@ -430,6 +430,48 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     out
 }
 
+/// What the pasted text tells about a change beyond the rule's verdict.
+enum TextEvidence {
+    /// Replaces the evidence (bookkeeping that is no difference; masks that tell what the
+    /// masked-value rule cannot).
+    Instead(String),
+    /// Follows the evidence.
+    More(String),
+}
+
+/// Evidence only diff text gives: `kubectl diff` bookkeeping, what Argo CD's Secret masks say,
+/// and the changed Secret or ConfigMap of the same paste that a `checksum/` annotation follows.
+fn diff_text_evidence(
+    key: &ResourceKey,
+    c: &crate::difftext::TextChange,
+    changed_sources: &[ResourceKey],
+) -> Option<TextEvidence> {
+    if let Some(reason) = &c.hidden {
+        return Some(TextEvidence::Instead(format!(
+            "Not a difference: {reason}."
+        )));
+    }
+    if key.group.is_empty() && key.kind == "Secret" {
+        let masks = crate::difftext::mask_evidence(c.git.as_ref(), c.live.as_ref())?;
+        return Some(TextEvidence::Instead(format!(
+            "{} is masked on both sides. {masks}",
+            path::dotted(&c.path)
+        )));
+    }
+    let checksum = matches!(c.path.last(), Some(path::Seg::Key(k)) if k.starts_with("checksum/"));
+    let sources: Vec<String> = changed_sources
+        .iter()
+        .filter(|s| checksum && s.namespace == key.namespace)
+        .map(|s| format!("{} {}/{}", s.kind, s.namespace, s.name))
+        .collect();
+    (!sources.is_empty()).then(|| {
+        TextEvidence::More(format!(
+            "The same paste changes {}: a `checksum/` annotation is a hash of such content, so it follows that change; resolve it and this one goes with it.",
+            sources.join(", ")
+        ))
+    })
+}
+
 /// One resource of pasted diff output: presence, changes, partial Git and live objects.
 type TextResourceParts = (
     Presence,
@@ -478,7 +520,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     }
     // Secrets and ConfigMaps whose content changed in this paste: a workload's `checksum/…`
     // annotation is a hash of such content and follows it.
-    let changed_sources: Vec<String> = merged
+    let changed_sources: Vec<ResourceKey> = merged
         .iter()
         .filter(|(k, (_, changes, ..))| {
             k.group.is_empty()
@@ -487,7 +529,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                     matches!(c.path.first(), Some(path::Seg::Key(f)) if f == "data" || f == "stringData" || f == "binaryData")
                 })
         })
-        .map(|(k, _)| format!("{} {}/{}", k.kind, k.namespace, k.name))
+        .map(|(k, _)| k.clone())
         .collect();
     let catalog = rules::catalog().ok();
     let mut resources = Vec::new();
@@ -507,16 +549,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 (None, _) => Change::Added,
             };
             let note = c.note.clone();
-            let bookkeeping = c.hidden.clone();
-            let masks = if key.group.is_empty() && key.kind == "Secret" {
-                crate::difftext::mask_evidence(c.git.as_ref(), c.live.as_ref())
-            } else {
-                None
-            };
-            let checksum = matches!(
-                c.path.last(),
-                Some(path::Seg::Key(k)) if k.starts_with("checksum/")
-            );
+            let extra = diff_text_evidence(&key, &c, &changed_sources);
             let hidden_reason = c
                 .live
                 .as_ref()
@@ -547,28 +580,10 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 catalog,
                 c.certain,
             );
-            if let Some(reason) = bookkeeping.filter(|_| d.hidden_reason.is_some()) {
-                d.evidence = format!("Not a difference: {reason}.");
-            }
-            if let Some(masks) = masks {
-                // What the masks tell replaces a rule's "cannot tell" about masked values.
-                d.evidence = if d.evidence.contains("cannot tell") {
-                    format!("{} is masked on both sides. {masks}", path::dotted(&d.segs))
-                } else {
-                    format!("{} {masks}", d.evidence)
-                };
-            }
-            let sources: Vec<&String> = changed_sources
-                .iter()
-                .filter(|s| checksum && s.contains(&format!(" {}/", key.namespace)))
-                .collect();
-            if !sources.is_empty() {
-                let list: Vec<&str> = sources.iter().map(|s| s.as_str()).collect();
-                d.evidence = format!(
-                    "{} The same paste changes {}: a `checksum/` annotation is a hash of such content, so it follows that change; resolve it and this one goes with it.",
-                    d.evidence,
-                    list.join(", ")
-                );
+            match extra {
+                Some(TextEvidence::Instead(text)) => d.evidence = text,
+                Some(TextEvidence::More(text)) => d.evidence = format!("{} {text}", d.evidence),
+                None => {}
             }
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
