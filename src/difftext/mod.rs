@@ -21,6 +21,15 @@
 //! item of `/webhooks`, since list items are written at their key's column and an object is never a
 //! list). Guessed paths come back with `certain: false` and a one-sentence `note`.
 //!
+//! Every line shown (context too) also builds partial live and desired objects (`live_object`,
+//! `git_object`), which the rules read as they read whole objects. Paths are places in those
+//! objects, never wildcards: an item whose list position the hunk does not show is placed by its
+//! merge key, else after the items already there; lines whose parents no hunk names stay on the
+//! whole object (empty path), their place below told in the note. A list whose shown items are the
+//! same in another order is one change of the list; a whole `annotations` or `labels` map added or
+//! removed is one change per key; `kubectl diff`'s bookkeeping (`metadata.generation`,
+//! `resourceVersion`, `managedFields`, the last-applied annotation) comes back with `hidden` set.
+//!
 //! For example this text gives one `apps/Deployment default/web` resource with one change at
 //! `[Key("spec"), Key("replicas")]`, `live` 5, `git` 2, `certain`:
 //!
