@@ -718,7 +718,8 @@ fn fill_missing(to: &mut Value, from: &Value, depth: usize) {
     };
     for (k, v) in from {
         match to.get_mut(k) {
-            None => {
+            // A key shown without its value (`annotations:` as the last line of a hunk) is missing too.
+            None | Some(Value::Null) => {
                 to.insert(k.clone(), v.clone());
             }
             Some(existing) => fill_missing(existing, v, depth + 1),

@@ -1581,3 +1581,29 @@ fn nested_list_items_without_their_key() {
     assert_eq!(c.live, Some(json!({"name": "OLD", "value": "a"})));
     assert_eq!(c.git, Some(json!({"name": "NEW", "value": "b"})));
 }
+
+#[test]
+fn a_shown_last_applied_configuration_fills_the_partial_objects() {
+    let text = lines(&[
+        "===== apps/Deployment shop/orders ======",
+        "@@ -4,6 +4,6 @@",
+        "   annotations:",
+        "     kubectl.kubernetes.io/last-applied-configuration: |",
+        "       {\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"labels\":{\"helm.sh/chart\":\"orders-2.3.0\"},\"name\":\"orders\"},\"spec\":{\"replicas\":3}}",
+        "   labels:",
+        "-    team: a",
+        "+    team: b",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let git = rs[0].git_object.as_ref().unwrap();
+    let live = rs[0].live_object.as_ref().unwrap();
+    // Lines shown win; what they do not show comes from the last-applied object.
+    assert_eq!(git["metadata"]["labels"]["team"], json!("b"));
+    assert_eq!(live["metadata"]["labels"]["team"], json!("a"));
+    assert_eq!(
+        live["metadata"]["labels"]["helm.sh/chart"],
+        json!("orders-2.3.0")
+    );
+    assert_eq!(git["spec"]["replicas"], json!(3));
+    assert_eq!(git["metadata"]["namespace"], json!("shop"));
+}
