@@ -116,6 +116,8 @@ struct Rendered {
     name: String,
     live: Option<Value>,
     target: Option<Value>,
+    /// The Git object itself, for what `kubectl apply` records of it.
+    git: Option<Value>,
 }
 
 /// The objects the diff tools would compare for a scenario's OutOfSync resources.
@@ -157,6 +159,7 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
             name: r.name.clone(),
             live,
             target,
+            git: find(&git_docs, &r.kind, &r.name),
         });
     }
     out
@@ -209,14 +212,27 @@ fn mask_secret(r: &Rendered, argo: bool) -> (Option<Value>, Option<Value>) {
     (live, target)
 }
 
-/// kubectl's right side is the API server's dry run: a spec change bumps `metadata.generation`.
-fn bump_generation(r: &Rendered) -> Option<Value> {
+/// kubectl's right side is the API server's answer to a dry-run apply: a spec change bumps
+/// `metadata.generation`, and client-side apply records the applied file in the last-applied
+/// annotation (of objects that carry one).
+fn kubectl_merged(r: &Rendered) -> Option<Value> {
     let (live, target) = (r.live.as_ref()?, r.target.as_ref()?);
     let mut t = target.clone();
     if live.get("spec") != target.get("spec") {
         if let Some(g) = live.pointer("/metadata/generation").and_then(Value::as_i64) {
             t["metadata"]["generation"] = Value::from(g + 1);
         }
+    }
+    const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+    let applied = live
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(LAST_APPLIED));
+    if let (Some(_), Some(git)) = (applied, &r.git) {
+        let mut file = git.clone();
+        if let Some(Value::Object(a)) = file.pointer_mut("/metadata/annotations") {
+            a.remove(LAST_APPLIED);
+        }
+        t["metadata"]["annotations"][LAST_APPLIED] = Value::String(format!("{file}\n"));
     }
     Some(t)
 }
@@ -329,7 +345,7 @@ fn diff_text_gives_the_yaml_mode_report() {
             .iter()
             .map(|r| {
                 let (live, target) = mask_secret(r, false);
-                let bumped = bump_generation(r).and_then(|b| {
+                let bumped = kubectl_merged(r).and_then(|b| {
                     let mut t = target.clone()?;
                     t["metadata"] = b["metadata"].clone();
                     Some(t)
