@@ -192,8 +192,8 @@ pub(crate) fn build_report(
             application,
         },
         emergency,
-        resources,
         warnings: Vec::new(),
+        resources,
     }
 }
 
@@ -399,6 +399,56 @@ pub(crate) fn classify(
     }
 }
 
+/// What the pasted text tells about a change beyond the rule's verdict.
+enum TextEvidence {
+    /// Replaces the evidence (bookkeeping that is no difference; masks that tell what the
+    /// masked-value rule cannot).
+    Instead(String),
+    /// Follows the evidence.
+    More(String),
+}
+
+/// Evidence only diff text gives: `kubectl diff` bookkeeping, what Argo CD's Secret masks say,
+/// and the changed Secret or ConfigMap of the same paste that a `checksum/` annotation follows.
+fn diff_text_evidence(
+    key: &ResourceKey,
+    c: &crate::difftext::TextChange,
+    changed_sources: &[ResourceKey],
+) -> Option<TextEvidence> {
+    if let Some(reason) = &c.hidden {
+        return Some(TextEvidence::Instead(format!(
+            "Not a difference: {reason}."
+        )));
+    }
+    if key.group.is_empty() && key.kind == "Secret" {
+        let masks = crate::difftext::mask_evidence(c.git.as_ref(), c.live.as_ref())?;
+        return Some(TextEvidence::Instead(format!(
+            "{} is masked on both sides. {masks}",
+            path::dotted(&c.path)
+        )));
+    }
+    let checksum = matches!(c.path.last(), Some(path::Seg::Key(k)) if k.starts_with("checksum/"));
+    let sources: Vec<String> = changed_sources
+        .iter()
+        .filter(|s| checksum && s.namespace == key.namespace)
+        .map(|s| format!("{} {}/{}", s.kind, s.namespace, s.name))
+        .collect();
+    (!sources.is_empty()).then(|| {
+        TextEvidence::More(format!(
+            "The same paste changes {}: a `checksum/` annotation is a hash of such content, so it follows that change; resolve it and this one goes with it.",
+            sources.join(", ")
+        ))
+    })
+}
+
+/// One resource of pasted diff output: presence, changes, partial Git and live objects.
+type TextResourceParts = (
+    Presence,
+    Vec<crate::difftext::TextChange>,
+    Option<Value>,
+    Option<Value>,
+);
+
 /// Analyse the text `argocd app diff` or `kubectl diff` printed: the same
 /// report, built from the changed lines. Paths the hunks do not show fully get
 /// a lower confidence and say so in the evidence. The user's ignoreDifferences
@@ -410,17 +460,12 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     // `kind:` even under a header naming another kind, and sender and receiver see the same report.
     let masks = secret_mask::Masks::for_texts(&[text]);
     let (masked, _) = secret_mask::mask_secrets_in_text(text, &masks);
-    let parsed = crate::difftext::parse_diff_text(&masked)?;
+    let crate::difftext::DiffText {
+        resources: parsed,
+        warnings,
+    } = crate::difftext::read_diff_text(&masked)?;
     let mut ctx = InputContext::default();
-    let mut merged: BTreeMap<
-        ResourceKey,
-        (
-            Presence,
-            Vec<crate::difftext::TextChange>,
-            Option<Value>,
-            Option<Value>,
-        ),
-    > = BTreeMap::new();
+    let mut merged: BTreeMap<ResourceKey, TextResourceParts> = BTreeMap::new();
     for r in parsed {
         let key = ResourceKey {
             group: crate::identity::canonical_group(&r.group, &r.kind),
@@ -446,6 +491,19 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         entry.2 = entry.2.take().or(r.git_object);
         entry.3 = entry.3.take().or(r.live_object);
     }
+    // Secrets and ConfigMaps whose content changed in this paste: a workload's `checksum/…`
+    // annotation is a hash of such content and follows it.
+    let changed_sources: Vec<ResourceKey> = merged
+        .iter()
+        .filter(|(k, (_, changes, ..))| {
+            k.group.is_empty()
+                && matches!(k.kind.as_str(), "Secret" | "ConfigMap")
+                && changes.iter().any(|c| {
+                    matches!(c.path.first(), Some(path::Seg::Key(f)) if f == "data" || f == "stringData" || f == "binaryData")
+                })
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
     let catalog = rules::catalog().ok();
     let mut resources = Vec::new();
     for (key, (presence, changes, git_obj, live_obj)) in merged {
@@ -464,12 +522,14 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 (None, _) => Change::Added,
             };
             let note = c.note.clone();
+            let extra = diff_text_evidence(&key, &c, &changed_sources);
             let hidden_reason = c
                 .live
                 .as_ref()
                 .or(c.git.as_ref())
                 .and_then(|v| crate::ignore::rule_hiding(&user_rules, &c.path, v))
-                .map(|r| format!("ignored by your rule {}", r.source));
+                .map(|r| format!("ignored by your rule {}", r.source))
+                .or_else(|| c.hidden.clone());
             if hidden_reason.is_some() {
                 any_hidden = true;
                 if !opts.compare.include_hidden {
@@ -494,6 +554,11 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
                 c.certain,
                 &masks,
             );
+            match extra {
+                Some(TextEvidence::Instead(text)) => d.evidence = text,
+                Some(TextEvidence::More(text)) => d.evidence = format!("{} {text}", d.evidence),
+                None => {}
+            }
             if let Some(note) = note {
                 d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
             }
@@ -507,5 +572,8 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
     }
     let mut report = build_report(resources, 0, ctx.application.clone());
     report.warnings = opts.compare.jq.warnings();
+    report
+        .warnings
+        .extend(warnings.iter().map(ToString::to_string));
     Ok(report)
 }

@@ -65,6 +65,9 @@ pub struct UnifiedHeader {
     pub old_len: usize,
     pub new_start: usize,
     pub new_len: usize,
+    /// Whether the header ends with its closing `@@`; one cut off before it
+    /// may have lost digits of its counts too.
+    pub closed: bool,
 }
 
 fn parse_range(s: &str) -> Option<(usize, usize)> {
@@ -85,9 +88,8 @@ pub fn unified_context(line: &str) -> Option<&str> {
 /// `@@ -115,7 +115,7 @@`
 pub fn unified_header(line: &str) -> Option<UnifiedHeader> {
     let rest = line.strip_prefix("@@ -")?;
-    let end = rest
-        .find(" @@")
-        .unwrap_or_else(|| rest.trim_end_matches('@').trim_end().len());
+    let closing = rest.find(" @@");
+    let end = closing.unwrap_or_else(|| rest.trim_end_matches('@').trim_end().len());
     let (old, new) = rest.get(..end)?.split_once(" +")?;
     let (old_start, old_len) = parse_range(old.trim())?;
     let (new_start, new_len) = parse_range(new.trim())?;
@@ -96,6 +98,7 @@ pub fn unified_header(line: &str) -> Option<UnifiedHeader> {
         old_len,
         new_start,
         new_len,
+        closed: closing.is_some(),
     })
 }
 

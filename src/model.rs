@@ -149,11 +149,12 @@ pub struct Report {
     /// Steps to take first when the findings show a sync loop (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub emergency: Vec<String>,
-    pub resources: Vec<ResourceReport>,
-    /// Problems that did not stop the analysis but change what it could
-    /// apply, such as a jq rule stopped by its time budget and skipped.
+    /// Problems that did not stop the analysis but change what it could use:
+    /// a jq rule stopped by its time budget and skipped, a part of pasted
+    /// diff output that could not be read (each naming its line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    pub resources: Vec<ResourceReport>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -197,6 +197,7 @@ fn mutated_diff_text_never_panics() {
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
         .collect();
     names.sort();
     let mut m = Mutator(0xd1ff);

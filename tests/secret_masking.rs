@@ -160,10 +160,15 @@ fn a_secret_body_under_a_configmap_header_is_masked() {
     let state = diff_state(&badinput("diff/secret_diff_wrong_header.txt"));
     let out = outputs(&state);
     assert_no_sentinel(&out);
-    let json = &out.iter().find(|(n, _)| n == "json").unwrap().1;
+    // The header and the body disagree on the kind: the analysis refuses the
+    // text, and neither its message nor the link holds the values.
+    let error = &out.iter().find(|(n, _)| n == "error").unwrap().1;
+    assert!(error.contains("Secret"), "{error}");
+    // `data` masks stay base64 (of `<secret 1>` and `<secret 2>`) so the text still parses.
+    let link = &out.iter().find(|(n, _)| n == "link").unwrap().1;
     assert!(
-        json.contains("<secret 1>") && json.contains("<secret 2>"),
-        "{json}"
+        link.contains("PHNlY3JldCAxPg==") && link.contains("PHNlY3JldCAyPg=="),
+        "{link}"
     );
 }
 

@@ -21,6 +21,15 @@
 //! item of `/webhooks`, since list items are written at their key's column and an object is never a
 //! list). Guessed paths come back with `certain: false` and a one-sentence `note`.
 //!
+//! Every line shown (context too) also builds partial live and desired objects (`live_object`,
+//! `git_object`), which the rules read as they read whole objects. Paths are places in those
+//! objects, never wildcards: an item whose list position the hunk does not show is placed by its
+//! merge key, else after the items already there; lines whose parents no hunk names stay on the
+//! whole object (empty path), their place below told in the note. A list whose shown items are the
+//! same in another order is one change of the list; a whole `annotations` or `labels` map added or
+//! removed is one change per key; `kubectl diff`'s bookkeeping (`metadata.generation`,
+//! `resourceVersion`, `managedFields`, the last-applied annotation) comes back with `hidden` set.
+//!
 //! For example this text gives one `apps/Deployment default/web` resource with one change at
 //! `[Key("spec"), Key("replicas")]`, `live` 5, `git` 2, `certain`:
 //!
@@ -92,6 +101,9 @@ pub struct TextChange {
     pub note: Option<String>,
     /// 1-based line in the pasted text where this change starts.
     pub line: usize,
+    /// Why this is not a difference to report, when the tool that printed the text always shows it
+    /// (`kubectl diff`'s bookkeeping); None for a difference.
+    pub hidden: Option<String>,
 }
 
 /// One resource of the text and its differences.
@@ -112,6 +124,10 @@ pub struct TextResource {
     /// For one-side-only resources: one change with the empty path and the whole object.
     pub changes: Vec<TextChange>,
     /// For one-side-only resources: the whole object parsed from the `>`/`+` (git) or `<`/`-` (live) lines.
+    /// For resources on both sides: the partial object the text shows (context and added lines for
+    /// git, context and removed lines for live) with the kind, name and namespace of the header; items
+    /// whose list position is not shown are placed by merge key, else after the items already there,
+    /// as the changes' paths say.
     pub git_object: Option<Value>,
     /// See `git_object`.
     pub live_object: Option<Value>,
@@ -222,10 +238,42 @@ pub fn looks_like_diff(text: &str) -> bool {
     false
 }
 
+/// Something in the text that could not be used while the rest could: a header with no diff after it,
+/// a hunk shorter than its header says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffTextWarning {
+    /// 1-based line in the pasted text.
+    pub line: usize,
+    /// What is missing and what it means for the report.
+    pub message: String,
+}
+
+impl std::fmt::Display for DiffTextWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// The resources of the text (in input order) and what could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffText {
+    pub resources: Vec<TextResource>,
+    pub warnings: Vec<DiffTextWarning>,
+}
+
 /// Parse any of the supported formats (detected automatically, may be mixed when several outputs are pasted).
 /// Resources are returned in input order. An error names the formats understood and the line where the text
-/// stopped making sense.
+/// stopped making sense. Warnings are dropped; see [`read_diff_text`].
 pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
+    read_diff_text(text).map(|d| d.resources)
+}
+
+/// Parse as [`parse_diff_text`] does, keeping the warnings.
+///
+/// Malformed text is an error, never an empty result: a cut-off hunk header, a `=====` header or a
+/// diff that names no resource. A header with no diff after it, or a hunk shorter than its header
+/// says, is a warning when other resources remain usable, and an error when none does.
+pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<Cow<'_, str>> = text.split('\n').map(clean_line).collect();
     if lines.iter().all(|l| l.trim().is_empty()) {
@@ -241,6 +289,7 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
     // Before the first diff, and after a prompt or a sync question, other text is skipped.
     let mut skipping = true;
     let mut recognised = false;
+    let mut said_no_differences = false;
     let mut first_other: Option<usize> = None;
     let mut i = 0;
     while i < n {
@@ -249,6 +298,25 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
         if line.trim().is_empty() {
             i += 1;
             continue;
+        }
+        if line.starts_with("@@") && unified_header(line).is_none_or(|h| !h.closed) {
+            return Err(DiffTextError {
+                line: ln,
+                column: 1,
+                message: "this hunk header is cut off or malformed: a unified hunk header reads \
+                          `@@ -<line>,<count> +<line>,<count> @@`"
+                    .to_string(),
+            });
+        }
+        if argo_header(line).is_none() && looks_like_argo_header(line) {
+            return Err(DiffTextError {
+                line: ln,
+                column: 1,
+                message: "this header names no resource: `argocd app diff` writes \
+                          `===== group/Kind namespace/name ======` (the group is empty for core kinds: \
+                          `===== /Service default/web ======`)"
+                    .to_string(),
+            });
         }
         if let Some((group, kind, namespace, name)) = argo_header(line) {
             done.extend(cur.take());
@@ -269,6 +337,7 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
             done.extend(cur.take());
             skipping = true;
             recognised = true;
+            said_no_differences |= line.contains("No Differences found");
             i += 1;
             continue;
         }
@@ -392,15 +461,315 @@ pub fn parse_diff_text(text: &str) -> Result<Vec<TextResource>, DiffTextError> {
         });
     }
     done.extend(cur.take());
-    if done.is_empty() && !recognised {
+    // Only `argocd app sync --preview-changes` says in words that nothing differs; a command or a
+    // wrapper line with no output after it is a paste cut short.
+    if done.is_empty() && !said_no_differences {
         let line = first_other.unwrap_or(1);
+        let message = if recognised {
+            format!("the text holds a command or a wrapper line but no diff after it; {FORMATS}")
+        } else {
+            format!("no diff found; {FORMATS}")
+        };
         return Err(DiffTextError {
             line,
             column: 1,
-            message: format!("no diff found; {FORMATS}"),
+            message,
         });
     }
-    Ok(done.into_iter().map(Builder::finish).collect())
+    let mut resources = Vec::with_capacity(done.len());
+    let mut warnings = Vec::new();
+    for b in done {
+        if b.hunks.is_empty() && b.presence.is_none() {
+            warnings.push(DiffTextWarning {
+                line: b.line,
+                message: format!(
+                    "no diff follows the header of {}: the tool printed it because the resource differs, \
+                     but what differs is not in the text (was the diff program missing, or the paste cut?)",
+                    b.describe()
+                ),
+            });
+            continue;
+        }
+        let cut: Vec<(usize, usize, usize, usize)> = b
+            .hunks
+            .iter()
+            .filter(|h| h.is_cut())
+            .map(|h| {
+                let last = h.lines.last().map_or(h.header_line, |l| l.src);
+                (
+                    h.header_line,
+                    h.old_len.max(h.new_len),
+                    h.shown_span(),
+                    last,
+                )
+            })
+            .collect();
+        let r = b.finish();
+        if r.kind.is_empty() || r.name.is_empty() {
+            return Err(DiffTextError {
+                line: r.line,
+                column: 1,
+                message: "this diff names no resource: neither its header nor its file names \
+                          (`kubectl diff` writes `[group.]version.Kind.namespace.name`) nor the lines shown \
+                          (`kind:` and `metadata.name`) say which object it is"
+                    .to_string(),
+            });
+        }
+        let shown_kind = [&r.git_object, &r.live_object]
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o.get("kind").and_then(Value::as_str))
+            .find(|k| *k != r.kind);
+        if let Some(shown) = shown_kind {
+            return Err(DiffTextError {
+                line: r.line,
+                column: 1,
+                message: format!(
+                    "this header names a {} but the lines below it show `kind: {shown}`: the paste mixes two \
+                     resources, so which one differs (and whether its values must be masked) is unknown",
+                    r.kind
+                ),
+            });
+        }
+        for (line, announced, given, last) in cut {
+            warnings.push(DiffTextWarning {
+                line,
+                message: format!(
+                    "the hunk of {}/{} {}/{} says it spans {announced} line(s) but the text holds {given}: \
+                     the paste is cut off, so differences after line {last} are unknown and the last ones \
+                     shown may be incomplete",
+                    r.group, r.kind, r.namespace, r.name
+                ),
+            });
+        }
+        resources.push(r);
+    }
+    if resources.is_empty() {
+        if let Some(w) = warnings.first() {
+            return Err(DiffTextError {
+                line: w.line,
+                column: 1,
+                message: w.message.clone(),
+            });
+        }
+    }
+    Ok(DiffText {
+        resources,
+        warnings,
+    })
+}
+
+/// What two masked Secret values say (argo-cd `HideSecretData` gives each distinct value a run of `+`,
+/// the first `++++++++` and each next one 4 longer, the same on both sides; `kubectl diff` writes
+/// `*** (before)` and `*** (after)` for a changed value): a sentence for the evidence, or None
+/// when the values are not masks.
+pub fn mask_evidence(git: Option<&Value>, live: Option<&Value>) -> Option<String> {
+    let plus_run = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| !s.is_empty() && s.bytes().all(|b| b == b'+'))
+            .map(str::len)
+    };
+    let kubectl = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|s| s == "*** (before)" || s == "*** (after)")
+    };
+    match (plus_run(git), plus_run(live)) {
+        (Some(g), Some(l)) if g != l => Some(format!(
+            "The masks differ in length ({l} and {g} `+` live and in Git): Argo CD gives each distinct value its own mask, so the values differ."
+        )),
+        (Some(_), Some(_)) => Some(
+            "The masks are equal: Argo CD gives equal values equal masks, so the values are the same.".to_string(),
+        ),
+        _ if kubectl(git) && kubectl(live) => Some(
+            "kubectl diff marks the value `*** (before)` and `*** (after)`: it changed.".to_string(),
+        ),
+        _ => None,
+    }
+}
+
+/// The same items in another order (as the HPA controller stores `spec.metrics`).
+fn is_reordering(git: &[Value], live: &[Value]) -> bool {
+    if git.len() != live.len() || git.len() < 2 || git == live {
+        return false;
+    }
+    let mut used = vec![false; live.len()];
+    git.iter().all(|g| {
+        match live
+            .iter()
+            .enumerate()
+            .position(|(i, l)| !used[i] && l == g)
+        {
+            Some(i) => {
+                used[i] = true;
+                true
+            }
+            None => false,
+        }
+    })
+}
+
+/// Changes inside a list whose shown items are the same on both sides in another order are one
+/// change of the list: a reordering, not edits of each item.
+fn join_reorderings(changes: Vec<TextChange>, git: &Value, live: &Value) -> Vec<TextChange> {
+    // Each list is judged once, however many changes it holds; very long lists are not judged
+    // (comparing every item with every other would cost more than the answer is worth).
+    const MAX_ITEMS: usize = 500;
+    let mut judged: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut reordered = |c: &TextChange| -> Option<usize> {
+        (0..c.path.len()).find(|&i| {
+            if !matches!(c.path[i], Seg::Item { .. }) {
+                return false;
+            }
+            let ptr = crate::path::pointer(&c.path[..i]);
+            *judged.entry(ptr).or_insert_with_key(|ptr| {
+                matches!(
+                    (git.pointer(ptr), live.pointer(ptr)),
+                    (Some(Value::Array(g)), Some(Value::Array(l)))
+                        if g.len() <= MAX_ITEMS && is_reordering(g, l)
+                )
+            })
+        })
+    };
+    let mut out: Vec<TextChange> = Vec::with_capacity(changes.len());
+    let mut joined_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for c in changes {
+        let Some(len) = reordered(&c) else {
+            out.push(c);
+            continue;
+        };
+        let list = c.path[..len].to_vec();
+        let ptr = crate::path::pointer(&list);
+        if let Some(joined) = joined_at.get(&ptr).and_then(|&i| out.get_mut(i)) {
+            joined.line = joined.line.min(c.line);
+            joined.certain &= c.certain;
+            if joined.note.is_none() {
+                joined.note = c.note;
+            }
+            continue;
+        }
+        joined_at.insert(ptr.clone(), out.len());
+        out.push(TextChange {
+            git: git.pointer(&ptr).cloned(),
+            live: live.pointer(&ptr).cloned(),
+            path: list,
+            certain: c.certain,
+            note: c.note,
+            line: c.line,
+            hidden: c.hidden,
+        });
+    }
+    out
+}
+
+/// A whole `annotations` or `labels` map added or removed is one change per key: each key has its
+/// own writer (a restart stamp next to a team label), and an ignore rule on the whole map would
+/// hide every other key.
+fn split_whole_maps(changes: Vec<TextChange>) -> Vec<TextChange> {
+    let mut out = Vec::with_capacity(changes.len());
+    for c in changes {
+        let free_form = matches!(
+            c.path.last(),
+            Some(Seg::Key(k)) if k == "annotations" || k == "labels"
+        );
+        let map = match (&c.git, &c.live) {
+            (Some(Value::Object(m)), None) | (None, Some(Value::Object(m))) if free_form => {
+                Some(m.clone())
+            }
+            _ => None,
+        };
+        let Some(map) = map.filter(|m| !m.is_empty()) else {
+            out.push(c);
+            continue;
+        };
+        let on_git = c.git.is_some();
+        for (k, v) in map {
+            let mut path = c.path.clone();
+            path.push(Seg::Key(k));
+            out.push(TextChange {
+                path,
+                git: on_git.then(|| v.clone()),
+                live: (!on_git).then_some(v),
+                certain: c.certain,
+                note: c.note.clone(),
+                line: c.line,
+                hidden: c.hidden.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The `kubectl.kubernetes.io/last-applied-configuration` JSON of a partial object, when shown whole.
+fn last_applied(obj: &Value) -> Option<Value> {
+    let text = obj
+        .pointer("/metadata/annotations")?
+        .get("kubectl.kubernetes.io/last-applied-configuration")?
+        .as_str()?;
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(Value::is_object)
+}
+
+/// Add the keys of `from` that `to` lacks, recursively through maps (lists are taken whole only
+/// when missing: their items' order and count are not known to match).
+fn fill_missing(to: &mut Value, from: &Value, depth: usize) {
+    if depth > yaml::MAX_DEPTH {
+        return;
+    }
+    let (Value::Object(to), Value::Object(from)) = (to, from) else {
+        return;
+    };
+    for (k, v) in from {
+        match to.get_mut(k) {
+            // A key shown without its value (`annotations:` as the last line of a hunk) is missing too.
+            None | Some(Value::Null) => {
+                to.insert(k.clone(), v.clone());
+            }
+            Some(existing) => fill_missing(existing, v, depth + 1),
+        }
+    }
+}
+
+/// Why a change `kubectl diff` prints is bookkeeping rather than a difference: its right side is the API
+/// server's dry-run answer, which bumps `metadata.generation` on every spec change and writes a new
+/// `resourceVersion` and new `managedFields` times. Argo CD compares none of them.
+fn kubectl_bookkeeping(path: &[Seg]) -> Option<String> {
+    let key = |i: usize| match path.get(i) {
+        Some(Seg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
+    if key(0) != Some("metadata") {
+        return None;
+    }
+    let field = key(1)?;
+    let what = match field {
+        "generation" if path.len() == 2 => {
+            "`metadata.generation`, which the API server bumps on every spec change"
+        }
+        "resourceVersion" if path.len() == 2 => {
+            "`metadata.resourceVersion`, which changes on every write"
+        }
+        "managedFields" => {
+            "`metadata.managedFields`, whose owners and times record the dry-run write itself"
+        }
+        "annotations"
+            if matches!(path.get(2), Some(Seg::Key(k)) if k == "kubectl.kubernetes.io/last-applied-configuration") =>
+        {
+            "the `kubectl.kubernetes.io/last-applied-configuration` annotation, which `kubectl apply` rewrites from \
+             the applied file (what it says differently shows in the fields themselves)"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "kubectl diff bookkeeping: its right side is the API server's dry-run answer, so {what}; \
+         Argo CD does not compare it"
+    ))
+}
+
+/// A line shaped like an `argocd app diff` resource header (`===== … ======`), named or not.
+fn looks_like_argo_header(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with("===== ") && t.ends_with(" ======")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -589,6 +958,29 @@ struct RawHunk<'a> {
     new_start: usize,
     new_len: usize,
     lines: Vec<HLine<'a>>,
+    /// 1-based line of the hunk header.
+    header_line: usize,
+}
+
+impl RawHunk<'_> {
+    /// Lines of the old and new side shown.
+    fn shown(&self) -> (usize, usize) {
+        let old = self.lines.iter().filter(|l| l.tag != Tag::Add).count();
+        let new = self.lines.iter().filter(|l| l.tag != Tag::Del).count();
+        (old, new)
+    }
+
+    /// The longer side shown, to set against the longer side announced.
+    fn shown_span(&self) -> usize {
+        let (old, new) = self.shown();
+        old.max(new)
+    }
+
+    /// The text ends (or the next output starts) before the lines the header announced.
+    fn is_cut(&self) -> bool {
+        let (old, new) = self.shown();
+        old < self.old_len || new < self.new_len
+    }
 }
 
 /// The YAML after a one-character diff marker (and the space or tab some diffs put after it).
@@ -610,7 +1002,12 @@ fn read_unified<'a>(lines: &'a [Cow<'a, str>], i: usize, h: UnifiedHeader) -> (R
         let src = j + 1;
         match l.as_bytes().first() {
             Some(b'\\') => {}
-            None if ro > 0 && rn > 0 => {
+            // An empty context line (a blank YAML line whose marker space was trimmed), unless only
+            // blank lines follow: then the text simply ends there.
+            None if ro > 0
+                && rn > 0
+                && lines[j + 1..].iter().take(ro + rn).any(|l| !l.is_empty()) =>
+            {
                 out.push(HLine {
                     tag: Tag::Ctx,
                     text: "",
@@ -657,6 +1054,7 @@ fn read_unified<'a>(lines: &'a [Cow<'a, str>], i: usize, h: UnifiedHeader) -> (R
         new_start: h.new_start,
         new_len: h.new_len,
         lines: out,
+        header_line: i + 1,
     };
     (hunk, j)
 }
@@ -713,6 +1111,7 @@ fn read_normal<'a>(lines: &'a [Cow<'a, str>], i: usize, h: NormalHeader) -> (Raw
             new_start,
             new_len,
             lines: out,
+            header_line: i + 1,
         },
         j,
     )
@@ -864,6 +1263,7 @@ impl<'a> Builder<'a> {
                     certain: true,
                     note: None,
                     line,
+                    hidden: None,
                 };
                 if whole_add {
                     res.presence = TextPresence::GitOnly;
@@ -897,8 +1297,54 @@ impl<'a> Builder<'a> {
                     new.push(line);
                 }
             }
+            let first = res.changes.len();
             work.hunk(&old, &new, &all, &self.kind, &mut res.changes);
+            if self.format == TextFormat::KubectlUnified {
+                for c in &mut res.changes[first..] {
+                    c.hidden = kubectl_bookkeeping(&c.path);
+                }
+            }
+            if hunk.is_cut() {
+                for c in &mut res.changes[first..] {
+                    c.certain = false;
+                    c.note.get_or_insert_with(|| {
+                        "The hunk is cut off before its end, so this change may be incomplete."
+                            .to_string()
+                    });
+                }
+            }
         }
+        res.changes = split_whole_maps(std::mem::take(&mut res.changes));
+        res.changes = join_reorderings(std::mem::take(&mut res.changes), &work.git, &work.live);
+        let identity = |mut obj: Value| {
+            if let Value::Object(m) = &mut obj {
+                m.entry("kind")
+                    .or_insert_with(|| Value::String(self.kind.clone()));
+                let meta = m
+                    .entry("metadata")
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.entry("name")
+                        .or_insert_with(|| Value::String(self.name.clone()));
+                    if !self.namespace.is_empty() {
+                        meta.entry("namespace")
+                            .or_insert_with(|| Value::String(self.namespace.clone()));
+                    }
+                }
+            }
+            obj
+        };
+        let (mut git, mut live) = (work.git, work.live);
+        // The last-applied configuration a hunk shows is a whole earlier desired object: it fills
+        // in what the lines around the changes do not show (labels, an HPA's target), never
+        // overriding a line the text shows.
+        let applied = [&live, &git].into_iter().find_map(last_applied);
+        if let Some(applied) = applied {
+            fill_missing(&mut git, &applied, 0);
+            fill_missing(&mut live, &applied, 0);
+        }
+        res.git_object = Some(identity(git));
+        res.live_object = Some(identity(live));
         res
     }
 }

@@ -118,6 +118,9 @@ struct Walker<'s, 'a> {
     hits: usize,
     misses: usize,
     loose: usize,
+    /// Keys placed under any map whose keys the shape knows: found there, or not.
+    closed_hits: usize,
+    closed_misses: usize,
     /// Record which lines belong to which node (not needed while only scoring seeds).
     track: bool,
 }
@@ -134,6 +137,8 @@ impl<'s, 'a> Walker<'s, 'a> {
             hits: 0,
             misses: 0,
             loose: 0,
+            closed_hits: 0,
+            closed_misses: 0,
             track: true,
         };
         w.reset(seed, lines);
@@ -150,6 +155,8 @@ impl<'s, 'a> Walker<'s, 'a> {
         self.hits = 0;
         self.misses = 0;
         self.loose = 0;
+        self.closed_hits = 0;
+        self.closed_misses = 0;
         let mut root = Frame::new(NKind::Root, 0, 0);
         root.shape = Some(0);
         root.list_count = Some(0);
@@ -389,11 +396,13 @@ impl<'s, 'a> Walker<'s, 'a> {
             Some(Hints::Closed(keys)) => {
                 if keys.binary_search(&key).is_ok() {
                     self.score += 3;
+                    self.closed_hits += 1;
                     if seeded {
                         self.hits += 1;
                     }
                 } else {
                     self.score -= 2;
+                    self.closed_misses += 1;
                     if seeded {
                         self.misses += 1;
                     }
@@ -444,13 +453,15 @@ impl<'s, 'a> Walker<'s, 'a> {
 
     /// The ancestors open at the end, as a seed for the next hunk.
     /// The ancestors open at the end, as a seed for the next hunk.
-    fn carry_into(&self, out: &mut Vec<Frame<'a>>) {
+    /// Items keep the place they were given in the reconstructed object, so that the next hunk
+    /// adds to the same item.
+    fn carry_into(&self, out: &mut Vec<Frame<'a>>, placed: &[Option<usize>]) {
         out.clear();
         out.extend(self.stack.iter().skip(1).map(|&id| {
             let mut f = self.nodes[id].clone();
             f.guessed = true;
             f.seeded = true;
-            f.index = None;
+            f.index = f.index.or(placed.get(id).copied().flatten());
             f.list_count = None;
             f
         }));
@@ -728,6 +739,7 @@ fn choose_seed<'s, 'a>(
 
     // Score every candidate on the first lines of the hunk; the first best one wins.
     let mut best: Option<(i64, usize, usize, usize, usize)> = None; // score, idx, hits, misses, loose
+    let mut best_closed = (0usize, 0usize);
     let mut second = i64::MIN;
     for (idx, (frames, source)) in candidates.iter().enumerate() {
         let mut total = 0i64;
@@ -750,6 +762,11 @@ fn choose_seed<'s, 'a>(
                     second = second.max(s);
                 }
                 best = Some((total, idx, hits, misses, loose));
+                best_closed = if *source == SeedSource::Anon {
+                    (0, 0)
+                } else {
+                    (w.closed_hits, w.closed_misses)
+                };
             }
         }
     }
@@ -758,6 +775,14 @@ fn choose_seed<'s, 'a>(
             frames: Vec::new(),
             source: SeedSource::None,
         };
+    };
+    // A guess from the kind's usual shape whose known keys the lines mostly contradict (a policy
+    // rule's `match:` and `validate:` under `metadata.ownerReferences`) would invent a path: the
+    // parents stay unnamed instead.
+    let contradicted = candidates[idx].1 == SeedSource::Table && best_closed.1 > best_closed.0;
+    let idx = match anon_firsts.last() {
+        Some(&(anon, _)) if contradicted => anon,
+        _ => idx,
     };
     let (mut frames, source) = candidates.swap_remove(idx);
     if let Some((_, first)) = anon_firsts
@@ -791,6 +816,129 @@ struct Side<'w, 'v, 'a> {
     nodes: &'w [Frame<'a>],
     node_of: &'w [usize],
     changed_prefix: &'w [usize],
+    /// For items whose list position the hunk does not show: where they were placed in the
+    /// reconstructed object (by merge key, else after the items already there).
+    placed: &'w [Option<usize>],
+}
+
+fn side_of<'w, 'v, 'a>(
+    view: &'v [ViewLine<'a>],
+    walker: &'w Walker<'_, 'a>,
+    changed_prefix: &'w [usize],
+    placed: &'w [Option<usize>],
+) -> Side<'w, 'v, 'a> {
+    Side {
+        view,
+        nodes: &walker.nodes,
+        node_of: &walker.node_of,
+        changed_prefix,
+        placed,
+    }
+}
+
+/// One step of a place in the reconstructed object.
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The value at `steps`, made (as maps, lists padded with nulls) where missing; a value of
+/// another type on the way is replaced.
+fn slot<'v>(obj: &'v mut Value, steps: &[Step]) -> &'v mut Value {
+    let mut cur = obj;
+    for step in steps {
+        cur = match step {
+            Step::Key(k) => {
+                if !cur.is_object() {
+                    *cur = Value::Object(serde_json::Map::new());
+                }
+                match cur {
+                    Value::Object(m) => m.entry(k.clone()).or_insert(Value::Null),
+                    other => other,
+                }
+            }
+            Step::Index(i) => {
+                if !cur.is_array() {
+                    *cur = Value::Array(Vec::new());
+                }
+                match cur {
+                    Value::Array(a) => {
+                        if a.len() <= *i {
+                            a.resize(*i + 1, Value::Null);
+                        }
+                        // In bounds: the list was just lengthened to hold it.
+                        &mut a[*i]
+                    }
+                    other => other,
+                }
+            }
+        };
+    }
+    cur
+}
+
+impl Side<'_, '_, '_> {
+    /// Add what this side of the hunk shows (context and changed lines) to the partial object,
+    /// and say where items of unknown position went. Lines under an ancestor nothing could name
+    /// are left out: their place is unknown.
+    fn reconstruct(&self, obj: &mut Value, placed: &mut Vec<Option<usize>>) {
+        let n = self.nodes.len();
+        placed.clear();
+        placed.resize(n, None);
+        let mut loc: Vec<Option<Vec<Step>>> = vec![None; n];
+        if n > 0 {
+            loc[0] = Some(Vec::new());
+        }
+        for id in 1..n {
+            let node = &self.nodes[id];
+            if node.parent >= id {
+                continue;
+            }
+            let Some(parent) = loc[node.parent].clone() else {
+                continue;
+            };
+            let step = match node.kind {
+                NKind::Key => Step::Key(node.key.as_deref().unwrap_or_default().to_string()),
+                NKind::Item => {
+                    let index = match node.index {
+                        Some(i) => i,
+                        None => {
+                            let list_name = self.nodes[node.parent].key.as_deref();
+                            let key = merge_order(list_name)
+                                .iter()
+                                .find_map(|mk| node.merge.iter().find(|(k, _)| k == mk));
+                            let list = slot(obj, &parent);
+                            if !list.is_array() {
+                                *list = Value::Array(Vec::new());
+                            }
+                            let items = list.as_array_mut().map(|a| a.len()).unwrap_or(0);
+                            let found = key.and_then(|(k, v)| {
+                                list.as_array()?.iter().position(|e| e.get(k) == Some(v))
+                            });
+                            let i = found.unwrap_or(items);
+                            placed[id] = Some(i);
+                            i
+                        }
+                    };
+                    Step::Index(index)
+                }
+                NKind::Root | NKind::Anon | NKind::Holder => continue,
+            };
+            let mut here = parent;
+            here.push(step);
+            let leaf = node.own_line.is_some() && node.children == 0;
+            if leaf {
+                let (value, partial) = self.value(id);
+                if !partial {
+                    *slot(obj, &here) = value;
+                }
+            } else {
+                slot(obj, &here);
+            }
+            loc[id] = Some(here);
+        }
+    }
 }
 
 /// Buffers reused for every hunk of a resource, and what one hunk tells about the next.
@@ -803,6 +951,12 @@ pub(crate) struct Workspace<'s, 'a> {
     carry: Vec<Frame<'a>>,
     has_carry: bool,
     notes: Vec<(Reason, SeedSource, String)>,
+    old_placed: Vec<Option<usize>>,
+    new_placed: Vec<Option<usize>>,
+    /// The live object as far as the hunks show it (context and removed lines).
+    pub(crate) live: Value,
+    /// The desired object as far as the hunks show it (context and added lines).
+    pub(crate) git: Value,
 }
 
 fn walk_into<'a>(
@@ -839,6 +993,10 @@ impl<'s, 'a> Workspace<'s, 'a> {
             carry: Vec::new(),
             has_carry: false,
             notes: Vec::new(),
+            old_placed: Vec::new(),
+            new_placed: Vec::new(),
+            live: Value::Object(serde_json::Map::new()),
+            git: Value::Object(serde_json::Map::new()),
         }
     }
 
@@ -859,21 +1017,20 @@ impl<'s, 'a> Workspace<'s, 'a> {
             kind,
             source: seeding.source,
         };
-        let old_side = Side {
-            view: old,
-            nodes: &self.old.nodes,
-            node_of: &self.old.node_of,
-            changed_prefix: &self.old_prefix,
-        };
-        let new_side = Side {
-            view: new,
-            nodes: &self.new.nodes,
-            node_of: &self.new.node_of,
-            changed_prefix: &self.new_prefix,
-        };
+        let side = side_of;
+        side(old, &self.old, &self.old_prefix, &[])
+            .reconstruct(&mut self.live, &mut self.old_placed);
+        side(new, &self.new, &self.new_prefix, &[])
+            .reconstruct(&mut self.git, &mut self.new_placed);
+        let old_side = side(old, &self.old, &self.old_prefix, &self.old_placed);
+        let new_side = side(new, &self.new, &self.new_prefix, &self.new_placed);
         changes(&old_side, &new_side, &ctx, &mut self.notes, out);
-        let last = if old.is_empty() { &self.new } else { &self.old };
-        last.carry_into(&mut self.carry);
+        let (last, placed) = if old.is_empty() {
+            (&self.new, &self.new_placed)
+        } else {
+            (&self.old, &self.old_placed)
+        };
+        last.carry_into(&mut self.carry, placed);
         self.has_carry = true;
     }
 }
@@ -1052,11 +1209,13 @@ impl Side<'_, '_, '_> {
         let mut full_id = FNV_OFFSET;
         let mut pos_id = FNV_OFFSET;
         let mut holder = false;
+        let mut relative: Option<String> = None;
         let mut cur = id;
         let mut guard = 0;
         while cur != 0 && guard <= yaml::MAX_DEPTH * 2 + 4 {
             guard += 1;
             let n = &self.nodes[cur];
+            let placed = self.placed.get(cur).copied().flatten();
             cur = n.parent;
             if n.misplaced {
                 note(Reason::Misplaced);
@@ -1097,13 +1256,20 @@ impl Side<'_, '_, '_> {
                         None => push_id(&mut pos_id, b'?', b""),
                     }
                     segs.push(Seg::Item {
-                        index: n.index,
+                        index: n.index.or(placed),
                         key,
                     });
                 }
                 NKind::Anon => {
-                    // Nothing above an unnamed ancestor can be placed: the path starts below it.
-                    note(Reason::Anon(n.child_col));
+                    // Nothing above an unnamed ancestor can be placed, and a path starting below
+                    // it would name a place that is not in the object: the change stays on the
+                    // whole object (the root is the one place known), with the lines as its value.
+                    note(Reason::Anon(n.col));
+                    let mut below: Vec<Seg> = std::mem::take(&mut segs);
+                    below.reverse();
+                    if below.iter().any(|s| matches!(s, Seg::Key(_))) {
+                        relative = Some(crate::path::dotted(&below));
+                    }
                     break;
                 }
                 NKind::Holder => {
@@ -1136,6 +1302,7 @@ impl Side<'_, '_, '_> {
             value,
             reason,
             line: self.first_changed_src(id),
+            relative,
         }
     }
 }
@@ -1191,7 +1358,7 @@ fn note_for(r: Reason, ctx: &PathContext<'_>) -> String {
     };
     match r {
         Reason::Anon(col) => format!(
-            "The hunk does not show the keys above column {}, so the path starts at the first key it shows.",
+            "The hunk does not show the key at column {} that holds these lines, so where they sit in the object is unknown and the change is reported on the whole object.",
             col + 1
         ),
         Reason::HolderUnknown => {
@@ -1220,6 +1387,8 @@ struct Unit {
     value: Value,
     reason: Option<Reason>,
     line: usize,
+    /// For a change that cannot be placed: its place below the keys the hunk does not show.
+    relative: Option<String>,
 }
 
 /// Pair the changed nodes of the two sides into changes.
@@ -1297,6 +1466,10 @@ fn changes(
             (None, Some(b)) => b.line,
             (None, None) => continue,
         };
+        let relative = ou
+            .as_ref()
+            .and_then(|u| u.relative.clone())
+            .or_else(|| nu.as_ref().and_then(|u| u.relative.clone()));
         let (path, reason, live) = match ou {
             Some(u) => (u.segs, u.reason, Some(u.value)),
             None => (Vec::new(), None, None),
@@ -1329,6 +1502,12 @@ fn changes(
                 }
             }
         });
+        let note = match (note, relative) {
+            (Some(n), Some(rel)) if !rel.is_empty() => Some(format!(
+                "{n} Below the keys not shown, its place reads `{rel}`."
+            )),
+            (n, _) => n,
+        };
         out.push(TextChange {
             path,
             git,
@@ -1336,6 +1515,7 @@ fn changes(
             certain: note.is_none(),
             note,
             line,
+            hidden: None,
         });
     }
     out[start..].sort_by_key(|c| c.line);

@@ -257,6 +257,18 @@ spec.conversion.webhook.clientConfig: caBundle service url
 spec.names: categories kind listKind plural shortNames singular
 spec.versions[]: additionalPrinterColumns deprecated deprecationWarning name schema selectableFields served storage subresources
 
+[kind ClusterPolicy]
+spec: admission applyRules background emitWarning failurePolicy generateExisting mutateExistingOnPolicyUpdate rules schemaValidation useServerSideApply validationFailureAction validationFailureActionOverrides webhookConfiguration webhookTimeoutSeconds
+spec.rules[]: celPreconditions context exclude generate imageExtractors match mutate name preconditions skipBackgroundRequests validate verifyImages
+spec.rules[].match: all any resources subjects roles clusterRoles
+spec.rules[].validate: allowExistingViolations anyPattern cel deny failureAction foreach manifests message pattern podSecurity
+
+[kind Policy]
+spec: admission applyRules background emitWarning failurePolicy generateExisting mutateExistingOnPolicyUpdate rules schemaValidation useServerSideApply validationFailureAction validationFailureActionOverrides webhookConfiguration webhookTimeoutSeconds
+spec.rules[]: celPreconditions context exclude generate imageExtractors match mutate name preconditions skipBackgroundRequests validate verifyImages
+spec.rules[].match: all any resources subjects roles clusterRoles
+spec.rules[].validate: allowExistingViolations anyPattern cel deny failureAction foreach manifests message pattern podSecurity
+
 [kind Namespace]
 spec: finalizers
 

@@ -55,7 +55,7 @@ const ALL: &[(&str, &str)] = &[
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-/// `/spec/template/spec/containers/?[name="web"]/image`-style rendering of a path.
+/// `/spec/template/spec/containers/0[name="web"]/image`-style rendering of a path.
 fn path_str(p: &[Seg]) -> String {
     let mut s = String::new();
     for seg in p {
@@ -147,14 +147,14 @@ fn argo_normal_reads_every_resource_and_change() {
             "/Service default/guestbook-canary ArgoNormal GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoNormal Both",
-            "  ? /spec/ports/?/targetPort 80 -> 8080",
+            "  ? /spec/ports/0/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoNormal Both",
             "  ? /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?/env/?/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0/env/0/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
 }
@@ -177,7 +177,7 @@ fn replicas_at_two_spaces_is_spec_replicas() {
 fn deeper_lines_without_parents_are_guessed() {
     let rs = parse_diff_text(ARGO_NORMAL).unwrap();
     let d = find(&rs, "Deployment", "guestbook-ui");
-    let c = change(d, "/spec/template/spec/containers/?/image");
+    let c = change(d, "/spec/template/spec/containers/0/image");
     assert!(!c.certain);
     let note = c.note.as_deref().unwrap_or("");
     assert!(
@@ -187,7 +187,7 @@ fn deeper_lines_without_parents_are_guessed() {
     // The added env item is one change holding the whole item.
     let item = change(
         d,
-        "/spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"]",
+        "/spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"]",
     );
     assert_eq!(
         item.git,
@@ -270,26 +270,26 @@ fn argo_unified_context_3() {
             "/Service default/guestbook-canary ArgoUnified GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoUnified Both",
-            "  ? /spec/ports/?[port=80]/targetPort 80 -> 8080",
+            "  ? /spec/ports/0[port=80]/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoUnified Both",
             "  ! /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/env/?[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/env/1[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/env/2[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
     let rs = parse_diff_text(ARGO_U3).unwrap();
     let d = find(&rs, "Deployment", "guestbook-ui");
     let c = change(
         d,
-        "/spec/template/spec/containers/?[name=\"guestbook-ui\"]/image",
+        "/spec/template/spec/containers/0[name=\"guestbook-ui\"]/image",
     );
     assert_eq!(
         c.path[4],
         Seg::Item {
-            index: None,
+            index: Some(0),
             key: Some(("name".to_string(), json!("guestbook-ui")))
         }
     );
@@ -303,9 +303,9 @@ fn argo_unified_context_1_and_0() {
         u1.contains(&"  ! /spec/replicas 5 -> 2".to_string()),
         "{u1:#?}"
     );
-    assert!(u1.contains(&"  ? /spec/template/spec/containers/?/env/?[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"".to_string()), "{u1:#?}");
+    assert!(u1.contains(&"  ? /spec/template/spec/containers/0/env/0[name=\"LOG_LEVEL\"]/value \"info\" -> \"debug\"".to_string()), "{u1:#?}");
     assert!(
-        u1.contains(&"  ? /spec/ports/?/targetPort 80 -> 8080".to_string()),
+        u1.contains(&"  ? /spec/ports/0/targetPort 80 -> 8080".to_string()),
         "{u1:#?}"
     );
     let u0 = summary(ARGO_U0);
@@ -315,14 +315,14 @@ fn argo_unified_context_1_and_0() {
             "/Service default/guestbook-canary ArgoUnified GitOnly",
             "  ! / - -> {..}",
             "/Service default/guestbook-ui ArgoUnified Both",
-            "  ? /spec/ports/?/targetPort 80 -> 8080",
+            "  ? /spec/ports/0/targetPort 80 -> 8080",
             "apps/Deployment default/guestbook-ui ArgoUnified Both",
             "  ? /metadata/labels/app.kubernetes.io/version - -> \"0.3\"",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?/env/?/value \"info\" -> \"debug\"",
-            "  ? /spec/template/spec/containers/?/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
-            "  ? /spec/template/spec/containers/?/env/?[name=\"FEATURE_X\"] - -> {..}",
-            "  ? /spec/template/spec/containers/?/resources/limits/memory \"256Mi\" -> \"512Mi\"",
+            "  ? /spec/template/spec/containers/0/env/0/value \"info\" -> \"debug\"",
+            "  ? /spec/template/spec/containers/0/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0/env/1[name=\"FEATURE_X\"] - -> {..}",
+            "  ? /spec/template/spec/containers/1/resources/limits/memory \"256Mi\" -> \"512Mi\"",
         ]
     );
 }
@@ -362,10 +362,10 @@ fn kubectl_diff_headers_and_changes() {
             "  ! /metadata/annotations/kubectl.kubernetes.io/last-applied-configuration \"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":\\\"Deployment\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"web\\\",\\\"namespace\\\":\\\"default\\\"},\\\"spec\\\":{\\\"replicas\\\":5,\\\"selector\\\":{\\\"matchLabels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"template\\\":{\\\"metadata\\\":{\\\"labels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"gcr.io/heptio-images/ks-guestbook-demo:0.2\\\",\\\"name\\\":\\\"guestbook-ui\\\"}]}}}}\\n\" -> \"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":\\\"Deployment\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"web\\\",\\\"namespace\\\":\\\"default\\\"},\\\"spec\\\":{\\\"replicas\\\":2,\\\"selector\\\":{\\\"matchLabels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"template\\\":{\\\"metadata\\\":{\\\"labels\\\":{\\\"app\\\":\\\"guestbook-ui\\\"}},\\\"spec\\\":{\\\"containers\\\":[{\\\"image\\\":\\\"gcr.io/heptio-images/ks-guestbook-demo:0.3\\\",\\\"name\\\":\\\"guestbook-ui\\\"}]}}}}\\n\"",
             "  ! /metadata/generation 7 -> 8",
             "  ! /spec/replicas 5 -> 2",
-            "  ? /spec/template/spec/containers/?[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
+            "  ? /spec/template/spec/containers/0[name=\"guestbook-ui\"]/image \"gcr.io/heptio-images/ks-guestbook-demo:0.2\" -> \"gcr.io/heptio-images/ks-guestbook-demo:0.3\"",
             "rbac.authorization.k8s.io/ClusterRole /view-extra KubectlUnified Both",
             "  ! /metadata/annotations/kubectl.kubernetes.io/last-applied-configuration \"{\\\"apiVersion\\\":\\\"rbac.authorization.k8s.io/v1\\\",\\\"kind\\\":\\\"ClusterRole\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"view-extra\\\"},\\\"rules\\\":[{\\\"apiGroups\\\":[\\\"apps\\\"],\\\"resources\\\":[\\\"deployments\\\"],\\\"verbs\\\":[\\\"get\\\",\\\"list\\\"]}]}\\n\" -> \"{\\\"apiVersion\\\":\\\"rbac.authorization.k8s.io/v1\\\",\\\"kind\\\":\\\"ClusterRole\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"view-extra\\\"},\\\"rules\\\":[{\\\"apiGroups\\\":[\\\"apps\\\"],\\\"resources\\\":[\\\"deployments\\\"],\\\"verbs\\\":[\\\"get\\\",\\\"list\\\",\\\"watch\\\"]}]}\\n\"",
-            "  ? /rules/?/verbs/2 - -> \"watch\"",
+            "  ? /rules/0/verbs/2 - -> \"watch\"",
             "/Secret default/db-credentials KubectlUnified Both",
             "  ! /data/password \"*** (before)\" -> \"*** (after)\"",
             "/ServiceAccount default/guestbook-ui KubectlUnified GitOnly",
@@ -378,7 +378,7 @@ fn kubectl_diff_headers_and_changes() {
         (cr.group.as_str(), cr.namespace.as_str()),
         ("rbac.authorization.k8s.io", "")
     );
-    let watch = change(cr, "/rules/?/verbs/2");
+    let watch = change(cr, "/rules/0/verbs/2");
     assert_eq!(
         watch.path[3],
         Seg::Item {
@@ -585,7 +585,7 @@ fn crlf_and_lost_whitespace_read_like_the_clean_text() {
         Some(json!("++++++++++++"))
     );
     assert_eq!(
-        change(&rs[1], "/spec/ports/?[port=80]/targetPort").git,
+        change(&rs[1], "/spec/ports/0[port=80]/targetPort").git,
         Some(json!(8080))
     );
     // The trimmed copy (blank context lines inside a block scalar became empty lines, the header tab
@@ -665,23 +665,44 @@ fn terminal_and_web_copies() {
 #[test]
 fn kubectl_with_a_normal_external_diff_and_bare_headers() {
     // KUBECTL_EXTERNAL_DIFF=diff prints normal hunks; a header whose body is empty (no diff program)
-    // is a resource without changes.
+    // is a warning: the resource differs, but how is not shown.
     let text = "===== /Service default/web ======\n\n===== apps/Deployment default/web ======\n31c31\n<   replicas: 5\n---\n>   replicas: 2\n\
 diff /tmp/LIVE-1/apps.v1.Deployment.default.web /tmp/MERGED-2/apps.v1.Deployment.default.web\n\
 7c7\n<   generation: 7\n---\n>   generation: 8\n";
-    let rs = parse_diff_text(text).unwrap();
-    assert_eq!(rs.len(), 3);
-    assert_eq!((rs[0].kind.as_str(), rs[0].changes.len()), ("Service", 0));
-    assert_eq!(rs[2].format, TextFormat::KubectlUnified);
-    let c = change(&rs[2], "/metadata/generation");
+    let read = read_diff_text(text).unwrap();
+    let rs = &read.resources;
+    assert_eq!(rs.len(), 2);
+    assert_eq!(read.warnings.len(), 1);
+    assert_eq!(read.warnings[0].line, 1);
+    assert!(read.warnings[0]
+        .message
+        .starts_with("no diff follows the header of /Service default/web"));
+    assert_eq!(rs[1].format, TextFormat::KubectlUnified);
+    let c = change(&rs[1], "/metadata/generation");
     assert!(c.certain);
     assert_eq!(c.git, Some(json!(8)));
+    assert!(c
+        .hidden
+        .as_deref()
+        .is_some_and(|h| h.contains("bookkeeping")));
 }
 
 #[test]
 fn git_diff_of_manifests() {
-    let text = "diff --git a/web.yaml b/web.yaml\nindex 3b18e51..a2c4f0e 100644\n--- a/web.yaml\n+++ b/web.yaml\n@@ -5,3 +5,3 @@ metadata:\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
+    let text = "diff --git a/web.yaml b/web.yaml\nindex 3b18e51..a2c4f0e 100644\n--- a/web.yaml\n+++ b/web.yaml\n@@ -1,7 +1,7 @@\n apiVersion: apps/v1\n kind: Deployment\n metadata:\n   name: web\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
     let rs = parse_diff_text(text).unwrap();
+    assert_eq!(
+        (rs[0].kind.as_str(), rs[0].name.as_str()),
+        ("Deployment", "web")
+    );
+    // A hunk that shows neither kind nor name names no resource.
+    let unnamed = "diff --git a/web.yaml b/web.yaml\n--- a/web.yaml\n+++ b/web.yaml\n@@ -5,3 +5,3 @@ metadata:\n spec:\n-  replicas: 5\n+  replicas: 2\n   template:\n";
+    let err = parse_diff_text(unnamed).unwrap_err();
+    assert_eq!(err.line, 1);
+    assert!(
+        err.message.starts_with("this diff names no resource"),
+        "{err}"
+    );
     assert_eq!(rs.len(), 1);
     assert_eq!(change(&rs[0], "/spec/replicas").git, Some(json!(2)));
 }
@@ -700,10 +721,12 @@ fn headerless_hunks_are_read_too() {
         ("Deployment", "apps", "web")
     );
     assert_eq!(change(&rs[0], "/metadata/generation").live, Some(json!(4)));
-    // Just a normal hunk.
-    let rs = parse_diff_text("31c31\n<   replicas: 5\n---\n>   replicas: 2\n").unwrap();
-    assert_eq!(rs[0].format, TextFormat::ArgoNormal);
-    assert_eq!(rs[0].changes[0].git, Some(json!(2)));
+    // Just a normal hunk: nothing says which resource it is.
+    let err = parse_diff_text("31c31\n<   replicas: 5\n---\n>   replicas: 2\n").unwrap_err();
+    assert!(
+        err.message.starts_with("this diff names no resource"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -738,7 +761,7 @@ fn added_map_block_is_one_change() {
     let c = &rs[0].changes[0];
     assert_eq!(
         path_str(&c.path),
-        "/spec/template/spec/containers/?[name=\"app\"]/resources"
+        "/spec/template/spec/containers/0[name=\"app\"]/resources"
     );
     assert_eq!(c.live, Some(json!({})));
     assert_eq!(
@@ -1117,6 +1140,9 @@ fn the_writer_reproduces_the_fixture_yaml() {
     for (name, text) in ALL {
         let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
         for r in parse_diff_text(text).unwrap() {
+            if r.presence == TextPresence::Both {
+                continue;
+            }
             let Some(obj) = r.git_object.as_ref().or(r.live_object.as_ref()) else {
                 continue;
             };
@@ -1305,14 +1331,14 @@ fn top_level_list_items_keep_their_key() {
         vec![
             key("webhooks"),
             Seg::Item {
-                index: None,
+                index: Some(0),
                 key: None
             },
             key("clientConfig"),
             key("caBundle"),
         ]
     );
-    assert_eq!(pointer_of(c), "/webhooks/*/clientConfig/caBundle");
+    assert_eq!(pointer_of(c), "/webhooks/0/clientConfig/caBundle");
     assert_eq!(
         c.live,
         Some(json!(
@@ -1359,8 +1385,8 @@ fn top_level_list_items_keep_their_key() {
     assert_eq!(
         summary(&text)[1..],
         [
-            "  ? /webhooks/?/clientConfig/caBundle \"abc\" -> \"\"",
-            "  ? /webhooks/?[name=\"b.example.com\"] - -> {..}",
+            "  ? /webhooks/0/clientConfig/caBundle \"abc\" -> \"\"",
+            "  ? /webhooks/1[name=\"b.example.com\"] - -> {..}",
         ]
     );
     assert_eq!(
@@ -1382,7 +1408,7 @@ fn other_top_level_lists_keep_their_key() {
         "   - get",
         "+  - list",
     ]);
-    assert_eq!(summary(&rules)[1..], ["  ? /rules/?/verbs/1 - -> \"list\""]);
+    assert_eq!(summary(&rules)[1..], ["  ? /rules/0/verbs/1 - -> \"list\""]);
     let added_rule = lines(&[
         "===== rbac.authorization.k8s.io/Role ns/r ======",
         "12a13,16",
@@ -1391,7 +1417,7 @@ fn other_top_level_lists_keep_their_key() {
         ">   resources:",
         ">   - deployments",
     ]);
-    assert_eq!(summary(&added_rule)[1..], ["  ? /rules/? - -> {..}"]);
+    assert_eq!(summary(&added_rule)[1..], ["  ? /rules/0 - -> {..}"]);
     // The hunk starts inside a rule, at the items of one of its lists.
     let inside = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRole /monitoring-view ======",
@@ -1409,8 +1435,8 @@ fn other_top_level_lists_keep_their_key() {
     assert_eq!(
         summary(&inside)[1..],
         [
-            "  ? /rules/?/resources/1 \"alertmanagers\" -> -",
-            "  ? /rules/?/verbs/2 \"watch\" -> -",
+            "  ? /rules/0/resources/1 \"alertmanagers\" -> -",
+            "  ? /rules/0/verbs/2 \"watch\" -> -",
         ]
     );
     // A later hunk in the same list: the previous hunk named it.
@@ -1431,7 +1457,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     let rs = parse_diff_text(&two_hunks).unwrap();
     let c = &rs[0].changes[1];
-    assert_eq!(path_str(&c.path), "/rules/?/verbs/?");
+    assert_eq!(path_str(&c.path), "/rules/0/verbs/4");
     assert_eq!(
         (c.live.clone(), c.git.clone()),
         (None, Some(json!("patch")))
@@ -1447,7 +1473,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     assert_eq!(
         summary(&subjects)[1..],
-        ["  ? /subjects/?[name=\"old\"]/name \"old\" -> \"new\""]
+        ["  ? /subjects/0[name=\"old\"]/name \"old\" -> \"new\""]
     );
     let removed = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRoleBinding /crb ======",
@@ -1458,7 +1484,7 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     assert_eq!(
         summary(&removed)[1..],
-        ["  ? /subjects/?[name=\"old\"] {..} -> -"]
+        ["  ? /subjects/0[name=\"old\"] {..} -> -"]
     );
     // A kind the table does not know: the list stays unnamed rather than the object being a list.
     let unknown = lines(&[
@@ -1470,20 +1496,22 @@ fn other_top_level_lists_keep_their_key() {
     ]);
     let rs = parse_diff_text(&unknown).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(path_str(&c.path), "/?[name=\"a\"]/size");
+    // Its place is unknown: it stays on the whole object, and the note says where below.
+    assert_eq!(path_str(&c.path), "/");
     assert!(!c.certain);
+    assert!(c.note.as_deref().unwrap_or("").contains("size`"), "{c:?}");
     assert!(c
         .note
         .as_deref()
         .unwrap_or("")
-        .contains("does not show the keys"));
+        .contains("does not show the key at column"));
 }
 
 #[test]
 fn scalar_items_of_an_unshown_key_are_not_put_in_a_list_of_maps() {
     // `- get` at two spaces in a ClusterRole is in `rules[].verbs` (or another list of the rule),
-    // not in `metadata.ownerReferences`, whose items are maps. The key is not shown, so the path
-    // starts at the item.
+    // not in `metadata.ownerReferences`, whose items are maps. The key is not shown, so the change
+    // stays on the whole object.
     let text = lines(&[
         "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
         "14c14",
@@ -1493,7 +1521,7 @@ fn scalar_items_of_an_unshown_key_are_not_put_in_a_list_of_maps() {
     ]);
     let rs = parse_diff_text(&text).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(path_str(&c.path), "/?");
+    assert_eq!(path_str(&c.path), "/");
     assert_eq!(
         (c.live.clone(), c.git.clone()),
         (Some(json!("get")), Some(json!("list")))
@@ -1515,7 +1543,7 @@ fn nested_list_items_without_their_key() {
     ]);
     assert_eq!(
         summary(&text)[1..],
-        ["  ? /spec/template/spec/containers/?[name=\"app\"]/imagePullPolicy \"Always\" -> \"IfNotPresent\""]
+        ["  ? /spec/template/spec/containers/0[name=\"app\"]/imagePullPolicy \"Always\" -> \"IfNotPresent\""]
     );
     // Plain diff of an item's first line: the image changed, not the whole container (the
     // container goes on below the hunk).
@@ -1528,7 +1556,7 @@ fn nested_list_items_without_their_key() {
     ]);
     let rs = parse_diff_text(&text).unwrap();
     let c = &rs[0].changes[0];
-    assert_eq!(pointer_of(c), "/spec/template/spec/containers/*/image");
+    assert_eq!(pointer_of(c), "/spec/template/spec/containers/0/image");
     assert_eq!(
         c.git,
         Some(json!("registry.example.com/shop/migrate:3.4.0"))
@@ -1548,8 +1576,34 @@ fn nested_list_items_without_their_key() {
     let c = &rs[0].changes[0];
     assert_eq!(
         path_str(&c.path),
-        "/spec/template/spec/containers/?/env/?[name=\"OLD\"]"
+        "/spec/template/spec/containers/0/env/0[name=\"OLD\"]"
     );
     assert_eq!(c.live, Some(json!({"name": "OLD", "value": "a"})));
     assert_eq!(c.git, Some(json!({"name": "NEW", "value": "b"})));
+}
+
+#[test]
+fn a_shown_last_applied_configuration_fills_the_partial_objects() {
+    let text = lines(&[
+        "===== apps/Deployment shop/orders ======",
+        "@@ -4,6 +4,6 @@",
+        "   annotations:",
+        "     kubectl.kubernetes.io/last-applied-configuration: |",
+        "       {\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"labels\":{\"helm.sh/chart\":\"orders-2.3.0\"},\"name\":\"orders\"},\"spec\":{\"replicas\":3}}",
+        "   labels:",
+        "-    team: a",
+        "+    team: b",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let git = rs[0].git_object.as_ref().unwrap();
+    let live = rs[0].live_object.as_ref().unwrap();
+    // Lines shown win; what they do not show comes from the last-applied object.
+    assert_eq!(git["metadata"]["labels"]["team"], json!("b"));
+    assert_eq!(live["metadata"]["labels"]["team"], json!("a"));
+    assert_eq!(
+        live["metadata"]["labels"]["helm.sh/chart"],
+        json!("orders-2.3.0")
+    );
+    assert_eq!(git["spec"]["replicas"], json!(3));
+    assert_eq!(git["metadata"]["namespace"], json!("shop"));
 }

@@ -95,6 +95,9 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     for step in &report.emergency {
         let _ = writeln!(out, "> **First:** {}\n", text(step));
     }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "> **Warning:** {}\n", text(warning));
+    }
     let out_of_sync: Vec<&ResourceReport> = report
         .resources
         .iter()
@@ -103,7 +106,12 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if out_of_sync.is_empty() {
         let _ = writeln!(
             out,
-            "Everything is Synced: Argo CD would show no difference."
+            "{}",
+            if report.warnings.is_empty() {
+                "Everything is Synced: Argo CD would show no difference."
+            } else {
+                "No difference found in what could be read; see the warnings above."
+            }
         );
     }
     for r in out_of_sync {

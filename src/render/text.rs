@@ -77,6 +77,14 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     for step in &report.emergency {
         let _ = writeln!(out, "\n{} {}", st.paint("1;33", "!"), terminal_inert(step));
     }
+    for warning in &report.warnings {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            st.paint("1;33", "warning:"),
+            terminal_inert(warning)
+        );
+    }
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
     ordered.sort_by_key(|r| r.status == Status::Synced);
     for r in ordered {
@@ -165,7 +173,12 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     if report.resources.iter().all(|r| r.status == Status::Synced) {
         let _ = writeln!(
             out,
-            "\nEverything is Synced: Argo CD would show no difference."
+            "\n{}",
+            if report.warnings.is_empty() {
+                "Everything is Synced: Argo CD would show no difference."
+            } else {
+                "No difference found in what could be read; see the warnings above."
+            }
         );
     }
     out

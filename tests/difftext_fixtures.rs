@@ -1,0 +1,291 @@
+//! Diff output shaped like what users paste (`tests/fixtures/difftext/real/`): each fixture's
+//! paths, causes and what is hidden.
+
+mod common;
+
+use drift_doctor::{analyze_diff, Cause, Options, Report, Status};
+
+fn report(name: &str) -> Report {
+    let text = common::read(format!("tests/fixtures/difftext/real/{name}.txt"));
+    let mut opts = Options::default();
+    opts.compare.include_hidden = true;
+    let r = analyze_diff(&text, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(r.warnings.is_empty(), "{name}: {:?}", r.warnings);
+    common::assert_valid(&r);
+    common::assert_invariants(&r);
+    r
+}
+
+/// Every difference of the report as (resource id, pointer, visible, cause).
+fn rows(r: &Report) -> Vec<(String, String, bool, Cause)> {
+    r.resources
+        .iter()
+        .flat_map(|res| {
+            res.differences
+                .iter()
+                .map(move |d| (res.id.clone(), d.pointer.clone(), d.visible, d.cause))
+        })
+        .collect()
+}
+
+fn evidence<'a>(r: &'a Report, pointer: &str) -> &'a str {
+    r.resources
+        .iter()
+        .flat_map(|res| &res.differences)
+        .find(|d| d.pointer == pointer)
+        .map(|d| d.evidence.as_str())
+        .unwrap_or_else(|| panic!("no difference at {pointer}"))
+}
+
+#[test]
+fn real_shaped_diffs_give_their_paths_and_causes() {
+    use Cause::*;
+    let webhook = "admissionregistration.k8s.io/MutatingWebhookConfiguration//payments-webhook";
+    // (fixture, [(resource id, pointer, visible, cause)])
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str, bool, Cause)]);
+    let cases: &[Case] = &[
+        (
+            // kubectl diff: cainjector's CA live, the chart's placeholder merged; the annotation
+            // naming the injector is a context line. Bookkeeping is hidden.
+            "kubectl_webhook_cabundle",
+            &[
+                (
+                    webhook,
+                    "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration",
+                    false,
+                    Drift,
+                ),
+                (webhook, "/metadata/generation", false, Drift),
+                (webhook, "/metadata/resourceVersion", false, Drift),
+                (
+                    webhook,
+                    "/webhooks/0/clientConfig/caBundle",
+                    true,
+                    MutatingWebhook,
+                ),
+            ],
+        ),
+        (
+            // The HPA controller's order of metrics against Git's: one reordering of the list. The
+            // same paste shows the HPA's scaleTargetRef, so it explains the Deployment's replicas.
+            "argo_hpa_metrics_reordered",
+            &[
+                (
+                    "apps/Deployment/shop/cart",
+                    "/spec/replicas",
+                    true,
+                    Autoscaler,
+                ),
+                (
+                    "autoscaling/HorizontalPodAutoscaler/shop/cart",
+                    "/spec/metrics",
+                    true,
+                    Autoscaler,
+                ),
+            ],
+        ),
+        (
+            // A pod-template annotations map that holds only the restart stamp: reported on the key.
+            "argo_restart_stamp_removed_map",
+            &[(
+                "apps/Deployment/shop/storefront",
+                "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt",
+                true,
+                Reloader,
+            )],
+        ),
+        (
+            "argo_secret_masks_checksum",
+            &[
+                ("/Secret/shop/orders-db", "/data/password", true, Drift),
+                (
+                    "apps/Deployment/shop/orders",
+                    "/spec/template/metadata/annotations/checksum~1secret",
+                    true,
+                    Drift,
+                ),
+            ],
+        ),
+        (
+            "kubectl_deployment_generation",
+            &[
+                (
+                    "apps/Deployment/shop/checkout",
+                    "/metadata/generation",
+                    false,
+                    Drift,
+                ),
+                (
+                    "apps/Deployment/shop/checkout",
+                    "/spec/template/spec/containers/0/env/0/value",
+                    true,
+                    Drift,
+                ),
+            ],
+        ),
+        (
+            // Kyverno before 1.10 writes autogen rules into the live policy's spec.rules.
+            "argo_kyverno_autogen",
+            &[
+                (
+                    "kyverno.io/ClusterPolicy//require-team-label",
+                    "/spec/rules/0",
+                    true,
+                    MutatingWebhook,
+                ),
+                (
+                    "kyverno.io/ClusterPolicy//require-team-label",
+                    "/spec/rules/1",
+                    true,
+                    MutatingWebhook,
+                ),
+            ],
+        ),
+    ];
+    for (name, want) in cases {
+        let r = report(name);
+        let want: Vec<(String, String, bool, Cause)> = want
+            .iter()
+            .map(|(id, p, v, c)| (id.to_string(), p.to_string(), *v, *c))
+            .collect();
+        assert_eq!(rows(&r), want, "{name}");
+        assert!(
+            r.resources
+                .iter()
+                .all(|res| res.status == Status::OutOfSync),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn kubectl_bookkeeping_is_hidden_with_its_reason() {
+    let r = report("kubectl_deployment_generation");
+    let e = evidence(&r, "/metadata/generation");
+    assert!(
+        e.starts_with("Not a difference: kubectl diff bookkeeping"),
+        "{e}"
+    );
+    let hidden = &r.resources[0].differences[0];
+    assert!(hidden
+        .hidden_reason
+        .as_deref()
+        .is_some_and(|h| h.contains("dry-run")));
+}
+
+#[test]
+fn secret_masks_of_different_lengths_mean_different_values_and_explain_the_checksum() {
+    let r = report("argo_secret_masks_checksum");
+    let e = evidence(&r, "/data/password");
+    assert!(e.contains("masks differ in length (8 and 12"), "{e}");
+    assert!(!e.contains("cannot tell"), "{e}");
+    let e = evidence(&r, "/spec/template/metadata/annotations/checksum~1secret");
+    assert!(
+        e.contains("The same paste changes Secret shop/orders-db"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_kind_without_a_known_shape_gets_no_invented_parent() {
+    // The same policy under a kind the shape table does not know: its rules at two spaces must not
+    // land in `metadata.ownerReferences` (a list of maps whose keys they contradict).
+    let text = common::read("tests/fixtures/difftext/real/argo_kyverno_autogen.txt")
+        .replace("kyverno.io/ClusterPolicy", "policy.example.com/TeamPolicy");
+    let r = analyze_diff(&text, &Options::default()).unwrap();
+    for d in &r.resources[0].differences {
+        assert!(!d.pointer.starts_with("/metadata"), "{}", d.pointer);
+        assert_ne!(d.confidence, drift_doctor::Confidence::High);
+    }
+}
+
+#[test]
+fn defaults_on_inferred_list_paths_come_from_the_schema() {
+    // (diff text, pointers that must be server defaults): list positions the hunks do not show
+    // are placed, and the schema's defaults are looked up on those paths.
+    let cases = [
+        (
+            "===== apps/Deployment shop/api ======\n@@ -58,6 +58,5 @@\n         - name: CPU_LIMIT\n           valueFrom:\n             resourceFieldRef:\n               containerName: api\n-              divisor: \"0\"\n               resource: limits.cpu\n",
+            vec!["/spec/template/spec/containers/0/env/0/valueFrom/resourceFieldRef/divisor"],
+        ),
+        (
+            "===== apps/Deployment shop/api ======\n61d60\n<               divisor: \"0\"\n",
+            vec!["/spec/template/spec/containers/0/env/0/valueFrom/resourceFieldRef/divisor"],
+        ),
+        (
+            "===== apps/Deployment shop/api ======\n@@ -70,7 +70,5 @@\n         livenessProbe:\n           httpGet:\n             path: /healthz\n             port: 8080\n-            scheme: HTTP\n-          timeoutSeconds: 1\n           periodSeconds: 10\n",
+            vec![
+                "/spec/template/spec/containers/0/livenessProbe/httpGet/scheme",
+                "/spec/template/spec/containers/0/livenessProbe/timeoutSeconds",
+            ],
+        ),
+    ];
+    for (text, want) in cases {
+        let r = analyze_diff(text, &Options::default()).unwrap();
+        let got: Vec<(&str, Cause)> = r.resources[0]
+            .differences
+            .iter()
+            .map(|d| (d.pointer.as_str(), d.cause))
+            .collect();
+        let want: Vec<(&str, Cause)> = want
+            .into_iter()
+            .map(|p| (p, Cause::ServerDefaults))
+            .collect();
+        assert_eq!(got, want, "{text}");
+        // The list positions were inferred: never high confidence.
+        assert!(r.resources[0]
+            .differences
+            .iter()
+            .all(|d| d.confidence != drift_doctor::Confidence::High));
+    }
+}
+
+#[test]
+fn every_path_is_a_place_in_the_reconstructed_objects() {
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in ["tests/fixtures/difftext", "tests/fixtures/difftext/real"] {
+        for e in std::fs::read_dir(common::root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "txt") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 16, "{files:?}");
+    let mut checked = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for r in drift_doctor::difftext::parse_diff_text(&text).unwrap() {
+            for c in &r.changes {
+                let pointer = drift_doctor::path::pointer(&c.path);
+                assert!(!pointer.contains('*'), "{}: {pointer}", f.display());
+                for (side, obj) in [(&c.git, &r.git_object), (&c.live, &r.live_object)] {
+                    if side.is_some() {
+                        let obj = obj.as_ref().expect("the side's object");
+                        assert!(
+                            obj.pointer(&pointer).is_some(),
+                            "{}: {} {pointer} is not in {obj}",
+                            f.display(),
+                            r.name
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "{checked}");
+}
+
+#[test]
+fn an_hpa_in_the_same_paste_explains_the_replicas_it_scales() {
+    let r = report("argo_hpa_metrics_reordered");
+    let e = evidence(&r, "/spec/replicas");
+    assert!(e.contains("HorizontalPodAutoscaler shop/cart"), "{e}");
+    // Without the HPA's lines, nothing in the text names a scaler.
+    let text = common::read("tests/fixtures/difftext/real/argo_hpa_metrics_reordered.txt");
+    let deployment_only = &text[text.find("===== apps/Deployment").unwrap()..];
+    let alone = analyze_diff(deployment_only, &Options::default()).unwrap();
+    assert_eq!(alone.resources[0].differences[0].cause, Cause::Drift);
+}
