@@ -93,25 +93,38 @@ impl Masks {
     /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
     /// does not change the masks), and last whatever only the text scanner finds, in text order.
     pub fn for_texts(texts: &[&str]) -> Masks {
+        let parsed: Vec<Vec<crate::input::Document>> = texts
+            .iter()
+            .map(|t| crate::input::parse_side(t, crate::input::Side::Git).unwrap_or_default())
+            .collect();
+        let sides: Vec<(&str, &[crate::input::Document])> = texts
+            .iter()
+            .zip(&parsed)
+            .map(|(t, d)| (*t, d.as_slice()))
+            .collect();
+        Masks::for_sides(&sides)
+    }
+
+    /// [`Masks::for_texts`] for texts already parsed (each with the documents read from it).
+    pub fn for_sides(sides: &[(&str, &[crate::input::Document])]) -> Masks {
         let masks = Masks::default();
-        for t in texts {
-            masks.reserve_masks_in(t);
+        for (text, _) in sides {
+            masks.reserve_masks_in(text);
         }
-        for t in texts {
-            let Ok(docs) = crate::input::parse_side(t, crate::input::Side::Git) else {
-                continue;
-            };
-            let mut objects: Vec<(String, Value)> = docs
-                .into_iter()
-                .map(|d| (object_order(&d.object), d.object))
+        for (_, docs) in sides {
+            // only objects that can hold a Secret (or a last-applied annotation of one) take part
+            let mut objects: Vec<(String, &Value)> = docs
+                .iter()
+                .map(|d| (object_order(&d.object), &d.object))
+                .filter(|(order, _)| order.to_ascii_lowercase().contains("secret"))
                 .collect();
             objects.sort_by(|a, b| a.0.cmp(&b.0));
-            for (_, mut o) in objects {
-                mask_secret_object(&mut o, &masks);
+            for (_, o) in objects {
+                mask_secret_object(&mut o.clone(), &masks);
             }
         }
-        for t in texts {
-            let _ = mask_secrets_in_text(t, &masks);
+        for (text, _) in sides {
+            let _ = mask_secrets_in_text(text, &masks);
         }
         masks
     }
