@@ -325,8 +325,13 @@ proptest! {
     #[test]
     fn no_raw_secret_value_in_any_output((git, mut values) in secret_shape(), (live, more) in secret_shape()) {
         values.extend(more);
-        for state in [sides(&git, &live), sides(&live, &git)] {
+        for mut state in [sides(&git, &live), sides(&live, &git)] {
             assert_nothing_of(&values, &outputs(&state));
+            // the same Secrets pasted as Argo CD settings travel in the link's options
+            let settings = format!("{git}\n---\n{live}");
+            state.set_options(drift_doctor::Strategy::Legacy, false, &settings);
+            let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
+            assert_nothing_of(&values, &[("link settings".into(), serde_json::to_string(&shared).unwrap())]);
         }
         // Both documents as one diff hunk, under a header naming another kind.
         let (old, new): (Vec<&str>, Vec<&str>) = (git.lines().collect(), live.lines().collect());
