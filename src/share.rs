@@ -214,7 +214,7 @@ fn crc32(data: &[u8]) -> u32 {
 /// The state with Secret values masked in its texts, and how many were masked.
 ///
 /// One numbering covers the whole state (masks already in it keep their numbers), in the order git, live, diff,
-/// settings: the order in which [`crate::analyze`] numbers the report's masks, so the link shows what the sender saw.
+/// settings: the order in which [`crate::analyze()`] numbers the report's masks, so the link shows what the sender saw.
 /// The Argo CD settings are masked too (an `argocd-secret` pasted there holds Secret data).
 pub fn mask_state(state: &ShareState) -> (ShareState, usize) {
     let mut out = state.clone();
