@@ -76,12 +76,23 @@ const MASK_PREFIX: &str = "<secret ";
 /// The numbering of the Secret values of one report or link: each distinct value gets the next number the first
 /// time it is seen. Numbers already used by masks in the input are never given to a new value, so a link opened,
 /// edited and shared again keeps its masks and adds new ones.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Masks {
     numbers: RefCell<Numbering>,
 }
 
-#[derive(Debug, Default)]
+/// Shows how many masks were given, never the values behind them.
+impl std::fmt::Debug for Masks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.numbers.borrow();
+        f.debug_struct("Masks")
+            .field("values", &n.by_value.len())
+            .field("highest", &n.highest)
+            .finish()
+    }
+}
+
+#[derive(Default)]
 struct Numbering {
     by_value: HashMap<Vec<u8>, usize>,
     highest: usize,

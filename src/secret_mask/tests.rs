@@ -36,6 +36,8 @@ fn masks_are_numbered_by_first_appearance() {
     ] {
         assert!(!is_mask(not_a_mask), "{not_a_mask}");
     }
+    // a numbering never shows its values
+    assert!(!format!("{m:?}").contains("hunter"));
     // numbers already used in a text are never given to a new value
     let m = Masks::default();
     m.reserve_masks_in(&format!("a: <secret 4>\nb: {}\n", b64("<secret 9>")));
