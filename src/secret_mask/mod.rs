@@ -102,7 +102,7 @@ impl Masks {
     /// The numbering of one report or link of these texts (same texts, same order, so the report and the link of
     /// one state agree): masks already in the texts keep their numbers; then, text by text, the Secrets of the
     /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
-    /// does not change the masks), and last whatever only the text scanner finds, in text order.
+    /// does not change the masks), then whatever only the text scanner finds in that text, in text order.
     pub fn for_texts(texts: &[&str]) -> Masks {
         let parsed: Vec<Vec<crate::input::Document>> = texts
             .iter()
@@ -122,7 +122,9 @@ impl Masks {
         for (text, _) in sides {
             masks.reserve_masks_in(text);
         }
-        for (_, docs) in sides {
+        // Text by text, so that the numbering of a list of texts begins with that of any of its prefixes (a report
+        // of git and live, a link of git, live, diff and settings).
+        for (text, docs) in sides {
             // only objects that can hold a Secret (or a last-applied annotation of one) take part
             let mut objects: Vec<(String, &Value)> = docs
                 .iter()
@@ -133,8 +135,6 @@ impl Masks {
             for (_, o) in objects {
                 mask_secret_object(&mut o.clone(), &masks);
             }
-        }
-        for (text, _) in sides {
             let _ = mask_secrets_in_text(text, &masks);
         }
         masks
