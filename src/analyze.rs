@@ -25,7 +25,7 @@ pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputErr
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
-    let masks = secret_mask::Masks::for_texts(&[git, live]);
+    let masks = secret_mask::Masks::for_sides(&[(git, &git_docs), (live, &live_docs)]);
     analyze_masked(&git_docs, &live_docs, opts, &masks)
 }
 

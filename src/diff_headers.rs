@@ -139,3 +139,40 @@ pub fn normal_header(line: &str) -> Option<NormalHeader> {
         b2,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_read_and_refused() {
+        let argo = |l: &str| argo_header(l).map(|(g, k, n, m)| format!("{g}|{k}|{n}|{m}"));
+        for (line, want) in [
+            (
+                "===== apps/Deployment shop/web ======",
+                Some("apps|Deployment|shop|web"),
+            ),
+            ("===== /Secret /db ======", Some("|Secret||db")),
+            ("===== /Secret ======", None),
+            ("===== Secret db ======", None),
+        ] {
+            assert_eq!(argo(line).as_deref(), want, "{line}");
+        }
+        for (line, want) in [
+            ("@@ -1,5 +1,6 @@ data:", Some((5, 6, Some("data:")))),
+            ("@@ -3 +3 @@", Some((1, 1, None))),
+            ("@@ -x +1 @@", None),
+        ] {
+            let got = unified_header(line).map(|h| (h.old_len, h.new_len, unified_context(line)));
+            assert_eq!(got, want, "{line}");
+        }
+        for (line, want) in [
+            ("12c12", Some('c')),
+            ("0a1,21", Some('a')),
+            ("1,12d0", Some('d')),
+            ("abc", None),
+        ] {
+            assert_eq!(normal_header(line).map(|h| h.cmd), want, "{line}");
+        }
+    }
+}

@@ -108,7 +108,7 @@ impl Normalizer<'_> {
         }
         k8s::normalize_known_types(self.group, self.kind, &mut v);
         if drop_zero_values && k8s::root(self.group, self.kind).is_some() {
-            drop_omitted_zero_values(&mut v);
+            k8s::drop_omitted_zero_values(&mut v);
         }
         v
     }
@@ -277,53 +277,5 @@ mod tests {
             keep_status: false,
         };
         assert!(drop.normalize(&obj).get("rules").is_none());
-    }
-}
-
-/// Plain (non-pointer) `omitempty` fields of the pod API that the API server
-/// never stores at their zero value; Argo CD's typed round trip drops them
-/// too, so `readOnly: false` in Git equals its absence live. Pointer fields
-/// (`privileged`, `allowPrivilegeEscalation`, `automountServiceAccountToken`)
-/// keep `false`: there it means something.
-const ZERO_BOOL_FIELDS: &[&str] = &[
-    "readOnly",
-    "stdin",
-    "stdinOnce",
-    "tty",
-    "hostNetwork",
-    "hostPID",
-    "hostIPC",
-];
-
-pub fn drop_omitted_zero_values(v: &mut Value) {
-    drop_zero(v, 0);
-}
-
-fn drop_zero(v: &mut Value, depth: usize) {
-    if depth > 96 {
-        return;
-    }
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, x| !(x == &Value::Bool(false) && ZERO_BOOL_FIELDS.contains(&k.as_str())));
-            if let Some(Value::Array(env)) = m.get_mut("env") {
-                for e in env.iter_mut() {
-                    if let Value::Object(em) = e {
-                        if em.get("value") == Some(&Value::String(String::new())) {
-                            em.remove("value");
-                        }
-                    }
-                }
-            }
-            for x in m.values_mut() {
-                drop_zero(x, depth + 1);
-            }
-        }
-        Value::Array(a) => {
-            for x in a {
-                drop_zero(x, depth + 1);
-            }
-        }
-        _ => {}
     }
 }

@@ -214,17 +214,17 @@ fn crc32(data: &[u8]) -> u32 {
 /// The state with Secret values masked in its texts, and how many were masked.
 ///
 /// One numbering covers the whole state (masks already in it keep their numbers), in the order git, live, diff,
-/// settings: the order in which [`crate::analyze`] numbers the report's masks, so the link shows what the sender saw.
+/// settings: the order in which [`crate::analyze()`] numbers the report's masks, so the link shows what the sender saw.
 /// The Argo CD settings are masked too (an `argocd-secret` pasted there holds Secret data).
 pub fn mask_state(state: &ShareState) -> (ShareState, usize) {
     let mut out = state.clone();
-    let masks = Masks::default();
-    let settings = out.options.get_mut(OPTION_SETTINGS);
+    let settings = state
+        .options
+        .get(OPTION_SETTINGS)
+        .map_or("", String::as_str);
+    let masks = Masks::for_texts(&[&state.git, &state.live, &state.diff, settings]);
     let mut texts: Vec<&mut String> = vec![&mut out.git, &mut out.live, &mut out.diff];
-    texts.extend(settings);
-    for text in &texts {
-        masks.reserve_masks_in(text);
-    }
+    texts.extend(out.options.get_mut(OPTION_SETTINGS));
     let mut n = 0;
     for text in texts {
         if !text.is_empty() {
@@ -382,7 +382,8 @@ mod tests {
 
     /// The numbering a link of this state uses.
     fn masks_of(s: &ShareState) -> Masks {
-        Masks::for_texts(&[&s.git, &s.live, &s.diff])
+        let settings = s.options.get(OPTION_SETTINGS).map_or("", String::as_str);
+        Masks::for_texts(&[&s.git, &s.live, &s.diff, settings])
     }
     use base64::engine::general_purpose::STANDARD;
     use proptest::prelude::*;

@@ -251,9 +251,17 @@ fn no_output_of_a_scenario_carries_a_secret_value_or_its_hash() {
 
 #[test]
 fn a_link_shows_the_masks_the_sender_saw() {
-    let git = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\nstringData:\n  a: first-value\n  b: shared-value\n";
-    let live = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\ndata:\n  a: c2Vjb25kLXZhbHVl\n  b: c2hhcmVkLXZhbHVl\n";
-    let state = sides(git, live);
+    // Two Secrets, written in the opposite order of their names, and an argocd-secret in the settings.
+    let other = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: z\n  namespace: n\nstringData:\n  k: other-value\n---\n";
+    let git = format!("{other}apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\nstringData:\n  a: first-value\n  b: shared-value\n");
+    let live = format!("{other}apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\ndata:\n  a: c2Vjb25kLXZhbHVl\n  b: c2hhcmVkLXZhbHVl\n");
+    let (git, live) = (git.as_str(), live.as_str());
+    let mut state = sides(git, live);
+    state.set_options(
+        drift_doctor::Strategy::Legacy,
+        false,
+        &badinput("sec/argocd_cm_with_secret.yaml"),
+    );
     let sent = analyze(git, live, &Options::default()).unwrap();
     let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
     let received = analyze(&shared.git, &shared.live, &Options::default()).unwrap();
@@ -265,7 +273,7 @@ fn a_link_shows_the_masks_the_sender_saw() {
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(
         (d[0].git.as_str(), d[0].live.as_str()),
-        (Some("<secret 1>"), Some("<secret 3>"))
+        (Some("<secret 1>"), Some("<secret 4>"))
     );
 }
 
@@ -330,8 +338,13 @@ proptest! {
     #[test]
     fn no_raw_secret_value_in_any_output((git, mut values) in secret_shape(), (live, more) in secret_shape()) {
         values.extend(more);
-        for state in [sides(&git, &live), sides(&live, &git)] {
+        for mut state in [sides(&git, &live), sides(&live, &git)] {
             assert_nothing_of(&values, &outputs(&state));
+            // the same Secrets pasted as Argo CD settings travel in the link's options
+            let settings = format!("{git}\n---\n{live}");
+            state.set_options(drift_doctor::Strategy::Legacy, false, &settings);
+            let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
+            assert_nothing_of(&values, &[("link settings".into(), serde_json::to_string(&shared).unwrap())]);
         }
         // Both documents as one diff hunk, under a header naming another kind.
         let (old, new): (Vec<&str>, Vec<&str>) = (git.lines().collect(), live.lines().collect());

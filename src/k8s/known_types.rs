@@ -54,7 +54,7 @@ pub fn normalize_as_type(argo_type: &str, value: &mut Value) -> bool {
         normalize_node(node, value, 0);
     }
     // The typed round trip also drops zero values the API never stores.
-    crate::normalize::drop_omitted_zero_values(value);
+    drop_omitted_zero_values(value);
     true
 }
 
@@ -125,6 +125,56 @@ fn normalize_int_or_string(v: &mut Value) {
     };
     if let Some(f) = float.filter(|f| f.fract() == 0.0 && (-EXACT..=EXACT).contains(f)) {
         *v = Value::Number(Number::from(f as i64));
+    }
+}
+
+/// Plain (non-pointer) `omitempty` fields of the pod API that the API server
+/// never stores at their zero value; Argo CD's typed round trip drops them
+/// too, so `readOnly: false` in Git equals its absence live. Pointer fields
+/// (`privileged`, `allowPrivilegeEscalation`, `automountServiceAccountToken`)
+/// keep `false`: there it means something.
+const ZERO_BOOL_FIELDS: &[&str] = &[
+    "readOnly",
+    "stdin",
+    "stdinOnce",
+    "tty",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+];
+
+/// Drop, in place, the `omitempty` zero values the API server never stores (see `ZERO_BOOL_FIELDS`; an
+/// `env` entry's empty `value`), as Argo CD's typed round trip does.
+pub fn drop_omitted_zero_values(v: &mut Value) {
+    drop_zero(v, 0);
+}
+
+fn drop_zero(v: &mut Value, depth: usize) {
+    if depth > 96 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, x| !(x == &Value::Bool(false) && ZERO_BOOL_FIELDS.contains(&k.as_str())));
+            if let Some(Value::Array(env)) = m.get_mut("env") {
+                for e in env.iter_mut() {
+                    if let Value::Object(em) = e {
+                        if em.get("value") == Some(&Value::String(String::new())) {
+                            em.remove("value");
+                        }
+                    }
+                }
+            }
+            for x in m.values_mut() {
+                drop_zero(x, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                drop_zero(x, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 

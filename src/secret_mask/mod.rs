@@ -76,12 +76,23 @@ const MASK_PREFIX: &str = "<secret ";
 /// The numbering of the Secret values of one report or link: each distinct value gets the next number the first
 /// time it is seen. Numbers already used by masks in the input are never given to a new value, so a link opened,
 /// edited and shared again keeps its masks and adds new ones.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Masks {
     numbers: RefCell<Numbering>,
 }
 
-#[derive(Debug, Default)]
+/// Shows how many masks were given, never the values behind them.
+impl std::fmt::Debug for Masks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.numbers.borrow();
+        f.debug_struct("Masks")
+            .field("values", &n.by_value.len())
+            .field("highest", &n.highest)
+            .finish()
+    }
+}
+
+#[derive(Default)]
 struct Numbering {
     by_value: HashMap<Vec<u8>, usize>,
     highest: usize,
@@ -91,27 +102,40 @@ impl Masks {
     /// The numbering of one report or link of these texts (same texts, same order, so the report and the link of
     /// one state agree): masks already in the texts keep their numbers; then, text by text, the Secrets of the
     /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
-    /// does not change the masks), and last whatever only the text scanner finds, in text order.
+    /// does not change the masks), then whatever only the text scanner finds in that text, in text order.
     pub fn for_texts(texts: &[&str]) -> Masks {
+        let parsed: Vec<Vec<crate::input::Document>> = texts
+            .iter()
+            .map(|t| crate::input::parse_side(t, crate::input::Side::Git).unwrap_or_default())
+            .collect();
+        let sides: Vec<(&str, &[crate::input::Document])> = texts
+            .iter()
+            .zip(&parsed)
+            .map(|(t, d)| (*t, d.as_slice()))
+            .collect();
+        Masks::for_sides(&sides)
+    }
+
+    /// [`Masks::for_texts`] for texts already parsed (each with the documents read from it).
+    pub fn for_sides(sides: &[(&str, &[crate::input::Document])]) -> Masks {
         let masks = Masks::default();
-        for t in texts {
-            masks.reserve_masks_in(t);
+        for (text, _) in sides {
+            masks.reserve_masks_in(text);
         }
-        for t in texts {
-            let Ok(docs) = crate::input::parse_side(t, crate::input::Side::Git) else {
-                continue;
-            };
-            let mut objects: Vec<(String, Value)> = docs
-                .into_iter()
-                .map(|d| (object_order(&d.object), d.object))
+        // Text by text, so that the numbering of a list of texts begins with that of any of its prefixes (a report
+        // of git and live, a link of git, live, diff and settings).
+        for (text, docs) in sides {
+            // only objects that can hold a Secret (or a last-applied annotation of one) take part
+            let mut objects: Vec<(String, &Value)> = docs
+                .iter()
+                .map(|d| (object_order(&d.object), &d.object))
+                .filter(|(order, _)| order.to_ascii_lowercase().contains("secret"))
                 .collect();
             objects.sort_by(|a, b| a.0.cmp(&b.0));
-            for (_, mut o) in objects {
-                mask_secret_object(&mut o, &masks);
+            for (_, o) in objects {
+                mask_secret_object(&mut o.clone(), &masks);
             }
-        }
-        for t in texts {
-            let _ = mask_secrets_in_text(t, &masks);
+            let _ = mask_secrets_in_text(text, &masks);
         }
         masks
     }

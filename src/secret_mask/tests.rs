@@ -36,6 +36,8 @@ fn masks_are_numbered_by_first_appearance() {
     ] {
         assert!(!is_mask(not_a_mask), "{not_a_mask}");
     }
+    // a numbering never shows its values
+    assert!(!format!("{m:?}").contains("hunter"));
     // numbers already used in a text are never given to a new value
     let m = Masks::default();
     m.reserve_masks_in(&format!("a: <secret 4>\nb: {}\n", b64("<secret 9>")));
@@ -108,33 +110,33 @@ fn object_last_applied() {
 
 #[test]
 fn pointers() {
-    assert!(is_secret_pointer("Secret", "/data/password"));
-    assert!(is_secret_pointer("Secret", "/data"));
-    assert!(is_secret_pointer("Secret", "/stringData"));
-    assert!(is_secret_pointer("Secret", "/stringData/a~1b"));
-    assert!(is_secret_pointer(
-        "Secret",
-        "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
-    ));
-    assert!(is_secret_pointer(
-        "Secret",
-        "/metadata/annotations/kubectl.kubernetes.io/last-applied-configuration"
-    ));
-    assert!(is_secret_pointer("Secret", "#/data/x"));
-    assert!(!is_secret_pointer("Secret", "/metadata/annotations/other"));
-    assert!(!is_secret_pointer("Secret", "/type"));
-    assert!(!is_secret_pointer("Secret", ""));
-    assert!(!is_secret_pointer("ConfigMap", "/data/x"));
-    // any group, any letter case, any field but the non-secret ones
-    assert!(is_secret_pointer("Secret", "/data/x"));
-    assert!(is_secret_pointer("secret", "/stringDada/x"));
-    assert!(is_secret_pointer("SECRET", "/password"));
-    assert!(!is_secret_pointer("Secret", "/metadata/name"));
-    assert!(may_contain_secret("Secret", ""));
-    assert!(may_contain_secret("Secret", "/metadata"));
-    assert!(may_contain_secret("Secret", "/metadata/annotations"));
-    assert!(!may_contain_secret("Secret", "/metadata/labels"));
-    assert!(!may_contain_secret("ConfigMap", ""));
+    // (kind, pointer, is a secret value, is or holds one)
+    let la = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration";
+    let la_unescaped = "/metadata/annotations/kubectl.kubernetes.io/last-applied-configuration";
+    for (kind, pointer, value, holds) in [
+        ("Secret", "/data/password", true, true),
+        ("Secret", "/data", true, true),
+        ("Secret", "/stringData", true, true),
+        ("Secret", "/stringData/a~1b", true, true),
+        ("Secret", la, true, true),
+        ("Secret", la_unescaped, true, true),
+        ("Secret", "#/data/x", true, true),
+        // any letter case, any field but the non-secret ones
+        ("secret", "/stringDada/x", true, true),
+        ("SECRET", "/password", true, true),
+        ("Secret", "/metadata/annotations/other", false, false),
+        ("Secret", "/metadata/name", false, false),
+        ("Secret", "/metadata/labels", false, false),
+        ("Secret", "/type", false, false),
+        ("Secret", "/metadata", false, true),
+        ("Secret", "/metadata/annotations", false, true),
+        ("Secret", "", false, true),
+        ("ConfigMap", "/data/x", false, false),
+        ("ConfigMap", "", false, false),
+    ] {
+        assert_eq!(is_secret_pointer(kind, pointer), value, "{kind} {pointer}");
+        assert_eq!(may_contain_secret(kind, pointer), holds, "{kind} {pointer}");
+    }
 }
 
 const SECRET_YAML: &str = "\
@@ -282,12 +284,6 @@ fn yaml_last_applied_annotation() {
     .unwrap();
     assert_eq!(inner["data"]["password"], v["data"]["password"]);
     assert_eq!(inner["stringData"]["x"], json!(m.mask(b"plainvalue")));
-    // The annotation of a non-Secret whose JSON is a Secret is masked too; one of a ConfigMap is not.
-    let cm_la = json!({"kind":"ConfigMap","data":{"a":"visible"}}).to_string();
-    let text = format!(
-        "kind: ConfigMap\nmetadata:\n  annotations:\n    {LAST_APPLIED_ANNOTATION}: '{cm_la}'\n"
-    );
-    assert_eq!(mask_secrets_in_text(&text, &m), (text.clone(), 0));
 }
 
 #[test]
@@ -335,15 +331,6 @@ fn crlf_kept() {
 }
 
 #[test]
-fn kubectl_diff_already_masked_untouched() {
-    let m = Masks::default();
-    let text = "diff -u -N /tmp/LIVE-1/v1.Secret.default.db /tmp/MERGED-2/v1.Secret.default.db\n--- /tmp/LIVE-1/v1.Secret.default.db\t2024-01-01\n+++ /tmp/MERGED-2/v1.Secret.default.db\t2024-01-01\n@@ -1,6 +1,6 @@\n apiVersion: v1\n data:\n-  password: '*** (before)'\n+  password: '*** (after)'\n   user: '***'\n kind: Secret\n metadata:\n";
-    assert_eq!(mask_secrets_in_text(text, &m), (text.to_string(), 0));
-    let argo = "===== /Secret default/db ======\n9c9\n<   password: ++++++++\n---\n>   password: ++++++++++++\n";
-    assert_eq!(mask_secrets_in_text(argo, &m), (argo.to_string(), 0));
-}
-
-#[test]
 fn argo_normal_diff_masked() {
     let m = Masks::default();
     let text = "===== /Secret default/db ======\n9c9\n<   password: aHVudGVyMg==\n---\n>   password: aHVudGVyMw==\n===== apps/Deployment default/web ======\n20c20\n<         image: nginx:1.1\n---\n>         image: nginx:1.2\n";
@@ -381,12 +368,6 @@ fn git_diff_masked() {
             "--- a/s.yaml\n+++ b/s.yaml\n@@ -9,2 +9,2 @@ data:\n-  password: aHVudGVyMg==\n+  password: aHVudGVyMw==\n";
     let (out, n) = mask_secrets_in_text(text, &m);
     assert_eq!(n, 2, "{out}");
-    // A Deployment's diff is untouched.
-    let dep = "--- a/d.yaml\n+++ b/d.yaml\n@@ -1,4 +1,4 @@\n kind: Deployment\n spec:\n-  replicas: 2\n+  replicas: 3\n   paused: false\n";
-    assert_eq!(mask_secrets_in_text(dep, &m), (dep.to_string(), 0));
-    // A ConfigMap whose kind is visible elsewhere in the file is untouched.
-    let cm = "--- a/c.yaml\n+++ b/c.yaml\n@@ -1,2 +1,2 @@\n apiVersion: v1\n kind: ConfigMap\n@@ -8,2 +8,2 @@\n data:\n-  a: one\n+  a: two\n";
-    assert_eq!(mask_secrets_in_text(cm, &m), (cm.to_string(), 0));
 }
 
 #[test]
@@ -413,16 +394,37 @@ fn diff_context_line_split_when_sides_differ() {
 }
 
 #[test]
-fn plain_text_untouched() {
+fn texts_left_untouched() {
     let m = Masks::default();
-    for t in [
-        "",
-        "\n",
-        "hello: world\n",
-        "Secret\n---\n...\n",
-        "- a\n- b: c\n",
+    let cm_la = json!({"kind":"ConfigMap","data":{"a":"visible"}}).to_string();
+    for (what, text) in [
+        ("empty", String::new()),
+        ("a newline", "\n".into()),
+        ("a ConfigMap-like mapping", "hello: world\n".into()),
+        ("the word Secret", "Secret\n---\n...\n".into()),
+        ("a list", "- a\n- b: c\n".into()),
+        (
+            "a ConfigMap's last-applied annotation",
+            format!("kind: ConfigMap\nmetadata:\n  annotations:\n    {LAST_APPLIED_ANNOTATION}: '{cm_la}'\n"),
+        ),
+        (
+            "kubectl diff's masks",
+            "diff -u -N /tmp/LIVE-1/v1.Secret.default.db /tmp/MERGED-2/v1.Secret.default.db\n--- /tmp/LIVE-1/v1.Secret.default.db\t2024-01-01\n+++ /tmp/MERGED-2/v1.Secret.default.db\t2024-01-01\n@@ -1,6 +1,6 @@\n apiVersion: v1\n data:\n-  password: '*** (before)'\n+  password: '*** (after)'\n   user: '***'\n kind: Secret\n metadata:\n".into(),
+        ),
+        (
+            "Argo CD's masks",
+            "===== /Secret default/db ======\n9c9\n<   password: ++++++++\n---\n>   password: ++++++++++++\n".into(),
+        ),
+        (
+            "a Deployment's diff",
+            "--- a/d.yaml\n+++ b/d.yaml\n@@ -1,4 +1,4 @@\n kind: Deployment\n spec:\n-  replicas: 2\n+  replicas: 3\n   paused: false\n".into(),
+        ),
+        (
+            "a ConfigMap whose kind is visible elsewhere in the file",
+            "--- a/c.yaml\n+++ b/c.yaml\n@@ -1,2 +1,2 @@\n apiVersion: v1\n kind: ConfigMap\n@@ -8,2 +8,2 @@\n data:\n-  a: one\n+  a: two\n".into(),
+        ),
     ] {
-        assert_eq!(mask_secrets_in_text(t, &m).0, t);
+        assert_eq!(mask_secrets_in_text(&text, &m), (text.clone(), 0), "{what}");
     }
 }
 

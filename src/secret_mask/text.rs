@@ -10,15 +10,19 @@ use crate::limits::MAX_NESTING;
 /// indentation, comments, other documents byte-identical); block scalars are replaced as a whole. For data (base64)
 /// write a base64 encoding of the mask string, for stringData the mask string itself, so an analysis of the masked
 /// text still sees equal values as equal (stringData merged into data as base64 compares equal to the same plain value).
-/// Already-masked values (Argo CD's `++++++++` runs, kubectl's `***`) are left alone.
+/// Already-masked values (ours, Argo CD's `++++++++` runs, kubectl's `***`) are left alone.
+///
+/// Masks are numbered with `masks` (one numbering per report or link); masks already in `text` keep their numbers.
 ///
 /// How it works:
 /// - YAML/JSON: each document is scanned line by line (JSON documents with a span-keeping JSON parser); every
-///   mapping with `kind: Secret` (apiVersion `v1` or none), at any depth and in any key order, has its `data` and
-///   `stringData` values replaced. The last-applied annotation is masked inside its JSON (written back as a
-///   double-quoted string) when it belongs to a Secret or its JSON is a Secret. Then the masked document is parsed
-///   again; if a Secret value is still readable (a YAML construct the scanner does not follow, such as aliases or
-///   flow-style Secrets), that one document is replaced by a pretty-printed JSON rendering of it, fully masked.
+///   mapping whose `kind` is Secret (any letter case), at any depth and in any key order, has the values of all its
+///   fields but `apiVersion`, `kind`, `type`, `immutable` and `metadata` replaced. The last-applied annotation is
+///   masked inside its JSON (written back as a double-quoted string) when it belongs to a Secret or its JSON is a
+///   Secret. Then the masked document is parsed again; if a Secret value is still readable (a YAML construct the
+///   scanner does not follow, such as aliases or flow-style Secrets), that one document is replaced by a
+///   pretty-printed JSON rendering of it, fully masked; and a document whose `kind` says Secret but that cannot be
+///   parsed at all is replaced whole by a comment saying so.
 /// - Diffs (unified `@@` hunks, `diff`/`kubectl diff` headers, Argo CD's `===== group/Kind ns/name ======` with
 ///   normal `NcM`/`<`/`>` hunks): the old and new sides are scanned separately. The kind comes from the visible
 ///   `kind:` line, else the file header (`/Secret`, `v1.Secret.ns.name`), else a `kind:` line elsewhere in the same
