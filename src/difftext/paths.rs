@@ -452,7 +452,6 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     /// The ancestors open at the end, as a seed for the next hunk.
-    /// The ancestors open at the end, as a seed for the next hunk.
     /// Items keep the place they were given in the reconstructed object, so that the next hunk
     /// adds to the same item.
     fn carry_into(&self, out: &mut Vec<Frame<'a>>, placed: &[Option<usize>]) {
@@ -1017,13 +1016,12 @@ impl<'s, 'a> Workspace<'s, 'a> {
             kind,
             source: seeding.source,
         };
-        let side = side_of;
-        side(old, &self.old, &self.old_prefix, &[])
+        side_of(old, &self.old, &self.old_prefix, &[])
             .reconstruct(&mut self.live, &mut self.old_placed);
-        side(new, &self.new, &self.new_prefix, &[])
+        side_of(new, &self.new, &self.new_prefix, &[])
             .reconstruct(&mut self.git, &mut self.new_placed);
-        let old_side = side(old, &self.old, &self.old_prefix, &self.old_placed);
-        let new_side = side(new, &self.new, &self.new_prefix, &self.new_placed);
+        let old_side = side_of(old, &self.old, &self.old_prefix, &self.old_placed);
+        let new_side = side_of(new, &self.new, &self.new_prefix, &self.new_placed);
         changes(&old_side, &new_side, &ctx, &mut self.notes, out);
         let (last, placed) = if old.is_empty() {
             (&self.new, &self.new_placed)
