@@ -289,3 +289,18 @@ fn an_hpa_in_the_same_paste_explains_the_replicas_it_scales() {
     let alone = analyze_diff(deployment_only, &Options::default()).unwrap();
     assert_eq!(alone.resources[0].differences[0].cause, Cause::Drift);
 }
+
+#[test]
+fn plain_diff_hunks_just_below_each_other_continue_the_same_item() {
+    // Plain diff of the HPA controller's reordering: each changed line is its own hunk. Lines two
+    // apart belong to the same metric, so the two metrics come out swapped: one reordering.
+    let text = "===== autoscaling/HorizontalPodAutoscaler shop/orders ======\n17c17\n<       name: memory\n---\n>       name: cpu\n19c19\n<         averageUtilization: 80\n---\n>         averageUtilization: 70\n23c23\n<       name: cpu\n---\n>       name: memory\n25c25\n<         averageUtilization: 70\n---\n>         averageUtilization: 80\n";
+    let r = analyze_diff(text, &Options::default()).unwrap();
+    let d = &r.resources[0].differences;
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(
+        (d[0].pointer.as_str(), d[0].cause),
+        ("/spec/metrics", Cause::Autoscaler)
+    );
+    assert_ne!(d[0].confidence, drift_doctor::Confidence::High);
+}

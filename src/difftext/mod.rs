@@ -1278,7 +1278,16 @@ impl<'a> Builder<'a> {
         }
         let mut work = Workspace::new(shape, allow_status);
         let (mut old, mut new, mut all) = (Vec::new(), Vec::new(), Vec::new());
+        let mut previous_end: Option<usize> = None;
         for hunk in &self.hunks {
+            // Plain diff shows no context: a hunk starting at most two unseen lines after the
+            // previous one most likely continues the same list item.
+            let no_context = hunk.lines.iter().all(|l| l.tag != Tag::Ctx);
+            let near = no_context
+                && previous_end.is_some_and(|end| {
+                    hunk.old_start > end && hunk.old_start <= end + 3 && hunk.old_len > 0
+                });
+            previous_end = Some(hunk.old_start + hunk.old_len.saturating_sub(1));
             old.clear();
             new.clear();
             all.clear();
@@ -1298,7 +1307,7 @@ impl<'a> Builder<'a> {
                 }
             }
             let first = res.changes.len();
-            work.hunk(&old, &new, &all, &self.kind, &mut res.changes);
+            work.hunk(&old, &new, &all, &self.kind, near, &mut res.changes);
             if self.format == TextFormat::KubectlUnified {
                 for c in &mut res.changes[first..] {
                     c.hidden = kubectl_bookkeeping(&c.path);

@@ -452,7 +452,6 @@ impl<'s, 'a> Walker<'s, 'a> {
     }
 
     /// The ancestors open at the end, as a seed for the next hunk.
-    /// The ancestors open at the end, as a seed for the next hunk.
     /// Items keep the place they were given in the reconstructed object, so that the next hunk
     /// adds to the same item.
     fn carry_into(&self, out: &mut Vec<Frame<'a>>, placed: &[Option<usize>]) {
@@ -821,6 +820,25 @@ struct Side<'w, 'v, 'a> {
     placed: &'w [Option<usize>],
 }
 
+/// Items of a guessed chain that the previous hunk's chain also holds, under the same keys, are
+/// taken to be the same items (for a hunk just below the previous one).
+fn continue_carried_items(frames: &mut [Frame<'_>], carry: &[Frame<'_>]) {
+    for (i, f) in frames.iter_mut().enumerate() {
+        let Some(c) = carry.get(i) else {
+            return;
+        };
+        match (f.kind, c.kind) {
+            (NKind::Key, NKind::Key) if f.key == c.key => {}
+            (NKind::Item, NKind::Item) => {
+                if f.index.is_none() {
+                    f.index = c.index;
+                }
+            }
+            _ => return,
+        }
+    }
+}
+
 fn side_of<'w, 'v, 'a>(
     view: &'v [ViewLine<'a>],
     walker: &'w Walker<'_, 'a>,
@@ -1007,23 +1025,28 @@ impl<'s, 'a> Workspace<'s, 'a> {
         new: &[ViewLine<'a>],
         all: &[ViewLine<'a>],
         kind: &str,
+        near: bool,
         out: &mut Vec<TextChange>,
     ) {
         let carry = self.has_carry.then_some(self.carry.as_slice());
-        let seeding = choose_seed(&mut self.scorer, old, new, all, carry);
+        let mut seeding = choose_seed(&mut self.scorer, old, new, all, carry);
+        if near && seeding.source == SeedSource::Table {
+            if let Some(carry) = carry {
+                continue_carried_items(&mut seeding.frames, carry);
+            }
+        }
         walk_into(&mut self.old, &seeding, old, &mut self.old_prefix);
         walk_into(&mut self.new, &seeding, new, &mut self.new_prefix);
         let ctx = PathContext {
             kind,
             source: seeding.source,
         };
-        let side = side_of;
-        side(old, &self.old, &self.old_prefix, &[])
+        side_of(old, &self.old, &self.old_prefix, &[])
             .reconstruct(&mut self.live, &mut self.old_placed);
-        side(new, &self.new, &self.new_prefix, &[])
+        side_of(new, &self.new, &self.new_prefix, &[])
             .reconstruct(&mut self.git, &mut self.new_placed);
-        let old_side = side(old, &self.old, &self.old_prefix, &self.old_placed);
-        let new_side = side(new, &self.new, &self.new_prefix, &self.new_placed);
+        let old_side = side_of(old, &self.old, &self.old_prefix, &self.old_placed);
+        let new_side = side_of(new, &self.new, &self.new_prefix, &self.new_placed);
         changes(&old_side, &new_side, &ctx, &mut self.notes, out);
         let (last, placed) = if old.is_empty() {
             (&self.new, &self.new_placed)
