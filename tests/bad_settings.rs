@@ -291,3 +291,72 @@ fn each_expression_is_compiled_once_per_analysis() {
         assert!(first.program.is_ok(), "{expr}");
     }
 }
+
+/// Settings that hold nothing drift-doctor can use are refused with the
+/// place and the reason; a rule field Argo CD does not read is a warning.
+#[test]
+fn settings_are_never_ignored_in_silence() {
+    use drift_doctor::ignore::apply_user_settings;
+    use drift_doctor::CompareOptions;
+    let refused = [
+        (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n",
+            (1, 2, 1),
+            "document 1 is a Deployment, not Argo CD settings",
+        ),
+        ("just text\n", (1, 1, 1), "document 1 is a string, not Argo CD settings"),
+        (
+            "a: 1\nb: 2\n",
+            (1, 1, 1),
+            "document 1 holds no Argo CD settings (its keys: a, b)",
+        ),
+        (
+            "spec:\n  ignoreDifferences:\n  - just a string\n",
+            (1, 2, 3),
+            "rule Application spec.ignoreDifferences[0] is a string, not a mapping",
+        ),
+        (
+            "ignoreDifferences:\n- kind: Service\n  jsonPointers: /spec/clusterIP\n",
+            (1, 3, 3),
+            "rule ignoreDifferences[0]: `jsonPointers` is a string, not a list of strings",
+        ),
+        (
+            "spec:\n  ignoreDifferences: {kind: Service}\n",
+            (1, 2, 3),
+            "`ignoreDifferences` is a mapping, not a list of rules",
+        ),
+        (
+            "data: [1]\n",
+            (1, 1, 1),
+            "`data` of argocd-cm is a list, not a mapping",
+        ),
+        (
+            "data:\n  resource.customizations.ignoreDifferences.Service:\n    jsonPointers: [/spec/clusterIP]\n",
+            (1, 2, 3),
+            "`resource.customizations.ignoreDifferences.Service` is a mapping; argocd-cm values are strings",
+        ),
+    ];
+    for (text, (document, line, column), why) in refused {
+        let mut compare = CompareOptions::default();
+        let e = apply_user_settings(text, &mut compare).unwrap_err();
+        assert_eq!(
+            (e.document, e.line, e.column),
+            (document, line, column),
+            "{text}: {e}"
+        );
+        assert!(e.message.starts_with("Argo CD settings: "), "{e}");
+        assert!(e.message.contains(why), "{text}: {e}");
+        assert!(compare.ignore_rules.is_empty(), "{text}");
+    }
+
+    let typo = "ignoreDifferences:\n- kind: ConfigMap\n  jsonPointer: [/data/a]\n  jsonPointers: [/data/b]\n";
+    let mut opts = drift_doctor::Options::default();
+    apply_user_settings(typo, &mut opts.compare).unwrap();
+    let git = common::read("tests/data/badinput/set/cm_git.yaml");
+    let live = common::read("tests/data/badinput/set/cm_live.yaml");
+    let report = drift_doctor::analyze(&git, &live, &opts).unwrap();
+    assert_eq!(
+        report.warnings,
+        ["rule ignoreDifferences[0]: `jsonPointer` is not a field Argo CD reads in a rule (group, kind, name, namespace, jsonPointers, jqPathExpressions, managedFieldsManagers); ignored"]
+    );
+}

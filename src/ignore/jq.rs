@@ -78,6 +78,8 @@ struct State {
     programs: HashMap<String, Arc<Compiled>>,
     /// Expressions stopped at run time, by rule and expression text.
     stopped: BTreeMap<(String, String), String>,
+    /// What reading the settings noticed without refusing them.
+    notes: Vec<String>,
 }
 
 impl Default for State {
@@ -88,6 +90,7 @@ impl Default for State {
             clock: None,
             programs: HashMap::new(),
             stopped: BTreeMap::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -147,9 +150,24 @@ impl JqRuntime {
         compiled
     }
 
-    /// One warning per expression that was stopped, in rule order.
+    /// Keep a warning about the settings for the report.
+    pub fn note(&self, warning: String) {
+        let mut state = self.lock();
+        if !state.notes.contains(&warning) {
+            state.notes.push(warning);
+        }
+    }
+
+    /// The settings' warnings, then one per expression that was stopped (in
+    /// rule order).
     pub fn warnings(&self) -> Vec<String> {
-        self.lock().stopped.values().cloned().collect()
+        let state = self.lock();
+        state
+            .notes
+            .iter()
+            .chain(state.stopped.values())
+            .cloned()
+            .collect()
     }
 
     fn is_stopped(&self, source: &str, expr: &str) -> bool {
