@@ -360,3 +360,53 @@ fn settings_are_never_ignored_in_silence() {
         ["rule ignoreDifferences[0]: `jsonPointer` is not a field Argo CD reads in a rule (group, kind, name, namespace, jsonPointers, jqPathExpressions, managedFieldsManagers); ignored"]
     );
 }
+
+/// An expression whose outputs multiply without any loop (2^40 bindings)
+/// passes no budget check inside jaq: the CLI stops waiting for it at the
+/// time budget and skips it, as Argo CD's timeout would.
+#[test]
+fn outputs_that_multiply_without_a_loop_stop_at_the_time_budget() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-jq-multiply-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bindings: String = (0..40).map(|i| format!("(1, 1) as $v{i} | ")).collect();
+    let settings = dir.join("settings.yaml");
+    std::fs::write(
+        &settings,
+        format!(
+            "data:\n  ignore.normalizer.jq.timeout: 200ms\n---\nignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - '.data[{bindings}\"a\"]'\n"
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args([
+            "analyze",
+            "--format",
+            "json",
+            "--git",
+            &data("set/cm_git.yaml"),
+            "--live",
+            &data("set/cm_live.yaml"),
+        ])
+        .args(["--argocd-cm", settings.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warning = report["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("rule ignoreDifferences[0]: jq expression `.data[(1, 1) as $v0"),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with("timed out after 200ms; skipped"),
+        "{warning}"
+    );
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+}
