@@ -15,7 +15,9 @@
 //!   (every term jaq evaluates counts), a stack budget, and the time budget
 //!   Argo CD gives each expression (`ignore.normalizer.jq.timeout`, 1 s by
 //!   default), measured with a clock the shell passes in, since the core has
-//!   none.
+//!   none. What no check inside jaq sees (outputs that multiply without a
+//!   loop) is bounded by an [`Executor`] the shell may pass in: the CLI runs
+//!   each evaluation on a worker thread and stops waiting at the budget.
 //! - Filters that read the outside world (`now`, `env`, `input`, `debug`,
 //!   `stderr`) are not available.
 //!
