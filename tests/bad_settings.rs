@@ -293,17 +293,13 @@ fn each_expression_is_compiled_once_per_analysis() {
 }
 
 /// Settings that hold nothing drift-doctor can use are refused with the
-/// place and the reason; a rule field Argo CD does not read is a warning.
+/// place and the reason; a rule field Argo CD does not read, and an object
+/// of another kind pasted along, are warnings in the report.
 #[test]
 fn settings_are_never_ignored_in_silence() {
     use drift_doctor::ignore::apply_user_settings;
     use drift_doctor::CompareOptions;
     let refused = [
-        (
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n",
-            (1, 2, 1),
-            "document 1 is a Deployment, not Argo CD settings",
-        ),
         ("just text\n", (1, 1, 1), "document 1 is a string, not Argo CD settings"),
         (
             "a: 1\nb: 2\n",
@@ -349,7 +345,7 @@ fn settings_are_never_ignored_in_silence() {
         assert!(compare.ignore_rules.is_empty(), "{text}");
     }
 
-    let typo = "ignoreDifferences:\n- kind: ConfigMap\n  jsonPointer: [/data/a]\n  jsonPointers: [/data/b]\n";
+    let typo = "ignoreDifferences:\n- kind: ConfigMap\n  jsonPointer: [/data/a]\n  jsonPointers: [/data/b]\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: argocd-secret\n";
     let mut opts = drift_doctor::Options::default();
     apply_user_settings(typo, &mut opts.compare).unwrap();
     let git = common::read("tests/data/badinput/set/cm_git.yaml");
@@ -357,7 +353,10 @@ fn settings_are_never_ignored_in_silence() {
     let report = drift_doctor::analyze(&git, &live, &opts).unwrap();
     assert_eq!(
         report.warnings,
-        ["rule ignoreDifferences[0]: `jsonPointer` is not a field Argo CD reads in a rule (group, kind, name, namespace, jsonPointers, jqPathExpressions, managedFieldsManagers); ignored"]
+        [
+            "rule ignoreDifferences[0]: `jsonPointer` is not a field Argo CD reads in a rule (group, kind, name, namespace, jsonPointers, jqPathExpressions, managedFieldsManagers); ignored",
+            "Argo CD settings, document 2: a Secret argocd-secret holds no settings drift-doctor reads; ignored (give an Application, the argocd-cm ConfigMap, or a fragment of either (`spec:` with `ignoreDifferences:`, `data:` with `resource.customizations.ignoreDifferences.<kind>:`, or an `ignoreDifferences:` list))",
+        ]
     );
 }
 

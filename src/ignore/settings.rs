@@ -317,14 +317,18 @@ impl<'t> Reader<'t> {
                             }
                         }
                         Some(k) => {
-                            return Err(self.error(
-                                place,
-                                self.key_position(place.line, "kind"),
-                                format!(
-                                    "document {} is a {k}, not Argo CD settings: give {EXPECTED}",
-                                    place.document
-                                ),
-                            ))
+                            // Often pasted along (argocd-secret, argocd-rbac-cm):
+                            // said, not refused.
+                            let named = if name.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" {name}")
+                            };
+                            self.jq.note(format!(
+                                "Argo CD settings, document {}: a {k}{named} holds no settings drift-doctor reads; ignored (give {EXPECTED})",
+                                place.document
+                            ));
+                            return Ok(());
                         }
                         None => {}
                     }
