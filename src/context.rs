@@ -6,7 +6,8 @@
 use crate::identity::{api_group, ResourceKey};
 use crate::path::Seg;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 /// An object that scales another: HPA, KEDA ScaledObject or VPA.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +39,44 @@ pub struct InputContext {
     /// server uses now) and the one Git declares.
     pub crd_definitions_live: BTreeMap<(String, String), CrdDefinition>,
     pub crd_definitions_git: BTreeMap<(String, String), CrdDefinition>,
+    /// Objects as compact JSON, written once per object on first use: rules
+    /// that look at a whole object's text would otherwise serialise it again
+    /// for every one of its differences (quadratic for a big object).
+    json_texts: JsonTexts,
+}
+
+impl InputContext {
+    /// `obj` (the Git object of `key` when `from_git`, else the live one) as
+    /// compact JSON, serialised at most once per analysis.
+    pub fn json_text(&self, key: &ResourceKey, from_git: bool, obj: &Value) -> Arc<str> {
+        let cache_key = (key.clone(), from_git);
+        if let Ok(cache) = self.json_texts.0.lock() {
+            if let Some(text) = cache.get(&cache_key) {
+                return Arc::clone(text);
+            }
+        }
+        let text: Arc<str> = Arc::from(obj.to_string());
+        if let Ok(mut cache) = self.json_texts.0.lock() {
+            cache.insert(cache_key, Arc::clone(&text));
+        }
+        text
+    }
+}
+
+/// The cache behind [`InputContext::json_text`]; a clone starts empty.
+#[derive(Default)]
+struct JsonTexts(Mutex<HashMap<(ResourceKey, bool), Arc<str>>>);
+
+impl Clone for JsonTexts {
+    fn clone(&self) -> Self {
+        JsonTexts::default()
+    }
+}
+
+impl std::fmt::Debug for JsonTexts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JsonTexts")
+    }
 }
 
 /// One version of a CustomResourceDefinition, as far as comparing needs it.

@@ -590,8 +590,11 @@ fn item_name(v: &Value) -> Option<&str> {
     v.get("name").and_then(Value::as_str)
 }
 
-fn live_text(f: &Finding<'_>) -> String {
-    f.live_obj.map(|o| o.to_string()).unwrap_or_default()
+fn live_text(f: &Finding<'_>) -> std::sync::Arc<str> {
+    match f.live_obj {
+        Some(o) => f.input.json_text(f.key, false, o),
+        None => std::sync::Arc::from(""),
+    }
 }
 
 /// Whether the differing value (a key, a whole map, a list item or a whole
@@ -975,7 +978,7 @@ fn kyverno_managed(f: &Finding<'_>) -> Option<Vars> {
 /// Git's object is too large for client-side apply: its last-applied
 /// annotation would exceed the 262144-byte limit on annotations.
 fn too_large_for_client_side_apply(f: &Finding<'_>) -> Option<Vars> {
-    let size = f.git_obj?.to_string().len();
+    let size = f.input.json_text(f.key, true, f.git_obj?).len();
     (size > 262_144).then(|| vec![var("size", size.to_string())])
 }
 
