@@ -38,21 +38,12 @@ pub fn api_group(api_version: &str) -> &str {
     }
 }
 
+pub use crate::k8s::current_group;
+
 /// Legacy groups that serve the same kinds as today's groups, so that
 /// `extensions/v1beta1` Deployments pair with `apps/v1` ones.
 pub fn canonical_group(group: &str, kind: &str) -> String {
     current_group(group, kind).to_string()
-}
-
-/// The group that serves `kind` today, for a group without version (legacy `extensions` kinds
-/// moved; every other group is its own).
-pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
-    match (group, kind) {
-        ("extensions", "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet") => "apps",
-        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
-        ("extensions", "PodSecurityPolicy") => "policy",
-        _ => group,
-    }
 }
 
 /// Built-in and widely installed kinds that are cluster-scoped.

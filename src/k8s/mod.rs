@@ -29,6 +29,17 @@ pub use schema::{root, Cursor, ListStrategy};
 /// its data); the three-way diff reads its original from it.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The group that serves `kind` today, for a group without version (legacy `extensions` kinds
+/// moved; every other group is its own).
+pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
+    match (group, kind) {
+        ("extensions", "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet") => "apps",
+        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
+        ("extensions", "PodSecurityPolicy") => "policy",
+        _ => group,
+    }
+}
+
 /// Recursion guard for walks over values (the schema itself is recursive, e.g. JSONSchemaProps).
 const MAX_DEPTH: usize = 200;
 

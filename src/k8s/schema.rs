@@ -177,7 +177,7 @@ pub(super) fn type_def(i: u32) -> Option<&'static TypeDef> {
 fn canonical_group<'a>(group: &'a str, kind: &str) -> &'a str {
     match group.split('/').next().unwrap_or(group) {
         "core" => "",
-        group => crate::identity::current_group(group, kind),
+        group => super::current_group(group, kind),
     }
 }
 
