@@ -20,6 +20,9 @@ scripts/build-web.sh
 say "formatting (cargo fmt --check)"
 cargo fmt --check
 
+say "lints (cargo clippy, native)"
+cargo clippy --locked --all-targets -- -D warnings
+
 say "native tests (cargo test)"
 cargo test --locked
 

@@ -14,6 +14,8 @@
 //!
 //! Everything here is pure (no I/O, no clock) and never panics on any input.
 
+#![warn(missing_docs)]
+
 mod defaults;
 mod duration;
 mod known_types;

@@ -236,6 +236,7 @@ impl Cursor {
         }
     }
 
+    /// Whether this position holds a known list.
     pub fn is_list(self) -> bool {
         matches!(self.node, Node::List { .. })
     }
@@ -250,6 +251,7 @@ impl Cursor {
         self.type_name() == QUANTITY
     }
 
+    /// io.k8s.apimachinery.pkg.util.intstr.IntOrString
     pub fn is_int_or_string(self) -> bool {
         self.type_name() == INT_OR_STRING
     }

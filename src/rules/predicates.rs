@@ -71,6 +71,7 @@ fn find(name: &str) -> Option<Predicate> {
         .map(|(_, predicate)| *predicate)
 }
 
+/// Whether the catalogue may name this predicate.
 pub fn exists(name: &str) -> bool {
     find(name).is_some()
 }
