@@ -23,6 +23,9 @@ cargo fmt --check
 say "lints (cargo clippy, native)"
 cargo clippy --locked --all-targets -- -D warnings
 
+say "lints (cargo clippy, the core as the page's wasm32 build sees it)"
+cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
+
 say "native tests (cargo test)"
 cargo test --locked
 
