@@ -52,6 +52,10 @@ enum Shows {
     ErrStart(&'static str),
 }
 
+/// What a run is, its arguments, its standard input, its exit code and what
+/// its output shows.
+type Case<'a> = (&'a str, Vec<String>, Option<&'a str>, i32, Vec<Shows>);
+
 #[test]
 fn exit_codes_and_what_each_run_shows() {
     use Shows::*;
@@ -73,8 +77,7 @@ fn exit_codes_and_what_each_run_shows() {
         v
     };
     let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };
-    // (what, arguments, standard input, exit code, what the output shows)
-    let cases: Vec<(&str, Vec<String>, Option<&str>, i32, Vec<Shows>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "everything synced exits 0",
             analyze(
