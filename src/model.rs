@@ -1,5 +1,6 @@
 //! The report: the contract every part of drift-doctor shares (report-v1).
-//! Field names and cause ids are stable; see `shared/contract/report-v1.md`.
+//! Field names and cause ids are stable; see `tests/contract/report-v1.md`
+//! (and its JSON Schema, `tests/contract/report-v1.schema.json`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
