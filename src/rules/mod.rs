@@ -11,15 +11,12 @@ use crate::context::InputContext;
 use crate::identity::ResourceKey;
 use crate::input::InputError;
 use crate::model::{Cause, Change, Confidence, Presence};
-use crate::path::{PathPattern, Seg};
+use crate::path::{glob, PathPattern, Seg};
+use crate::text::value_text;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-
-/// Whole-text wildcard match (`*` any run of characters), as kinds,
-/// names and path segments are matched.
-pub use crate::path::glob;
 
 const CATALOG: &str = include_str!("catalog.yaml");
 
@@ -301,8 +298,6 @@ pub struct Verdict<'a> {
     /// Evidence variables from predicates.
     pub vars: Vec<(String, String)>,
 }
-
-pub use crate::text::value_text;
 
 impl Rule {
     fn matches(&self, f: &Finding<'_>, gk: &str) -> Option<Vec<(String, String)>> {

@@ -2,8 +2,10 @@
 //! shape of a value, that rule data cannot express. Each returns the
 //! evidence variables it found, or None when it does not hold.
 
-use super::{value_text, Finding};
+use super::Finding;
 use crate::model::Presence;
+use crate::path::glob;
+use crate::text::value_text;
 use serde_json::Value;
 
 type Vars = Vec<(String, String)>;
@@ -573,7 +575,7 @@ const AZURE_IDENTITY: Injector = Injector {
 fn name_in(name: &str, set: &[&str]) -> bool {
     set.iter().any(|p| {
         if p.contains('*') {
-            super::glob(p, name)
+            glob(p, name)
         } else {
             *p == name
         }
