@@ -2,11 +2,12 @@
 # Prints how long the page takes, in headless Chromium, from pasting the
 # 300-app benchmark pair (1,500 resources, 3.8 MB) to showing the report, and
 # the longest main-thread stall meanwhile. Needs dist/ (scripts/build-web.sh)
-# and the generator /work/shared/bench/gen.py (or BENCH_GEN=path/to/gen.py).
+# and the generator ../shared/bench/gen.py next to the repository (or
+# BENCH_GEN=path/to/gen.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${N:-300}"
-GEN="${BENCH_GEN:-/work/shared/bench/gen.py}"
+GEN="${BENCH_GEN:-../shared/bench/gen.py}"
 DIR="${BENCH_DIR:-${TMPDIR:-/tmp}/drift-doctor-bench-$N}"
 
 [ -f dist/index.html ] || { echo "dist/ is missing: run scripts/build-web.sh first" >&2; exit 1; }

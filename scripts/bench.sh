@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints wall time and peak memory of `drift-doctor analyze --format json` on
-# the benchmark pairs from shared/bench/gen.py (N=300 and N=3000 apps by
-# default), median of several runs. Numbers only: no test asserts a time.
+# the benchmark pairs that ../shared/bench/gen.py (next to the repository, or
+# BENCH_GEN=path/to/gen.py) writes (N=300 and N=3000 apps by default), median
+# of several runs. Numbers only: no test asserts a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GEN="${BENCH_GEN:-../shared/bench/gen.py}"
@@ -16,6 +17,7 @@ printf '%-6s %10s %10s %12s %12s\n' N git_MB live_MB median_ms peak_MiB
 for n in $SIZES; do
   dir="$OUT/n$n"
   if [ ! -f "$dir/git.yaml" ]; then
+    [ -f "$GEN" ] || { echo "benchmark generator not found at $GEN (set BENCH_GEN)" >&2; exit 1; }
     mkdir -p "$dir" && python3 "$GEN" "$n" "$dir" >/dev/null
   fi
   git_file=$(ls "$dir"/git* | head -n1)
@@ -34,4 +36,4 @@ for n in $SIZES; do
     "$(echo "$median * 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
 done
 echo
-echo "Peers on the N=300 pair (shared/bench/README.md): jsondiffpatch+js-yaml 457 ms / 108 MiB, deepdiff 3.03 s / 108 MiB, GNU diff 56 ms / 11 MiB (text only)."
+echo "Peers on the N=300 pair (../shared/bench/README.md): jsondiffpatch+js-yaml 457 ms / 108 MiB, deepdiff 3.03 s / 108 MiB, GNU diff 56 ms / 11 MiB (text only)."

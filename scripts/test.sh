@@ -20,6 +20,12 @@ scripts/build-web.sh
 say "formatting (cargo fmt --check)"
 cargo fmt --check
 
+say "lints (cargo clippy, native)"
+cargo clippy --locked --all-targets -- -D warnings
+
+say "lints (cargo clippy, the core as the page's wasm32 build sees it)"
+cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
+
 say "native tests (cargo test)"
 cargo test --locked
 

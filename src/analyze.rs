@@ -1,6 +1,8 @@
 //! The analysis pipeline: read both sides, pair resources, compare each
 //! pair as Argo CD does, give every difference a cause, propose fixes.
 
+#![warn(missing_docs)]
+
 use crate::compare::{self, CompareOptions, RawDiff};
 use crate::context::{tracked_app, InputContext};
 use crate::identity::ResourceKey;
@@ -13,10 +15,12 @@ use crate::{fixes, secret_mask};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// What the analysis needs beyond the two inputs.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// The Application's destination namespace, for namespaced Git objects without one.
     pub namespace: Option<String>,
+    /// How objects are compared: strategy and the user's Argo CD settings.
     pub compare: CompareOptions,
 }
 

@@ -3,6 +3,8 @@
 //! it. Rules read this to name the owner of a change rather than guess from a
 //! path alone.
 
+#![warn(missing_docs)]
+
 use crate::identity::{api_group, ResourceKey};
 use crate::path::Seg;
 use serde_json::Value;
@@ -14,9 +16,13 @@ use std::sync::{Arc, Mutex};
 pub struct Scaler {
     /// e.g. "HorizontalPodAutoscaler shop/cart"
     pub describe: String,
+    /// The scaler's namespace, which is its target's.
     pub namespace: String,
+    /// The target's API group.
     pub target_group: String,
+    /// The target's kind.
     pub target_kind: String,
+    /// The target's name.
     pub target_name: String,
     /// VPA only: whether it changes resources (updateMode other than Off).
     pub changes_resources: bool,
@@ -24,8 +30,11 @@ pub struct Scaler {
     pub is_vpa: bool,
 }
 
+/// What the whole input tells about each object beyond the object itself:
+/// who scales it, which CRDs and namespaces exist where, which app it is.
 #[derive(Debug, Clone, Default)]
 pub struct InputContext {
+    /// Every scaler found, Git or live.
     pub scalers: Vec<Scaler>,
     /// Group/kind pairs whose CRD is defined in the Git input, with its sync wave.
     pub crds_in_git: BTreeMap<(String, String), Option<String>>,
@@ -38,6 +47,7 @@ pub struct InputContext {
     /// CRDs found in the input by group/kind: the live one (what the API
     /// server uses now) and the one Git declares.
     pub crd_definitions_live: BTreeMap<(String, String), CrdDefinition>,
+    /// See `crd_definitions_live`.
     pub crd_definitions_git: BTreeMap<(String, String), CrdDefinition>,
     /// Objects as compact JSON, written once per object on first use: rules
     /// that look at a whole object's text would otherwise serialise it again
@@ -82,7 +92,9 @@ impl std::fmt::Debug for JsonTexts {
 /// One version of a CustomResourceDefinition, as far as comparing needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrdVersion {
+    /// The version's name, e.g. `v1`.
     pub name: String,
+    /// Whether objects are stored in this version.
     pub storage: bool,
     /// The version's `openAPIV3Schema`, kept only when it declares a `default`.
     pub schema: Option<Value>,
@@ -95,8 +107,11 @@ pub struct CrdVersion {
 pub struct CrdDefinition {
     /// The CRD's own name, e.g. `backups.dr.example.com`.
     pub name: String,
+    /// `spec.group`.
     pub group: String,
+    /// `spec.names.kind`.
     pub kind: String,
+    /// `spec.versions`.
     pub versions: Vec<CrdVersion>,
 }
 
@@ -267,6 +282,7 @@ fn scale_target(obj: &Value, field: &str) -> Option<(String, String, String)> {
 }
 
 impl InputContext {
+    /// Learn from one object of the input (`from_git`: of the Git side).
     pub fn learn(&mut self, key: &ResourceKey, obj: &Value, from_git: bool) {
         let ns = key.namespace.clone();
         let push = |ctx: &mut InputContext, what: &str, field: &str, is_vpa: bool| {

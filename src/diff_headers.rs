@@ -2,6 +2,8 @@
 //! masking ([`crate::secret_mask`]): Argo CD's `===== group/Kind ns/name ======`, the file names `kubectl diff`
 //! writes, unified `@@` hunk headers and normal `NcM` hunk headers.
 
+#![warn(missing_docs)]
+
 /// `===== group/Kind namespace/name ======`
 pub fn argo_header(line: &str) -> Option<(String, String, String, String)> {
     let t = line.trim();
@@ -61,9 +63,13 @@ pub fn kubectl_ident(path: &str) -> Option<(String, String, String, String)> {
 /// Where a unified hunk starts and how many lines it has on each side.
 #[derive(Clone, Copy, Debug)]
 pub struct UnifiedHeader {
+    /// First line of the hunk in the old file.
     pub old_start: usize,
+    /// Number of old lines the hunk covers.
     pub old_len: usize,
+    /// First line of the hunk in the new file.
     pub new_start: usize,
+    /// Number of new lines the hunk covers.
     pub new_len: usize,
     /// Whether the header ends with its closing `@@`; one cut off before it
     /// may have lost digits of its counts too.
@@ -105,10 +111,15 @@ pub fn unified_header(line: &str) -> Option<UnifiedHeader> {
 /// A normal diff hunk: lines `a1..=a2` of the old file, the command (`a`, `c`, `d`), lines `b1..=b2` of the new.
 #[derive(Clone, Copy, Debug)]
 pub struct NormalHeader {
+    /// First old line.
     pub a1: usize,
+    /// Last old line.
     pub a2: usize,
+    /// `a` (add), `c` (change) or `d` (delete).
     pub cmd: char,
+    /// First new line.
     pub b1: usize,
+    /// Last new line.
     pub b2: usize,
 }
 

@@ -3,6 +3,8 @@
 //! rule that explained each difference. Real drift never gets an ignore fix,
 //! and neither does a security-relevant field, whatever explained it.
 
+#![warn(missing_docs)]
+
 use crate::identity::ResourceKey;
 use crate::model::*;
 use crate::path::{self, PathPattern, Seg};

@@ -1,15 +1,23 @@
 //! Resource identity: group, kind, namespace and name, as Argo CD pairs objects.
 //! The API version is not part of the identity.
 
+#![warn(missing_docs)]
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt;
 
+/// Which resource an object is: Argo CD pairs a Git and a live object when
+/// their keys are equal.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResourceKey {
+    /// The API group without version, in its current spelling (`` for core).
     pub group: String,
+    /// The object's `kind`.
     pub kind: String,
+    /// `metadata.namespace` (`` for cluster-scoped kinds).
     pub namespace: String,
+    /// `metadata.name`.
     pub name: String,
 }
 
@@ -38,21 +46,12 @@ pub fn api_group(api_version: &str) -> &str {
     }
 }
 
+pub use crate::k8s::current_group;
+
 /// Legacy groups that serve the same kinds as today's groups, so that
 /// `extensions/v1beta1` Deployments pair with `apps/v1` ones.
 pub fn canonical_group(group: &str, kind: &str) -> String {
     current_group(group, kind).to_string()
-}
-
-/// The group that serves `kind` today, for a group without version (legacy `extensions` kinds
-/// moved; every other group is its own).
-pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
-    match (group, kind) {
-        ("extensions", "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet") => "apps",
-        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
-        ("extensions", "PodSecurityPolicy") => "policy",
-        _ => group,
-    }
 }
 
 /// Built-in and widely installed kinds that are cluster-scoped.
@@ -148,6 +147,8 @@ impl ScopeTable {
         }
     }
 
+    /// Learn from a CustomResourceDefinition whose `spec.scope` is `Cluster`:
+    /// its kind is cluster-scoped. Any other object teaches nothing.
     pub fn learn_from(&mut self, obj: &Value) {
         if obj.get("kind").and_then(Value::as_str) != Some("CustomResourceDefinition") {
             return;
@@ -160,6 +161,8 @@ impl ScopeTable {
         }
     }
 
+    /// Whether objects of this group and kind have no namespace: a built-in
+    /// cluster-scoped kind, or one learnt from the input.
     pub fn is_cluster_scoped(&self, group: &str, kind: &str) -> bool {
         group == "constraints.gatekeeper.sh"
             || CLUSTER_SCOPED

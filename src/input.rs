@@ -1,6 +1,8 @@
 //! Reading one side of the input: multi-document YAML, JSON, `kind: List`,
 //! `argocd app manifests` output (with its `null` documents) and `kubectl get`.
 
+#![warn(missing_docs)]
+
 use crate::limits::MAX_NESTING;
 use crate::strict_value::StrictValue;
 use serde_json::Value;
@@ -9,12 +11,16 @@ use std::fmt;
 /// Which input a problem or an object comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
+    /// The desired manifests, as rendered from Git.
     Git,
+    /// The objects in the cluster.
     Live,
+    /// A diff text (`argocd app diff`, `kubectl diff`, `diff -u`).
     Diff,
 }
 
 impl Side {
+    /// The side's name as messages print it.
     pub fn name(self) -> &'static str {
         match self {
             Side::Git => "git",
@@ -27,12 +33,15 @@ impl Side {
 /// A problem with the input: which side, which document, where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
+    /// The input at fault.
     pub side: Side,
     /// 1-based document number within the side (0 when the side as a whole is at fault).
     pub document: usize,
     /// 1-based line and column in the side's text (0 when unknown).
     pub line: usize,
+    /// 1-based column on that line (0 when unknown).
     pub column: usize,
+    /// Why the input cannot be read.
     pub message: String,
 }
 
@@ -54,6 +63,7 @@ impl std::error::Error for InputError {}
 /// One Kubernetes object read from a side, with where it started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
+    /// The object as JSON.
     pub object: Value,
     /// 1-based document number within the side.
     pub document: usize,

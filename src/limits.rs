@@ -1,6 +1,8 @@
 //! The limits that keep hostile input from exhausting the stack, memory or
 //! time, in one place so every reader states and applies the same numbers.
 
+#![warn(missing_docs)]
+
 /// How deep a manifest may nest (maps and lists). Kubernetes objects rarely
 /// pass 20 levels; serde_yaml's own reader stops at 128.
 pub const MAX_NESTING: usize = 128;

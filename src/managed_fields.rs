@@ -1,6 +1,8 @@
 //! Who last wrote a field, read from the live object's `metadata.managedFields`
 //! (FieldsV1: `f:<field>`, `k:<merge key JSON>`, `v:<value>`, `i:<index>`).
 
+#![warn(missing_docs)]
+
 use crate::path::Seg;
 use serde_json::Value;
 
@@ -69,47 +71,6 @@ fn match_depth(fields: &Value, path: &[Seg]) -> usize {
         }
     }
     path.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn finds_the_manager_of_a_field() {
-        let live = json!({"metadata":{"managedFields":[
-            {"manager":"argocd-controller","fieldsV1":{"f:spec":{"f:template":{}}}},
-            {"manager":"kube-controller-manager","fieldsV1":{"f:spec":{"f:replicas":{}}}},
-            {"manager":"kubectl-rollout","fieldsV1":{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}}}},
-            {"manager":"istio","fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"istio-proxy\"}":{".":{},"f:image":{}}}}}}
-        ]}});
-        assert_eq!(
-            owner_of(&live, &[Seg::key("spec"), Seg::key("replicas")]).as_deref(),
-            Some("kube-controller-manager")
-        );
-        let restart = [
-            Seg::key("spec"),
-            Seg::key("template"),
-            Seg::key("metadata"),
-            Seg::key("annotations"),
-            Seg::key("kubectl.kubernetes.io/restartedAt"),
-        ];
-        assert_eq!(
-            owner_of(&live, &restart).as_deref(),
-            Some("kubectl-rollout")
-        );
-        let proxy = [
-            Seg::key("spec"),
-            Seg::key("containers"),
-            Seg::Item {
-                index: Some(1),
-                key: Some(("name".into(), json!("istio-proxy"))),
-            },
-        ];
-        assert_eq!(owner_of(&live, &proxy).as_deref(), Some("istio"));
-        assert_eq!(owner_of(&live, &[Seg::key("data")]), None);
-    }
 }
 
 /// The fields a manager owns, as an object skeleton (leaves are `true`, keyed
@@ -212,4 +173,45 @@ pub fn owners_of(live: &Value, path: &[Seg]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_the_manager_of_a_field() {
+        let live = json!({"metadata":{"managedFields":[
+            {"manager":"argocd-controller","fieldsV1":{"f:spec":{"f:template":{}}}},
+            {"manager":"kube-controller-manager","fieldsV1":{"f:spec":{"f:replicas":{}}}},
+            {"manager":"kubectl-rollout","fieldsV1":{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}}}},
+            {"manager":"istio","fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"istio-proxy\"}":{".":{},"f:image":{}}}}}}
+        ]}});
+        assert_eq!(
+            owner_of(&live, &[Seg::key("spec"), Seg::key("replicas")]).as_deref(),
+            Some("kube-controller-manager")
+        );
+        let restart = [
+            Seg::key("spec"),
+            Seg::key("template"),
+            Seg::key("metadata"),
+            Seg::key("annotations"),
+            Seg::key("kubectl.kubernetes.io/restartedAt"),
+        ];
+        assert_eq!(
+            owner_of(&live, &restart).as_deref(),
+            Some("kubectl-rollout")
+        );
+        let proxy = [
+            Seg::key("spec"),
+            Seg::key("containers"),
+            Seg::Item {
+                index: Some(1),
+                key: Some(("name".into(), json!("istio-proxy"))),
+            },
+        ];
+        assert_eq!(owner_of(&live, &proxy).as_deref(), Some("istio"));
+        assert_eq!(owner_of(&live, &[Seg::key("data")]), None);
+    }
 }

@@ -1,27 +1,40 @@
 //! The report: the contract every part of drift-doctor shares (report-v1).
-//! Field names and cause ids are stable; see `shared/contract/report-v1.md`.
+//! Field names and cause ids are stable; see `tests/contract/report-v1.md`
+//! (and its JSON Schema, `tests/contract/report-v1.schema.json`).
+
+#![warn(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The contract's version, the report's `version`.
 pub const REPORT_VERSION: u32 = 1;
 
 /// Why a field differs. The ids are part of the report contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cause {
+    /// An admission webhook or a webhook's own controller rewrote the object.
     MutatingWebhook,
+    /// The API server filled in or re-serialised a value Git leaves out or writes differently.
     ServerDefaults,
+    /// HPA, KEDA or VPA owns replicas or resources.
     Autoscaler,
+    /// A reloader, restart or secret-sync tool stamps annotations, env vars or hashes.
     Reloader,
+    /// Helm or Kustomize renders a different value on every run.
     NondeterministicRender,
+    /// An operator or built-in controller normalises or fills the spec of the object it owns.
     ControllerRewrite,
+    /// Sync waves, hooks, immutable fields or missing CRDs make the sync fail and retry.
     SyncOrdering,
+    /// A real change: someone edited the cluster or Git.
     Drift,
 }
 
 impl Cause {
+    /// Every cause.
     pub const ALL: [Cause; 8] = [
         Cause::MutatingWebhook,
         Cause::ServerDefaults,
@@ -33,6 +46,7 @@ impl Cause {
         Cause::Drift,
     ];
 
+    /// The cause's stable id in the report.
     pub fn id(self) -> &'static str {
         match self {
             Cause::MutatingWebhook => "mutating-webhook",
@@ -46,6 +60,7 @@ impl Cause {
         }
     }
 
+    /// The cause with this id.
     pub fn from_id(id: &str) -> Option<Cause> {
         Cause::ALL.into_iter().find(|c| c.id() == id)
     }
@@ -79,15 +94,20 @@ impl Cause {
     }
 }
 
+/// How sure the rule that gave the cause is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
+    /// The lowest.
     Low,
+    /// Between low and high.
     Medium,
+    /// The highest.
     High,
 }
 
 impl Confidence {
+    /// The confidence's id in the report.
     pub fn id(self) -> &'static str {
         match self {
             Confidence::Low => "low",
@@ -110,6 +130,7 @@ pub enum Change {
 }
 
 impl Change {
+    /// The change's id in the report.
     pub fn id(self) -> &'static str {
         match self {
             Change::Added => "added",
@@ -119,32 +140,47 @@ impl Change {
     }
 }
 
+/// A resource's sync status, as Argo CD would report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Status {
+    /// Argo CD counts no difference.
     Synced,
+    /// Argo CD counts at least one difference.
     OutOfSync,
 }
 
+/// Which sides hold a resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Presence {
+    /// In Git and live.
     Both,
+    /// In Git only: Argo CD would create it.
     GitOnly,
+    /// Live only, belonging to the app: extraneous.
     LiveOnly,
 }
 
+/// What a fix changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FixKind {
+    /// An `ignoreDifferences` rule (Application and argocd-cm forms).
     Ignore,
+    /// A change to the manifests in Git.
     Git,
+    /// Sync waves, hooks or sync options.
     SyncOrder,
+    /// Make Helm or Kustomize output deterministic.
     Render,
 }
 
+/// The result of one analysis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// [`REPORT_VERSION`].
     pub version: u32,
+    /// The counts.
     pub summary: Summary,
     /// Steps to take first when the findings show a sync loop (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -154,13 +190,18 @@ pub struct Report {
     /// diff output that could not be read (each naming its line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Every resource compared (skipped live objects left out).
     pub resources: Vec<ResourceReport>,
 }
 
+/// The report's counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Resources reported.
     pub resources: usize,
+    /// Of which Synced.
     pub synced: usize,
+    /// Of which OutOfSync.
     pub out_of_sync: usize,
     /// Live objects left out: created by a controller or tracked by another app.
     pub skipped: usize,
@@ -171,44 +212,72 @@ pub struct Summary {
     pub application: Option<String>,
 }
 
+/// One resource: its status, its differences and their fixes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceReport {
+    /// `group/Kind/namespace/name` (core group and cluster scope empty).
     pub id: String,
+    /// The API group without version.
     pub group: String,
+    /// The kind.
     pub kind: String,
+    /// The namespace (empty when cluster-scoped).
     pub namespace: String,
+    /// The name.
     pub name: String,
+    /// Synced or OutOfSync, as Argo CD would report it.
     pub status: Status,
+    /// Which sides hold it.
     pub presence: Presence,
+    /// The fields that differ.
     pub differences: Vec<Difference>,
+    /// What to do about them.
     pub fixes: Vec<Fix>,
 }
 
+/// One field that differs, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Difference {
+    /// RFC 6901 pointer (`""` for the whole object).
     pub pointer: String,
+    /// The same path as Argo CD's `jqPathExpressions` accept it.
     pub jq: String,
+    /// Added, removed or changed, relative to Git.
     pub change: Change,
+    /// The value in Git.
     pub git: Value,
+    /// The value live.
     pub live: Value,
+    /// Whether Argo CD's comparison would show it.
     pub visible: bool,
+    /// Why Argo CD does not show it, when hidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_reason: Option<String>,
+    /// The one cause given to it.
     pub cause: Cause,
+    /// The code of the rule that decided the cause.
     pub rule: String,
+    /// How sure that rule is.
     pub confidence: Confidence,
+    /// One sentence naming what in the input supports the cause.
     pub evidence: String,
     /// The path with list items' merge keys, for building fixes.
     #[serde(skip)]
     pub segs: Vec<crate::path::Seg>,
 }
 
+/// A proposed fix for the differences of one cause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fix {
+    /// The cause it addresses.
     pub cause: Cause,
+    /// What it changes.
     pub kind: FixKind,
+    /// One line saying what it does.
     pub title: String,
+    /// The pointers of the differences it covers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pointers: Vec<String>,
+    /// Text ready to paste (YAML for an ignore rule).
     pub snippet: String,
 }

@@ -3,6 +3,8 @@
 //! Application's choice for that one object (gitops-engine `pkg/sync/common`
 //! and argo-cd `controller/state.go` read them per resource).
 
+#![warn(missing_docs)]
+
 use crate::compare::Strategy;
 use serde_json::Value;
 

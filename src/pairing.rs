@@ -2,6 +2,8 @@
 //! one place that decides which objects of the two sides are the same
 //! resource, shared by the analysis and the page's YAML view.
 
+#![warn(missing_docs)]
+
 use crate::identity::{key_of, ResourceKey, ScopeTable};
 use crate::input::{Document, InputError, Side};
 use std::collections::BTreeMap;
@@ -9,8 +11,11 @@ use std::collections::BTreeMap;
 /// Both sides' objects by resource key. An object given twice with the same
 /// content is kept once; what pairs is decided by the key alone.
 pub struct Paired<'d> {
+    /// The scope of every kind, learnt from both sides.
     pub scopes: ScopeTable,
+    /// The Git objects by key.
     pub git: BTreeMap<ResourceKey, &'d Document>,
+    /// The live objects by key.
     pub live: BTreeMap<ResourceKey, &'d Document>,
 }
 

@@ -2,6 +2,8 @@
 //! thread in WebAssembly (the page's worker has no threads). Results always
 //! come back in the order of the items, so output stays deterministic.
 
+#![warn(missing_docs)]
+
 /// Apply `f` to every item, in parallel when there is enough work (`weight`
 /// estimates an item's cost, e.g. its bytes; below `min_total` the thread
 /// start-up would cost more than it saves).

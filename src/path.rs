@@ -1,29 +1,37 @@
 //! Paths inside Kubernetes objects, and their two printed forms:
 //! RFC 6901 JSON pointers and the jq paths Argo CD's `jqPathExpressions` accept.
 
+#![warn(missing_docs)]
+
 use serde_json::Value;
 
 /// One step of a path inside a Kubernetes object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seg {
+    /// A field of a mapping, by name.
     Key(String),
     /// A list item: its index when known, and its merge key and value when the list has one.
     Item {
+        /// The item's position in the list.
         index: Option<usize>,
+        /// The merge key's field name and the item's value of it.
         key: Option<(String, Value)>,
     },
 }
 
 impl Seg {
+    /// A mapping field step.
     pub fn key(k: &str) -> Seg {
         Seg::Key(k.to_string())
     }
 }
 
+/// One JSON pointer token as RFC 6901 writes it (`~` as `~0`, `/` as `~1`).
 pub fn escape_pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
+/// One JSON pointer token as written back to the key it names.
 pub fn unescape_pointer_token(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
@@ -77,11 +85,13 @@ fn jq_literal(value: &Value) -> String {
 }
 
 /// A jq path expression; list items with a merge key are selected by it.
-/// `optional` adds `?` after `[]` so the expression never fails on objects lacking the list.
+/// The jq path expression selecting `path` (see [`jq_with`]).
 pub fn jq(path: &[Seg]) -> String {
     jq_with(path, false)
 }
 
+/// The jq path expression selecting `path`; `optional` adds `?` after `[]`
+/// so the expression never fails on objects lacking the list.
 pub fn jq_with(path: &[Seg], optional: bool) -> String {
     if path.is_empty() {
         return ".".to_string();
@@ -250,6 +260,7 @@ pub struct PathPattern {
 }
 
 impl PathPattern {
+    /// Read a pattern written as a JSON pointer with wildcards.
     pub fn parse(pattern: &str) -> PathPattern {
         PathPattern {
             tokens: split_pattern(pattern),

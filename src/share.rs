@@ -13,6 +13,8 @@
 //! Decoding is total and bounded: it never panics, refuses input whose base64 alone would exceed the inflate cap,
 //! and inflates at most [`MAX_INFLATED`] bytes.
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -24,14 +26,19 @@ use miniz_oxide::inflate::TINFLStatus;
 
 use crate::secret_mask::{mask_secrets_in_text, Masks};
 
+/// Everything a link or share file carries to reopen an analysis.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
 #[serde(default)]
 pub struct ShareState {
     /// "sides" (git + live) or "diff" (pasted diff text)
     pub mode: String,
+    /// The Git side's text (sides mode).
     pub git: String,
+    /// The live side's text (sides mode).
     pub live: String,
+    /// The pasted diff text (diff mode).
     pub diff: String,
+    /// The Application's destination namespace, if given.
     pub namespace: String,
     /// Options as name -> value, sorted; defaults are left out. The page and the CLI's `link` write the same keys:
     /// "strategy" -> a [`crate::Strategy::id`] other than "legacy" ("server-side-apply", "server-side-diff"),
@@ -43,9 +50,11 @@ pub struct ShareState {
     pub selected: Option<String>,
 }
 
-/// Keys of [`ShareState::options`].
+/// Key of [`ShareState::options`]: the comparison strategy.
 pub const OPTION_STRATEGY: &str = "strategy";
+/// Key of [`ShareState::options`]: argocd-cm `ignoreAggregatedRoles`.
 pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
+/// Key of [`ShareState::options`]: the pasted Argo CD settings.
 pub const OPTION_SETTINGS: &str = "argocdSettings";
 
 impl ShareState {
@@ -77,6 +86,7 @@ impl ShareState {
     }
 }
 
+/// The link format written (`v1.`); a link of a later one is refused.
 pub const SHARE_FORMAT_VERSION: u32 = 1;
 
 /// Fragments longer than this are not offered as links; the page offers a share file instead.
@@ -106,6 +116,7 @@ const LINK_B64: GeneralPurpose = GeneralPurpose::new(
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
 
+/// Why a link or share file cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShareError {
     /// Nothing was given.
@@ -113,9 +124,15 @@ pub enum ShareError {
     /// The text does not start with `v<number>.`.
     NotAShareLink,
     /// A later format than this build reads.
-    NewerFormat { found: u32 },
+    NewerFormat {
+        /// The link's format.
+        found: u32,
+    },
     /// A version that never existed (`v0.`).
-    UnknownFormat { found: u32 },
+    UnknownFormat {
+        /// The link's format.
+        found: u32,
+    },
     /// Characters outside base64url, or a length base64 cannot have.
     BadBase64,
     /// Too short to hold any state.
@@ -125,13 +142,19 @@ pub enum ShareError {
     /// The deflate stream is damaged.
     CorruptData,
     /// The state would inflate past [`MAX_INFLATED`].
-    TooLarge { limit: usize },
+    TooLarge {
+        /// [`MAX_INFLATED`].
+        limit: usize,
+    },
     /// The inflated text is not a share state (with serde_json's reason).
     BadContent(String),
     /// A `{...}` share file that is not ours or is damaged (with the reason).
     BadShareFile(String),
     /// A share file of a later format.
-    NewerShareFile { found: u64 },
+    NewerShareFile {
+        /// The file's format.
+        found: u64,
+    },
 }
 
 impl fmt::Display for ShareError {

@@ -11,6 +11,8 @@
 //! makes them; a key that is a list or a mapping is an error at that key.
 //! Tags (`!foo value`) are dropped, keeping the tagged value.
 
+#![warn(missing_docs)]
+
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;

@@ -1,6 +1,8 @@
 //! Values as words: the one way the core turns JSON values into text for
 //! evidence, fix templates and renderers, and fills `{name}` templates.
 
+#![warn(missing_docs)]
+
 use serde_json::Value;
 
 /// How an absent side reads wherever a value is shown.

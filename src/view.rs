@@ -1,6 +1,8 @@
 //! What the page shows beside a report: each resource's Git and live YAML
 //! (Secret values masked, server bookkeeping left out) and a line diff of them.
 
+#![warn(missing_docs)]
+
 use crate::input::{parse_side, InputError, Side};
 use crate::secret_mask::Masks;
 use crate::Options;
@@ -10,7 +12,9 @@ use std::collections::BTreeMap;
 /// Git and live YAML of every resource, by report id.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResourceTexts {
+    /// The Git object as YAML, if Git has it.
     pub git: Option<String>,
+    /// The live object as YAML, if live has it.
     pub live: Option<String>,
 }
 
@@ -44,8 +48,10 @@ pub fn resource_texts(
     Ok(out)
 }
 
+/// Which side a line of the diff view is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineTag {
+    /// On both.
     Same,
     /// Only in Git.
     Git,
@@ -53,11 +59,18 @@ pub enum LineTag {
     Live,
 }
 
+/// One line of the diff view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffLine {
+    /// Its side.
     pub tag: LineTag,
+    /// Its 1-based number in the Git text (in pasted diff output: in the
+    /// masked diff text), when it is on the Git side.
     pub git_line: Option<usize>,
+    /// Its 1-based number in the live text (in pasted diff output: in the
+    /// masked diff text), when it is on the live side.
     pub live_line: Option<usize>,
+    /// The line, without its line break.
     pub text: String,
 }
 

@@ -3,7 +3,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
@@ -16,25 +16,169 @@ fn scenario(name: &str, side: &str) -> String {
         .to_string()
 }
 
-#[test]
-fn exit_zero_when_everything_is_synced() {
-    let out = bin()
-        .args([
-            "analyze",
-            "--git",
-            &scenario("all-synced-server-noise", "git"),
-            "--live",
-            &scenario("all-synced-server-noise", "live"),
-        ])
-        .output()
+/// Run the CLI with `args`, and `stdin` as its standard input (none: empty).
+fn run(args: &[String], stdin: Option<&str>) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Everything is Synced"));
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// What a run's output must show.
+enum Shows {
+    /// Standard output contains this.
+    Out(&'static str),
+    /// Standard output starts with this.
+    OutStart(&'static str),
+    /// Standard error contains this.
+    Err(&'static str),
+    /// Standard error starts with this.
+    ErrStart(&'static str),
+}
+
+/// What a run is, its arguments, its standard input, its exit code and what
+/// its output shows.
+type Case<'a> = (&'a str, Vec<String>, Option<&'a str>, i32, Vec<Shows>);
+
+#[test]
+fn exit_codes_and_what_each_run_shows() {
+    use Shows::*;
+    let dir = std::env::temp_dir().join(format!("drift-doctor-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    let hpa_git = common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml");
+    let analyze = |git: &str, live: &str, extra: &[&str]| -> Vec<String> {
+        let mut v = vec![
+            "analyze".to_string(),
+            "--git".into(),
+            git.into(),
+            "--live".into(),
+            live.into(),
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };
+    let cases: Vec<Case> = vec![
+        (
+            "everything synced exits 0",
+            analyze(
+                &scenario("all-synced-server-noise", "git"),
+                &scenario("all-synced-server-noise", "live"),
+                &[],
+            ),
+            None,
+            0,
+            vec![Out("Everything is Synced")],
+        ),
+        (
+            "bad input exits 2 naming side, document and line",
+            analyze(&scenario("real-drift", "git"), bad, &[]),
+            None,
+            2,
+            vec![Err("live side, document 2, line")],
+        ),
+        (
+            "a missing file exits 2 naming the side",
+            analyze("/nonexistent/git.yaml", bad, &[]),
+            None,
+            2,
+            vec![Err("git side: cannot read /nonexistent/git.yaml")],
+        ),
+        (
+            "one side from stdin, as Markdown",
+            analyze(
+                "-",
+                &scenario("autoscaler-hpa-replicas", "live"),
+                &["--format", "markdown"],
+            ),
+            Some(&hpa_git),
+            1,
+            vec![
+                OutStart("## drift-doctor report"),
+                Out("| `/spec/replicas` |"),
+                Out("### Prevention checklist"),
+            ],
+        ),
+        (
+            "both sides from stdin is refused",
+            analyze("-", "-", &[]),
+            None,
+            2,
+            vec![Err("only one side")],
+        ),
+        (
+            "help explains with an example",
+            words(&["analyze", "--help"]),
+            None,
+            0,
+            vec![
+                Out("--include-hidden"),
+                Out("drift-doctor analyze --git git.yaml --live live.yaml"),
+            ],
+        ),
+        (
+            "rules lists the codes",
+            words(&["rules"]),
+            None,
+            0,
+            vec![Out("AS001")],
+        ),
+        (
+            "explain takes a code in any case",
+            words(&["explain", "as001"]),
+            None,
+            0,
+            vec![Out("Why it loops"), Out("What the ignore could hide")],
+        ),
+        (
+            "explain refuses an unknown code",
+            words(&["explain", "ZZ999"]),
+            None,
+            2,
+            vec![],
+        ),
+        (
+            "text that is no diff output is refused",
+            words(&["analyze", "--diff", "-"]),
+            Some("this is not diff output at all\n"),
+            2,
+            vec![ErrStart("drift-doctor: diff side")],
+        ),
+    ];
+    for (what, args, stdin, code, shows) in cases {
+        let out = run(&args, stdin);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{what}\n{stdout}\n{stderr}");
+        for show in shows {
+            let (ok, expected) = match show {
+                Out(t) => (stdout.contains(t), t),
+                OutStart(t) => (stdout.starts_with(t), t),
+                Err(t) => (stderr.contains(t), t),
+                ErrStart(t) => (stderr.starts_with(t), t),
+            };
+            assert!(ok, "{what}: expected {expected:?}\n{stdout}\n{stderr}");
+        }
+    }
 }
 
 #[test]
@@ -55,107 +199,6 @@ fn exit_one_and_a_valid_json_report_when_out_of_sync() {
     let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).expect("JSON report");
     common::assert_valid(&report);
     assert!(report.summary.out_of_sync > 0);
-}
-
-#[test]
-fn exit_two_with_side_document_and_line_on_bad_input() {
-    let dir = std::env::temp_dir().join(format!("drift-doctor-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.yaml");
-    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n").unwrap();
-    let out = bin()
-        .args([
-            "analyze",
-            "--git",
-            &scenario("real-drift", "git"),
-            "--live",
-            bad.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("live side, document 2, line"), "{err}");
-    let missing = bin()
-        .args([
-            "analyze",
-            "--git",
-            "/nonexistent/git.yaml",
-            "--live",
-            bad.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr)
-        .contains("git side: cannot read /nonexistent/git.yaml"));
-}
-
-#[test]
-fn reads_one_side_from_stdin_and_prints_markdown() {
-    let mut child = bin()
-        .args([
-            "analyze",
-            "--git",
-            "-",
-            "--live",
-            &scenario("autoscaler-hpa-replicas", "live"),
-            "--format",
-            "markdown",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml").as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let md = String::from_utf8_lossy(&out.stdout);
-    assert!(md.starts_with("## drift-doctor report"));
-    assert!(md.contains("| `/spec/replicas` |"), "{md}");
-    assert!(md.contains("### Prevention checklist"));
-}
-
-#[test]
-fn both_sides_from_stdin_is_refused() {
-    let out = bin()
-        .args(["analyze", "--git", "-", "--live", "-"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("only one side"));
-}
-
-#[test]
-fn help_explains_with_an_example() {
-    let out = bin().args(["analyze", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        help.contains("--include-hidden")
-            && help.contains("drift-doctor analyze --git git.yaml --live live.yaml")
-    );
-}
-
-#[test]
-fn rules_and_explain() {
-    let out = bin().arg("rules").output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("AS001"));
-    let out = bin().args(["explain", "as001"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("Why it loops") && text.contains("What the ignore could hide"),
-        "{text}"
-    );
-    let out = bin().args(["explain", "ZZ999"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
@@ -180,22 +223,6 @@ fn analyses_pasted_argocd_diff_text() {
     let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
     common::assert_valid(&report);
     assert!(report.resources.iter().any(|r| r.kind == "Deployment"));
-    let bad = bin()
-        .args(["analyze", "--diff", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut bad = bad;
-    bad.stdin
-        .take()
-        .unwrap()
-        .write_all(b"this is not diff output at all\n")
-        .unwrap();
-    let out = bad.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("drift-doctor: diff side"));
 }
 
 #[test]

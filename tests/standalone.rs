@@ -125,7 +125,7 @@ async fn checks(c: Client, url: String) {
         }
     }
     assert!(
-        requests.iter().any(|u| *u == url),
+        requests.contains(&url),
         "the network log saw the page itself: {requests:?}"
     );
     // The worker's script is the blob the file made: not a request that

@@ -44,6 +44,8 @@
 //! Resources present on one side only (`0a1,21`, `@@ -0,0 +1,21 @@`, …) carry the whole object in
 //! `git_object`/`live_object` and one change with the empty path holding the same object.
 
+#![warn(missing_docs)]
+
 mod paths;
 mod render;
 mod shape;
@@ -257,7 +259,9 @@ impl std::fmt::Display for DiffTextWarning {
 /// The resources of the text (in input order) and what could not be used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffText {
+    /// Each resource's changes, in input order.
     pub resources: Vec<TextResource>,
+    /// What of the text could not be used, by line.
     pub warnings: Vec<DiffTextWarning>,
 }
 

@@ -34,8 +34,8 @@ pub struct IgnoreRule {
 
 impl IgnoreRule {
     pub fn applies_to(&self, key: &ResourceKey) -> bool {
-        crate::rules::glob(&self.group, &key.group)
-            && crate::rules::glob(&self.kind, &key.kind)
+        crate::path::glob(&self.group, &key.group)
+            && crate::path::glob(&self.kind, &key.kind)
             && self
                 .name
                 .as_ref()

@@ -775,7 +775,7 @@ impl<'t> Reader<'t> {
                     Some((1, 1)),
                     format!(
                         "`resource.compareoptions` must be a mapping (ignoreResourceStatusField: all|crd|none, ignoreAggregatedRoles: true|false), not {}",
-                        crate::rules::value_text(other)
+                        crate::text::value_text(other)
                     ),
                 ))
             }

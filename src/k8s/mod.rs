@@ -14,6 +14,8 @@
 //!
 //! Everything here is pure (no I/O, no clock) and never panics on any input.
 
+#![warn(missing_docs)]
+
 mod defaults;
 mod duration;
 mod known_types;
@@ -28,6 +30,17 @@ pub use schema::{root, Cursor, ListStrategy};
 /// The annotation in which `kubectl apply` stores the whole applied object (so, for a Secret,
 /// its data); the three-way diff reads its original from it.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The group that serves `kind` today, for a group without version (legacy `extensions` kinds
+/// moved; every other group is its own).
+pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
+    match (group, kind) {
+        ("extensions", "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet") => "apps",
+        ("extensions", "Ingress" | "NetworkPolicy") => "networking.k8s.io",
+        ("extensions", "PodSecurityPolicy") => "policy",
+        _ => group,
+    }
+}
 
 /// Recursion guard for walks over values (the schema itself is recursive, e.g. JSONSchemaProps).
 const MAX_DEPTH: usize = 200;

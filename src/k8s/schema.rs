@@ -177,7 +177,7 @@ pub(super) fn type_def(i: u32) -> Option<&'static TypeDef> {
 fn canonical_group<'a>(group: &'a str, kind: &str) -> &'a str {
     match group.split('/').next().unwrap_or(group) {
         "core" => "",
-        group => crate::identity::current_group(group, kind),
+        group => super::current_group(group, kind),
     }
 }
 
@@ -236,6 +236,7 @@ impl Cursor {
         }
     }
 
+    /// Whether this position holds a known list.
     pub fn is_list(self) -> bool {
         matches!(self.node, Node::List { .. })
     }
@@ -250,6 +251,7 @@ impl Cursor {
         self.type_name() == QUANTITY
     }
 
+    /// io.k8s.apimachinery.pkg.util.intstr.IntOrString
     pub fn is_int_or_string(self) -> bool {
         self.type_name() == INT_OR_STRING
     }

@@ -62,6 +62,8 @@ fn text(s: &str) -> String {
         .replace('\n', " ")
 }
 
+/// The report as Markdown for a pull request or an issue, with a link to
+/// open the analysis in drift-doctor when one is given.
 pub fn render(report: &Report, link: Option<&str>) -> String {
     let mut out = String::new();
     let s = &report.summary;

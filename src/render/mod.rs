@@ -1,5 +1,7 @@
 //! Human renderings of a report: terminal text and ticket-ready Markdown.
 
+#![warn(missing_docs)]
+
 pub mod markdown;
 pub mod text;
 

@@ -43,6 +43,8 @@ impl Style {
     }
 }
 
+/// The report as terminal text, in ANSI colours when `color`; differences
+/// Argo CD does not count are listed only with `include_hidden`.
 pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     let st = Style { color };
     let mut out = String::new();

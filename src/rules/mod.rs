@@ -3,6 +3,8 @@
 //! docs and its own example. Logic that data cannot express is a named
 //! predicate (see `predicates.rs`).
 
+#![warn(missing_docs)]
+
 pub mod docs;
 pub mod predicates;
 
@@ -11,35 +13,42 @@ use crate::context::InputContext;
 use crate::identity::ResourceKey;
 use crate::input::InputError;
 use crate::model::{Cause, Change, Confidence, Presence};
-use crate::path::{PathPattern, Seg};
+use crate::path::{glob, PathPattern, Seg};
+use crate::text::value_text;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// Whole-text wildcard match (`*` any run of characters), as kinds,
-/// names and path segments are matched.
-pub use crate::path::glob;
-
 const CATALOG: &str = include_str!("catalog.yaml");
 
+/// One rule of the catalogue: when it applies and what it says.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
+    /// The stable code, starting with the cause's prefix (`AS001`).
     pub code: String,
+    /// One line naming what the rule recognises.
     pub title: String,
+    /// The cause it gives.
     pub cause: Cause,
     /// Retired rules keep their code so old reports stay explainable.
     #[serde(default)]
     pub retired: Option<String>,
+    /// Which differences it applies to.
     #[serde(default, rename = "match")]
     pub matcher: Matcher,
+    /// How sure its verdict is (medium unless the catalogue says).
     #[serde(default = "default_confidence")]
     pub confidence: Confidence,
+    /// The evidence sentence, with `{vars}` filled per difference.
     pub evidence: String,
+    /// The fixes it proposes.
     #[serde(default)]
     pub fix: FixTemplate,
+    /// Its documentation.
     pub docs: Docs,
+    /// Inputs it must explain, run as tests.
     #[serde(default)]
     pub examples: Vec<Example>,
     /// Compiled value patterns, filled at load.
@@ -51,6 +60,7 @@ fn default_confidence() -> Confidence {
     Confidence::Medium
 }
 
+/// When a rule applies: every condition given must hold.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Matcher {
@@ -61,13 +71,17 @@ pub struct Matcher {
     /// globs inside a segment.
     #[serde(default)]
     pub paths: Vec<String>,
+    /// The kinds of change it applies to (any when empty).
     #[serde(default)]
     pub changes: Vec<Change>,
+    /// The resource presences it applies to (when empty: resources on both
+    /// sides only).
     #[serde(default)]
     pub presence: Vec<Presence>,
     /// Regex on the Git / live value (strings as they are, anything else as JSON).
     #[serde(default)]
     pub git: Option<String>,
+    /// See `git`.
     #[serde(default)]
     pub live: Option<String>,
     /// Regex on the resource's name.
@@ -79,6 +93,7 @@ pub struct Matcher {
     /// Named predicates that must all hold / must all fail.
     #[serde(default)]
     pub when: Vec<String>,
+    /// See `when`.
     #[serde(default)]
     pub unless: Vec<String>,
 }
@@ -92,9 +107,11 @@ struct Compiled {
     paths: Vec<PathPattern>,
 }
 
+/// The fixes a rule proposes, by kind.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FixTemplate {
+    /// An `ignoreDifferences` rule.
     #[serde(default)]
     pub ignore: Option<IgnoreTemplate>,
     /// A change to the manifests in Git (Markdown sentence, may hold {vars}).
@@ -103,6 +120,7 @@ pub struct FixTemplate {
     /// Waves, hooks or sync options: a sentence and an optional YAML snippet.
     #[serde(default)]
     pub sync_order: Option<String>,
+    /// The YAML snippet of `sync_order`.
     #[serde(default)]
     pub sync_order_snippet: Option<String>,
     /// Make rendering deterministic.
@@ -110,6 +128,7 @@ pub struct FixTemplate {
     pub render: Option<String>,
 }
 
+/// How to build an ignore fix.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IgnoreTemplate {
@@ -129,21 +148,31 @@ fn default_ignore_path() -> String {
     "self".into()
 }
 
+/// A rule's documentation, one paragraph per question.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Docs {
+    /// What it means.
     pub meaning: String,
+    /// Who changes the field.
     pub who: String,
+    /// Why the Application loops.
     #[serde(rename = "loop")]
     pub why_loops: String,
+    /// How to fix it in Git.
     pub git_fix: String,
+    /// How to ignore it safely.
     pub ignore: String,
+    /// What the ignore could hide.
     pub risk: String,
 }
 
+/// An input a rule must explain: the Git and live sides, and which
+/// difference it gives the rule's cause.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Example {
+    /// The Application's destination namespace, if any.
     #[serde(default)]
     pub namespace: Option<String>,
     /// Argo CD settings the example is compared with: an Application and/or
@@ -151,10 +180,13 @@ pub struct Example {
     /// `ignoreDifferences`), read by [`crate::ignore::apply_user_settings`].
     #[serde(default)]
     pub settings: Option<String>,
+    /// The Git side.
     pub git: String,
+    /// The live side.
     pub live: String,
     /// The resource id and pointer this rule must explain.
     pub id: String,
+    /// See `id`.
     pub pointer: String,
 }
 
@@ -170,7 +202,9 @@ impl Example {
     }
 }
 
+/// The parsed catalogue, indexed by kind.
 pub struct Catalog {
+    /// Every rule, retired ones included, in catalogue order.
     pub rules: Vec<Rule>,
     by_kind: BTreeMap<String, Vec<usize>>,
     wildcard: Vec<usize>,
@@ -203,6 +237,8 @@ fn compile(
 }
 
 impl Catalog {
+    /// Parse and check a catalogue: patterns compile, predicates exist,
+    /// codes carry their cause's prefix, the DR000 fallback is there.
     pub fn parse(text: &str) -> Result<Catalog, String> {
         let mut rules: Vec<Rule> =
             serde_yaml::from_str(text).map_err(|e| format!("rule catalogue: {e}"))?;
@@ -257,6 +293,7 @@ impl Catalog {
         })
     }
 
+    /// The rule with this code.
     pub fn get(&self, code: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.code == code)
     }
@@ -283,26 +320,37 @@ impl Catalog {
 
 /// Everything a rule may look at for one difference.
 pub struct Finding<'a> {
+    /// The resource.
     pub key: &'a ResourceKey,
+    /// The field's path.
     pub path: &'a [Seg],
+    /// The same path as a JSON pointer.
     pub pointer: &'a str,
+    /// Added, removed or changed.
     pub change: Change,
+    /// Which sides hold the resource.
     pub presence: Presence,
+    /// The field's Git value, if any.
     pub git: Option<&'a Value>,
+    /// The field's live value, if any.
     pub live: Option<&'a Value>,
+    /// The whole Git object, if any.
     pub git_obj: Option<&'a Value>,
+    /// The whole live object, if any.
     pub live_obj: Option<&'a Value>,
+    /// The field manager that owns the field live, if managedFields say.
     pub manager: Option<&'a str>,
+    /// What the rest of the input tells.
     pub input: &'a InputContext,
 }
 
+/// The rule that explains a difference.
 pub struct Verdict<'a> {
+    /// The rule.
     pub rule: &'a Rule,
     /// Evidence variables from predicates.
     pub vars: Vec<(String, String)>,
 }
-
-pub use crate::text::value_text;
 
 impl Rule {
     fn matches(&self, f: &Finding<'_>, gk: &str) -> Option<Vec<(String, String)>> {

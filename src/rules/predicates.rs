@@ -2,8 +2,10 @@
 //! shape of a value, that rule data cannot express. Each returns the
 //! evidence variables it found, or None when it does not hold.
 
-use super::{value_text, Finding};
+use super::Finding;
 use crate::model::Presence;
+use crate::path::glob;
+use crate::text::value_text;
 use serde_json::Value;
 
 type Vars = Vec<(String, String)>;
@@ -71,6 +73,7 @@ fn find(name: &str) -> Option<Predicate> {
         .map(|(_, predicate)| *predicate)
 }
 
+/// Whether the catalogue may name this predicate.
 pub fn exists(name: &str) -> bool {
     find(name).is_some()
 }
@@ -572,7 +575,7 @@ const AZURE_IDENTITY: Injector = Injector {
 fn name_in(name: &str, set: &[&str]) -> bool {
     set.iter().any(|p| {
         if p.contains('*') {
-            super::glob(p, name)
+            glob(p, name)
         } else {
             *p == name
         }
@@ -1142,164 +1145,164 @@ mod tests {
         eval(name, &f)
     }
 
-    #[test]
-    fn render_times_are_newer_in_git() {
-        let obj = json!({});
-        let later = check(
-            "values_look_like_time",
-            ("", "ConfigMap"),
-            "/data/at",
-            Some(json!("2026-11-29T10:00:00Z")),
-            Some(json!("2026-11-28T10:00:00Z")),
-            obj.clone(),
-        );
-        assert!(later.is_some());
-        let earlier = check(
-            "values_look_like_time",
-            ("", "ConfigMap"),
-            "/data/at",
-            Some(json!("2026-11-27T10:00:00Z")),
-            Some(json!("2026-11-28T10:00:00Z")),
-            obj,
-        );
-        assert!(
-            earlier.is_none(),
-            "a date moved forward live is not a render time"
-        );
+    /// One predicate on one difference: whether it holds.
+    struct Case {
+        why: &'static str,
+        predicate: &'static str,
+        kind: (&'static str, &'static str),
+        pointer: &'static str,
+        git: Option<Value>,
+        live: Option<Value>,
+        live_obj: Value,
+        holds: bool,
     }
 
     #[test]
-    fn quantities_and_durations_compare_by_value() {
-        let obj = json!({});
-        assert!(check(
-            "same_quantity",
-            ("x.io", "Thing"),
-            "/spec/cpu",
-            Some(json!("1000m")),
-            Some(json!("1")),
-            obj.clone()
-        )
-        .is_some());
-        assert!(check(
-            "same_quantity",
-            ("x.io", "Thing"),
-            "/spec/ttl",
-            Some(json!("8760h")),
-            Some(json!("8760h0m0s")),
-            obj.clone()
-        )
-        .is_some());
-        assert!(check(
-            "same_quantity",
-            ("x.io", "Thing"),
-            "/spec/cpu",
-            Some(json!("1")),
-            Some(json!("2")),
-            obj
-        )
-        .is_none());
-    }
-
-    #[test]
-    fn injected_items_need_the_injector_s_names() {
-        let obj = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "AWS_REGION", "value": "eu-west-1"}]}]}}}});
-        let region = Some(json!({"name": "AWS_REGION", "value": "eu-west-1"}));
-        let p = "/spec/template/spec/containers/0/env/0";
-        assert!(
-            check(
-                "aws_identity_injected",
-                ("apps", "Deployment"),
-                p,
-                None,
-                region.clone(),
-                obj
-            )
-            .is_none(),
-            "a region alone is not IRSA"
+    fn predicates_hold_exactly_on_their_evidence() {
+        let deployment = ("apps", "Deployment");
+        let webhook = (
+            "admissionregistration.k8s.io",
+            "ValidatingWebhookConfiguration",
         );
-        let with_role = json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [
-            {"name": "AWS_REGION", "value": "eu-west-1"}, {"name": "AWS_WEB_IDENTITY_TOKEN_FILE", "value": "/var/run/token"}]}]}}}});
-        assert!(check(
-            "aws_identity_injected",
-            ("apps", "Deployment"),
-            p,
-            None,
-            region,
-            with_role
-        )
-        .is_some());
-        let sidecar = Some(json!({"name": "istio-proxy", "image": "istio/proxyv2:1.22.1"}));
-        assert!(check(
-            "istio_injected",
-            ("apps", "Deployment"),
-            "/spec/template/spec/containers/1",
-            None,
-            sidecar,
-            json!({})
-        )
-        .is_some());
-        let changed = check(
-            "istio_injected",
-            ("apps", "Deployment"),
-            "/spec/template/spec/containers/1",
-            Some(json!({"name": "istio-proxy"})),
-            Some(json!({"name": "istio-proxy", "image": "x"})),
-            json!({}),
-        );
-        assert!(changed.is_none(), "only items Git lacks count as injected");
-    }
-
-    #[test]
-    fn aks_expressions_only() {
-        let obj = json!({});
-        let aks = Some(json!({"key": "control-plane", "operator": "DoesNotExist"}));
-        assert!(check(
-            "aks_admissions_enforcer",
-            (
-                "admissionregistration.k8s.io",
-                "ValidatingWebhookConfiguration"
-            ),
-            "/webhooks/0/namespaceSelector/matchExpressions/1",
-            None,
-            aks,
-            obj.clone()
-        )
-        .is_some());
-        let other = Some(json!({"key": "team", "operator": "Exists"}));
-        assert!(check(
-            "aks_admissions_enforcer",
-            (
-                "admissionregistration.k8s.io",
-                "ValidatingWebhookConfiguration"
-            ),
-            "/webhooks/0/namespaceSelector/matchExpressions/1",
-            None,
-            other,
-            obj
-        )
-        .is_none());
-    }
-
-    #[test]
-    fn masked_secret_values() {
-        let obj = json!({});
-        assert!(check(
-            "secret_value_masked",
-            ("", "Secret"),
-            "/data/a",
-            Some(json!("aGk=")),
-            Some(json!("++++++++")),
-            obj.clone()
-        )
-        .is_some());
-        assert!(check(
-            "secret_value_masked",
-            ("", "Secret"),
-            "/data/a",
-            Some(json!("aGk=")),
-            Some(json!("aGV5")),
-            obj
-        )
-        .is_none());
+        let env = "/spec/template/spec/containers/0/env/0";
+        let region = json!({"name": "AWS_REGION", "value": "eu-west-1"});
+        let expressions = "/webhooks/0/namespaceSelector/matchExpressions/1";
+        let cases = [
+            Case {
+                why: "a render time newer in Git",
+                predicate: "values_look_like_time",
+                kind: ("", "ConfigMap"),
+                pointer: "/data/at",
+                git: Some(json!("2026-11-29T10:00:00Z")),
+                live: Some(json!("2026-11-28T10:00:00Z")),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "a date moved forward live is not a render time",
+                predicate: "values_look_like_time",
+                kind: ("", "ConfigMap"),
+                pointer: "/data/at",
+                git: Some(json!("2026-11-27T10:00:00Z")),
+                live: Some(json!("2026-11-28T10:00:00Z")),
+                live_obj: json!({}),
+                holds: false,
+            },
+            Case {
+                why: "quantities compare by value",
+                predicate: "same_quantity",
+                kind: ("x.io", "Thing"),
+                pointer: "/spec/cpu",
+                git: Some(json!("1000m")),
+                live: Some(json!("1")),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "durations compare by value",
+                predicate: "same_quantity",
+                kind: ("x.io", "Thing"),
+                pointer: "/spec/ttl",
+                git: Some(json!("8760h")),
+                live: Some(json!("8760h0m0s")),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "different quantities",
+                predicate: "same_quantity",
+                kind: ("x.io", "Thing"),
+                pointer: "/spec/cpu",
+                git: Some(json!("1")),
+                live: Some(json!("2")),
+                live_obj: json!({}),
+                holds: false,
+            },
+            Case {
+                why: "a region alone is not IRSA",
+                predicate: "aws_identity_injected",
+                kind: deployment,
+                pointer: env,
+                git: None,
+                live: Some(region.clone()),
+                live_obj: json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "AWS_REGION", "value": "eu-west-1"}]}]}}}}),
+                holds: false,
+            },
+            Case {
+                why: "a region beside the web identity token is IRSA",
+                predicate: "aws_identity_injected",
+                kind: deployment,
+                pointer: env,
+                git: None,
+                live: Some(region),
+                live_obj: json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [
+                    {"name": "AWS_REGION", "value": "eu-west-1"}, {"name": "AWS_WEB_IDENTITY_TOKEN_FILE", "value": "/var/run/token"}]}]}}}}),
+                holds: true,
+            },
+            Case {
+                why: "an added istio-proxy container is injected",
+                predicate: "istio_injected",
+                kind: deployment,
+                pointer: "/spec/template/spec/containers/1",
+                git: None,
+                live: Some(json!({"name": "istio-proxy", "image": "istio/proxyv2:1.22.1"})),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "only items Git lacks count as injected",
+                predicate: "istio_injected",
+                kind: deployment,
+                pointer: "/spec/template/spec/containers/1",
+                git: Some(json!({"name": "istio-proxy"})),
+                live: Some(json!({"name": "istio-proxy", "image": "x"})),
+                live_obj: json!({}),
+                holds: false,
+            },
+            Case {
+                why: "AKS adds its control-plane expression",
+                predicate: "aks_admissions_enforcer",
+                kind: webhook,
+                pointer: expressions,
+                git: None,
+                live: Some(json!({"key": "control-plane", "operator": "DoesNotExist"})),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "AKS expressions only",
+                predicate: "aks_admissions_enforcer",
+                kind: webhook,
+                pointer: expressions,
+                git: None,
+                live: Some(json!({"key": "team", "operator": "Exists"})),
+                live_obj: json!({}),
+                holds: false,
+            },
+            Case {
+                why: "a masked Secret value",
+                predicate: "secret_value_masked",
+                kind: ("", "Secret"),
+                pointer: "/data/a",
+                git: Some(json!("aGk=")),
+                live: Some(json!("++++++++")),
+                live_obj: json!({}),
+                holds: true,
+            },
+            Case {
+                why: "a changed Secret value is not a mask",
+                predicate: "secret_value_masked",
+                kind: ("", "Secret"),
+                pointer: "/data/a",
+                git: Some(json!("aGk=")),
+                live: Some(json!("aGV5")),
+                live_obj: json!({}),
+                holds: false,
+            },
+        ];
+        for c in cases {
+            let held = check(c.predicate, c.kind, c.pointer, c.git, c.live, c.live_obj);
+            assert_eq!(held.is_some(), c.holds, "{}: {}", c.predicate, c.why);
+        }
     }
 }

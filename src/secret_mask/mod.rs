@@ -22,6 +22,8 @@
 //! Everything here is total: no input makes it panic, and work is linear in the input (plus YAML/JSON parsing of
 //! single values and documents).
 
+#![warn(missing_docs)]
+
 mod diff;
 mod json;
 mod object;
