@@ -232,7 +232,12 @@ pub fn compare_with_crd(
         keep_status: !status_ignored,
     };
     let mut desired = norm.normalize(git);
-    let mut live_n = norm.normalize(live);
+    if opts.strategy != Strategy::Legacy {
+        // Only the legacy diff's patch carries normalizeRole's `null`.
+        desired = normalize::strip_nulls_deep(&desired);
+    }
+    // The live object is stored: a `null` there is an absent field.
+    let mut live_n = normalize::strip_nulls_deep(&norm.normalize(live));
     if status_subresource {
         if let Value::Object(d) = &mut desired {
             match live_n.get("status") {
@@ -243,7 +248,11 @@ pub fn compare_with_crd(
     }
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
     let original = match (&last_applied, opts.strategy) {
-        (Some(la), Strategy::Legacy) => norm.normalize(la),
+        // gitops-engine `remarshal`s desired and live through the typed
+        // structs (dropping `omitempty` zero values) but not the last-applied
+        // original: a zero value kept there and dropped from desired is a
+        // key Git "removed", which the three-way patch deletes live.
+        (Some(la), Strategy::Legacy) => norm.normalize_keeping_zero_values(la),
         // Server-side apply removes what the applier owned and Git dropped.
         (_, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
             crate::managed_fields::owned_skeleton(live, &opts.manager)
@@ -407,8 +416,8 @@ pub fn compare_with_crd(
     }
     if opts.include_hidden {
         let mut raw = Vec::new();
-        let live_plain = norm.normalize_keeping_zero_values(live);
-        let desired_plain = norm.normalize_keeping_zero_values(git);
+        let live_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(live));
+        let desired_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(git));
         diff_values(
             &desired_plain,
             &live_plain,
@@ -428,7 +437,7 @@ pub fn compare_with_crd(
                 continue;
             }
             let why = HiddenContext {
-                three_way,
+                last_applied: last_applied.as_ref().filter(|_| three_way),
                 group,
                 kind,
                 live,
@@ -467,8 +476,8 @@ pub fn compare_with_predicted(
             .ignores(&key.group, &key.kind),
     };
     let schema = k8s::root(&key.group, &key.kind);
-    let p = norm.normalize(predicted);
-    let l = norm.normalize(live);
+    let p = normalize::strip_nulls_deep(&norm.normalize(predicted));
+    let l = normalize::strip_nulls_deep(&norm.normalize(live));
     let mut visible = Vec::new();
     diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
     if revert_webhook_changes {
@@ -518,7 +527,8 @@ fn proper_ancestors(p: &str) -> impl Iterator<Item = &str> {
 
 /// What explains a difference Argo CD does not count.
 struct HiddenContext<'a> {
-    three_way: bool,
+    /// The last-applied original, when the three-way diff used it.
+    last_applied: Option<&'a Value>,
     group: &'a str,
     kind: &'a str,
     live: &'a Value,
@@ -556,8 +566,15 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String 
             if pointer == "/status" {
                 return "`status` is written by the cluster; Git never declared it, so Argo CD's diff leaves it out".into();
             }
-            if why.three_way {
-                "only the cluster has this field and it is not in the last-applied configuration, so Argo CD's three-way diff leaves it out".into()
+            if let Some(original) = why.last_applied {
+                match listed_depth(original, &d.path) {
+                    None => "the last-applied configuration lists this field, and Argo CD's prediction keeps the live value after its normalisation".into(),
+                    Some(n) if n > 0 => format!(
+                        "only the cluster has this field; the last-applied configuration has `{}` but not this key, and Argo CD's three-way patch deletes only what the last-applied configuration lists, so the live value stays",
+                        crate::path::pointer(&d.path[..n])
+                    ),
+                    Some(_) => "only the cluster has this field and the last-applied configuration has no part of it, so Argo CD's three-way diff leaves it out".into(),
+                }
             } else {
                 "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out".into()
             }
@@ -567,6 +584,33 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String 
         }
         Change::Changed => "equal after Argo CD's normalisation (defaults, quantities, merge semantics)".into(),
     }
+}
+
+/// How many leading segments of `path` the last-applied original lists
+/// (list items found by their merge key when they have one, else by index).
+fn listed_depth(original: &Value, path: &[Seg]) -> Option<usize> {
+    let mut at = original;
+    for (depth, seg) in path.iter().enumerate() {
+        let next = match seg {
+            Seg::Key(k) => at.get(k),
+            Seg::Item {
+                key: Some((field, value)),
+                ..
+            } => at
+                .as_array()
+                .and_then(|items| items.iter().find(|i| i.get(field) == Some(value))),
+            Seg::Item {
+                index: Some(i),
+                key: None,
+            } => at.get(*i),
+            Seg::Item { .. } => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return Some(depth),
+        }
+    }
+    None
 }
 
 /// Argo CD's masks for Secret values: runs of `+`.
@@ -683,7 +727,10 @@ pub fn json_merge(
     for (k, dv) in d {
         let t = trimmed.and_then(|t| t.get(k));
         let o = original.and_then(|o| o.get(k));
-        if dv.is_object() {
+        if dv.is_null() {
+            // `null` in a merge patch deletes the key.
+            out.remove(k);
+        } else if dv.is_object() {
             let lv = out.get(k).cloned().unwrap_or(Value::Null);
             let t = if lv.is_object() { t } else { None };
             out.insert(k.clone(), json_merge(&lv, t, o, dv));
@@ -734,6 +781,12 @@ pub fn strategic_merge(
         (Value::Object(l), Value::Object(d)) => {
             let mut out = l.clone();
             for (k, dv) in d {
+                if dv.is_null() {
+                    // `null` in a strategic merge patch deletes the key
+                    // (gitops-engine normalizeRole writes one for `rules`).
+                    out.remove(k);
+                    continue;
+                }
                 let child = cursor.and_then(|c| c.field(k));
                 let o = original.and_then(|o| o.get(k));
                 let merged = match l.get(k) {

@@ -62,3 +62,102 @@ fn secret_values_masked_by_argo_cd_cannot_be_drift() {
         Status::OutOfSync
     );
 }
+
+/// An aggregated ClusterRole whose Git declares `rules`, with its last-applied
+/// configuration and the rules the aggregation controller wrote live.
+fn aggregated_role(git_rules: &str) -> (String, String) {
+    let git = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: view-all\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {{rbac.example.com/aggregate: 'true'}}\n{git_rules}"
+    );
+    let applied = serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(&git).unwrap())
+        .unwrap()
+        .replace('\'', "''");
+    let live = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: view-all\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{applied}'\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {{rbac.example.com/aggregate: 'true'}}\nrules:\n- apiGroups: ['']\n  resources: [pods]\n  verbs: [get]\n"
+    );
+    (git, live)
+}
+
+/// gitops-engine `normalizeRole` turns `rules: []` (and, with
+/// ignoreAggregatedRoles, any aggregated rules) into `null` with the key kept;
+/// `null` in the three-way strategic merge patch deletes the live rules.
+#[test]
+fn normalize_role_null_rules_delete_in_the_three_way_patch() {
+    let cases = [
+        // (Git's rules, ignoreAggregatedRoles, expected status)
+        ("rules: []\n", false, Status::OutOfSync),
+        ("rules: []\n", true, Status::Synced),
+        ("", false, Status::Synced),
+        (
+            "rules:\n- apiGroups: ['']\n  resources: [pods]\n  verbs: [list]\n",
+            true,
+            Status::Synced,
+        ),
+    ];
+    for (rules, ignore_aggregated_roles, expected) in cases {
+        let (git, live) = aggregated_role(rules);
+        let opts = Options {
+            compare: CompareOptions {
+                ignore_aggregated_roles,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let report = analyze(&git, &live, &opts).unwrap();
+        let r = &report.resources[0];
+        assert_eq!(
+            r.status, expected,
+            "rules {rules:?}, ignoreAggregatedRoles {ignore_aggregated_roles}: {:?}",
+            r.differences
+        );
+        if expected == Status::OutOfSync {
+            assert!(r
+                .differences
+                .iter()
+                .any(|d| d.visible && d.pointer == "/rules"));
+        }
+    }
+}
+
+/// gitops-engine `remarshal` drops `omitempty` zero values from desired and
+/// live but not from the last-applied original (argo-cd #3150): an empty map
+/// kept in last-applied is a key Git "removed", which the patch deletes live.
+#[test]
+fn remarshal_keeps_zero_values_only_in_the_last_applied_original() {
+    let deployment = |template_annotations: &str, applied_annotations: &str| {
+        let git = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: n}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata:\n      labels: {{app: web}}\n{template_annotations}    spec:\n      containers: [{{name: web, image: web:1}}]\n"
+        );
+        let applied = format!(
+            r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"web","namespace":"n"}},"spec":{{"selector":{{"matchLabels":{{"app":"web"}}}},"template":{{"metadata":{{{applied_annotations}"labels":{{"app":"web"}}}},"spec":{{"containers":[{{"name":"web","image":"web:1"}}]}}}}}}}}"#
+        );
+        let live = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: n\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{applied}'\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata:\n      labels: {{app: web}}\n      annotations: {{kubectl.kubernetes.io/restartedAt: '2026-11-20T08:12:44Z'}}\n    spec:\n      containers: [{{name: web, image: web:1}}]\n"
+        );
+        (git, live)
+    };
+    let opts = Options {
+        compare: CompareOptions {
+            include_hidden: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    // Git and last-applied both hold the empty map: the live map is deleted.
+    let (git, live) = deployment("      annotations: {}\n", r#""annotations":{},"#);
+    let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+    assert_eq!(r.status, Status::OutOfSync, "{:?}", r.differences);
+    let d = r.differences.iter().find(|d| d.visible).unwrap();
+    assert_eq!(d.pointer, "/spec/template/metadata/annotations");
+    assert_eq!(d.rule, "RL008");
+    // Without the empty map the stamp stays hidden, and the reason names the
+    // part of the path that the last-applied configuration does hold.
+    let (git, live) = deployment("", "");
+    let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+    assert_eq!(r.status, Status::Synced, "{:?}", r.differences);
+    let reason = r.differences[0].hidden_reason.as_deref().unwrap();
+    assert!(
+        reason.contains("has `/spec/template/metadata` but not this key"),
+        "{reason}"
+    );
+}

@@ -36,6 +36,8 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("live_equals_server_default", live_equals_server_default),
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
+    ("git_declares_empty_map", git_declares_empty_map),
+    ("restart_stamped", restart_stamped),
     ("ignore_extraneous", ignore_extraneous),
     ("istio_injected", |f| injected_by(&ISTIO, f)),
     ("linkerd_injected", |f| injected_by(&LINKERD, f)),
@@ -393,6 +395,31 @@ fn git_value_empty(f: &Finding<'_>) -> Option<Vars> {
         _ => false,
     };
     empty.then(Vec::new)
+}
+
+/// Git's own object declares an empty map at the difference's path (which
+/// Argo CD's typed round trip then drops).
+fn git_declares_empty_map(f: &Finding<'_>) -> Option<Vars> {
+    let declared = f.git_obj?.pointer(f.pointer)?;
+    declared
+        .as_object()
+        .is_some_and(serde_json::Map::is_empty)
+        .then(Vec::new)
+}
+
+/// The live map holds a restart stamp (kubectl's `restartedAt` or a
+/// reloader's), named as `stamp`.
+fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
+    const STAMPS: [&str; 3] = [
+        "kubectl.kubernetes.io/restartedAt",
+        "reloader.stakater.com/last-reloaded-from",
+        "wave.pusher.com/config-hash",
+    ];
+    let live = f.live?.as_object()?;
+    STAMPS
+        .iter()
+        .find(|k| live.contains_key(**k))
+        .map(|k| vec![var("stamp", format!("`{k}`"))])
 }
 
 /// The live-only object asks Argo CD not to count it (`IgnoreExtraneous`).
