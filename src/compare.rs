@@ -181,6 +181,9 @@ pub fn compare_with_crd(
     let group = key.group.as_str();
     let kind = key.kind.as_str();
     let schema = k8s::root(group, kind);
+    // Built-in kinds outside client-go's scheme (APIService, CRDs) get a
+    // JSON merge patch, as custom resources do.
+    let typed = k8s::typed_in_argo_cd(group, kind);
     let status_ignored = opts.ignore_resource_status_field.ignores(group, kind);
     // The CRD version the live object is served at (the API server defaults
     // a custom resource with that version's schema).
@@ -275,7 +278,7 @@ pub fn compare_with_crd(
         crate::context::apply_schema_defaults(s, &mut live_n);
     }
     let predict = |desired: &Value, original: &Value, live_n: &Value| -> Vec<RawDiff> {
-        let mut predicted = match schema {
+        let mut predicted = match schema.filter(|_| typed) {
             Some(cursor) => strategic_merge(live_n, Some(original), desired, Some(cursor)),
             None => {
                 let trimmed = remove_map_fields(original, live_n);

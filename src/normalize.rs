@@ -107,7 +107,7 @@ impl Normalizer<'_> {
             _ => {}
         }
         k8s::normalize_known_types(self.group, self.kind, &mut v);
-        if drop_zero_values && k8s::root(self.group, self.kind).is_some() {
+        if drop_zero_values && k8s::typed_in_argo_cd(self.group, self.kind) {
             k8s::drop_omitted_zero_values(&mut v);
         }
         v

@@ -161,3 +161,43 @@ fn remarshal_keeps_zero_values_only_in_the_last_applied_original() {
         "{reason}"
     );
 }
+
+/// gitops-engine `remarshal` finds no client-go type for kinds served by
+/// kube-aggregator or apiextensions-apiserver, so a zero value Git declares
+/// stays in the JSON merge while the API server drops it; typed kinds lose it
+/// in the round trip on both sides.
+#[test]
+fn remarshal_skips_kinds_outside_client_go_scheme() {
+    let api_service = |skip: &str| {
+        format!("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {{name: v1beta1.metrics.k8s.io}}\nspec:\n  group: metrics.k8s.io\n  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n{skip}  service: {{name: metrics-server, namespace: kube-system, port: 443}}\n")
+    };
+    let report = analyze(
+        &api_service("  insecureSkipTLSVerify: false\n"),
+        &api_service(""),
+        &Options::default(),
+    )
+    .unwrap();
+    let r = &report.resources[0];
+    assert_eq!(r.status, Status::OutOfSync);
+    assert_eq!(r.differences[0].pointer, "/spec/insecureSkipTLSVerify");
+    assert_eq!(r.differences[0].rule, "SD030");
+    // `true` is a value the API server stores: its absence live is drift.
+    let report = analyze(
+        &api_service("  insecureSkipTLSVerify: true\n"),
+        &api_service(""),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_ne!(report.resources[0].differences[0].rule, "SD030");
+    // The same zero value on a typed kind vanishes in the round trip.
+    let pod = |read_only: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: n}}\nspec:\n  containers:\n  - name: c\n    image: c:1\n    volumeMounts:\n    - name: v\n      mountPath: /v\n{read_only}  volumes:\n  - name: v\n    emptyDir: {{}}\n")
+    };
+    let report = analyze(
+        &pod("      readOnly: false\n"),
+        &pod(""),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(report.resources[0].status, Status::Synced);
+}

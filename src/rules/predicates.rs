@@ -37,6 +37,10 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
     ("git_declares_empty_map", git_declares_empty_map),
+    (
+        "zero_value_outside_typed_scheme",
+        zero_value_outside_typed_scheme,
+    ),
     ("restart_stamped", restart_stamped),
     ("ignore_extraneous", ignore_extraneous),
     ("istio_injected", |f| injected_by(&ISTIO, f)),
@@ -420,6 +424,22 @@ fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
         .iter()
         .find(|k| live.contains_key(**k))
         .map(|k| vec![var("stamp", format!("`{k}`"))])
+}
+
+/// Git declares a zero value (`false`, `0`, `""`) that live lacks, on a
+/// built-in kind Argo CD compares as JSON: the API server dropped it.
+fn zero_value_outside_typed_scheme(f: &Finding<'_>) -> Option<Vars> {
+    if f.live.is_some() || !crate::k8s::built_in_outside_client_go_scheme(&f.key.group, &f.key.kind)
+    {
+        return None;
+    }
+    let zero = match f.git? {
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    };
+    zero.then(Vec::new)
 }
 
 /// The live-only object asks Argo CD not to count it (`IgnoreExtraneous`).
