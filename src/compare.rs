@@ -10,6 +10,7 @@
 //! and live are what Argo CD shows; differences between raw Git and raw live
 //! that it does not show are kept as hidden, with the reason.
 
+use crate::argocd_release::{ArgoCdRelease, Behaviour};
 use crate::context::CrdDefinition;
 use crate::identity::ResourceKey;
 use crate::k8s::{self, Cursor, ListStrategy};
@@ -27,7 +28,9 @@ pub enum Strategy {
     /// Client-side three-way diff (Argo CD's default).
     #[default]
     Legacy,
-    /// Structured-merge diff, used when the app syncs with `ServerSideApply=true`.
+    /// An app that syncs with `ServerSideApply=true`: compared with the
+    /// structured-merge diff up to Argo CD 3.4, with server-side diff since
+    /// (see [`crate::argocd_release::CHANGES`]).
     ServerSideApply,
     /// Server-side diff: a dry-run apply by the API server. Offline, the
     /// predicted object is Git applied over live, with API defaults filled
@@ -112,6 +115,8 @@ impl IgnoreStatus {
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
     pub strategy: Strategy,
+    /// The Argo CD release whose comparison is imitated.
+    pub release: ArgoCdRelease,
     pub ignore_aggregated_roles: bool,
     /// `resource.compareoptions` `ignoreResourceStatusField` (default `all`).
     pub ignore_resource_status_field: IgnoreStatus,
@@ -130,12 +135,37 @@ impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             strategy: Strategy::Legacy,
+            release: ArgoCdRelease::default(),
             ignore_aggregated_roles: false,
-            ignore_resource_status_field: IgnoreStatus::All,
+            ignore_resource_status_field: ArgoCdRelease::default().default_ignore_status(),
             include_hidden: false,
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
             jq: Default::default(),
+        }
+    }
+}
+
+impl CompareOptions {
+    /// The defaults of an Argo CD release (its `ignoreResourceStatusField`
+    /// default among them); argocd-cm settings read afterwards override them.
+    pub fn for_release(release: ArgoCdRelease) -> CompareOptions {
+        CompareOptions {
+            release,
+            ignore_resource_status_field: release.default_ignore_status(),
+            ..CompareOptions::default()
+        }
+    }
+
+    /// Whether the comparison is the API server's dry run (server-side
+    /// diff), which fills CRD defaults and keeps a status subresource.
+    pub fn dry_run(&self) -> bool {
+        match self.strategy {
+            Strategy::ServerSideDiff => true,
+            Strategy::ServerSideApply => self
+                .release
+                .has(Behaviour::ServerSideDiffForServerSideApply),
+            Strategy::Legacy => false,
         }
     }
 }
@@ -201,13 +231,9 @@ pub fn compare_with_crd(
     };
     // Server-side diff asks the API server for a dry-run apply, and the API
     // server fills the CRD schema's defaults into what it would store. Apps
-    // that sync with server-side apply get server-side diff too in current
-    // Argo CD (argo-cd PR #29103 retired the structured-merge diff, which
-    // knew no CRD defaults).
-    let server_side = matches!(
-        opts.strategy,
-        Strategy::ServerSideApply | Strategy::ServerSideDiff
-    );
+    // that sync with server-side apply get server-side diff too since argo-cd
+    // PR #29103 retired the structured-merge diff, which knew no CRD defaults.
+    let server_side = opts.dry_run();
     let crd_defaults = crd_version
         .filter(|_| server_side)
         .and_then(|(_, v)| v.schema.as_ref());
@@ -264,7 +290,11 @@ pub fn compare_with_crd(
         _ => desired.clone(),
     };
 
-    add_tracking_label(&mut desired, &original, &live_n);
+    if opts.release.has(Behaviour::AnnotationTrackingByDefault) {
+        drop_untracked_instance_label(&desired, &mut live_n, group, kind);
+    } else {
+        add_tracking_label(&mut desired, &original, &live_n);
+    }
 
     if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
         statefulset_workaround(&original, &mut live_n);
@@ -621,7 +651,35 @@ fn is_argo_mask(s: &str) -> bool {
     s.len() >= 8 && s.bytes().all(|b| b == b'+')
 }
 
-/// Argo CD adds its tracking label to what it applies; raw Git lacks it.
+/// Argo CD's resource-tracking normalisation under annotation tracking
+/// (argo-cd `util/argo/resource_tracking.go` `Normalize`): when Git does not
+/// set the `app.kubernetes.io/instance` label, the live one (written under
+/// label tracking, or by a chart) is left out of the comparison; CRDs are
+/// left as they are.
+fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str, kind: &str) {
+    const LABEL: &str = "app.kubernetes.io/instance";
+    if group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition" {
+        return;
+    }
+    if desired
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(LABEL))
+        .is_some()
+    {
+        return;
+    }
+    if let Some(Value::Object(labels)) = live.pointer_mut("/metadata/labels") {
+        labels.remove(LABEL);
+        if labels.is_empty() {
+            if let Some(Value::Object(meta)) = live.get_mut("metadata") {
+                meta.remove("labels");
+            }
+        }
+    }
+}
+
+/// Under label tracking (before Argo CD 3.0) Argo CD writes its tracking
+/// label into what it applies; raw Git lacks it.
 /// When the last-applied configuration carries the label with the live
 /// value, Git did too, as Argo CD rendered it.
 fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
