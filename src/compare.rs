@@ -293,7 +293,7 @@ pub fn compare_with_crd(
     if opts.release.has(Behaviour::AnnotationTrackingByDefault) {
         drop_untracked_instance_label(&desired, &mut live_n, group, kind);
     } else {
-        add_tracking_label(&mut desired, &original, &live_n);
+        add_tracking_label(&mut desired, &original);
     }
 
     if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
@@ -679,10 +679,10 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
 }
 
 /// Under label tracking (before Argo CD 3.0) Argo CD writes its tracking
-/// label into what it applies; raw Git lacks it.
-/// When the last-applied configuration carries the label with the live
-/// value, Git did too, as Argo CD rendered it.
-fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
+/// label, the Application's name, into every desired object; raw Git lacks
+/// it. When Git sets no such label, the one in the last-applied
+/// configuration is the one Argo CD wrote.
+fn add_tracking_label(desired: &mut Value, original: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
     let Some(applied) = original
         .pointer("/metadata/labels")
@@ -690,9 +690,6 @@ fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
     else {
         return;
     };
-    if live.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) != Some(applied) {
-        return;
-    }
     let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else {
         return;
     };

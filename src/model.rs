@@ -145,6 +145,10 @@ pub enum FixKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub version: u32,
+    /// The Argo CD release (`MAJOR.MINOR`) whose comparison the analysis
+    /// imitates.
+    #[serde(default)]
+    pub argocd_version: String,
     pub summary: Summary,
     /// Steps to take first when the findings show a sync loop (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

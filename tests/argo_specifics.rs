@@ -201,3 +201,23 @@ fn remarshal_skips_kinds_outside_client_go_scheme() {
     .unwrap();
     assert_eq!(report.resources[0].status, Status::Synced);
 }
+
+/// argo-cd `util/settings` `GetDefaultDiffOptions`: `ignoreResourceStatusField`
+/// defaults to `all` since 3.0 and to `crd` before, also when argocd-cm gives
+/// `resource.compareoptions` without it.
+#[test]
+fn ignore_resource_status_field_default_follows_the_release() {
+    use drift_doctor::compare::IgnoreStatus;
+    use drift_doctor::ArgoCdRelease;
+    let cm = "data:\n  resource.compareoptions: |\n    ignoreAggregatedRoles: true\n";
+    for (release, expected) in [
+        (ArgoCdRelease::new(2, 14), IgnoreStatus::Crd),
+        (ArgoCdRelease::new(3, 0), IgnoreStatus::All),
+    ] {
+        let mut compare = CompareOptions::for_release(release);
+        assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
+        drift_doctor::ignore::apply_user_settings(cm, &mut compare).unwrap();
+        assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
+        assert!(compare.ignore_aggregated_roles);
+    }
+}

@@ -42,6 +42,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
         zero_value_outside_typed_scheme,
     ),
     ("restart_stamped", restart_stamped),
+    ("live_equals_crd_default", live_equals_crd_default),
     ("ignore_extraneous", ignore_extraneous),
     ("istio_injected", |f| injected_by(&ISTIO, f)),
     ("linkerd_injected", |f| injected_by(&LINKERD, f)),
@@ -440,6 +441,27 @@ fn zero_value_outside_typed_scheme(f: &Finding<'_>) -> Option<Vars> {
         _ => false,
     };
     zero.then(Vec::new)
+}
+
+/// The live value is the `default:` that the custom resource's CRD (given
+/// in the input) declares at this path, for the version live is served at.
+fn live_equals_crd_default(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?;
+    let crd = f.input.crd(&f.key.group, &f.key.kind)?;
+    let served = f
+        .live_obj?
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .map(|v| v.rsplit('/').next().unwrap_or(v))
+        .unwrap_or("");
+    let version = crd.version(served)?;
+    let default = crate::context::schema_default_at(version.schema.as_ref()?, f.path)?;
+    crate::compare::json_eq(live, &default).then(|| {
+        vec![
+            var("crd", crd.name.clone()),
+            var("version", version.name.clone()),
+        ]
+    })
 }
 
 /// The live-only object asks Argo CD not to count it (`IgnoreExtraneous`).
