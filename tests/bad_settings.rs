@@ -291,3 +291,121 @@ fn each_expression_is_compiled_once_per_analysis() {
         assert!(first.program.is_ok(), "{expr}");
     }
 }
+
+/// Settings that hold nothing drift-doctor can use are refused with the
+/// place and the reason; a rule field Argo CD does not read, and an object
+/// of another kind pasted along, are warnings in the report.
+#[test]
+fn settings_are_never_ignored_in_silence() {
+    use drift_doctor::ignore::apply_user_settings;
+    use drift_doctor::CompareOptions;
+    let refused = [
+        ("just text\n", (1, 1, 1), "document 1 is a string, not Argo CD settings"),
+        (
+            "a: 1\nb: 2\n",
+            (1, 1, 1),
+            "document 1 holds no Argo CD settings (its keys: a, b)",
+        ),
+        (
+            "spec:\n  ignoreDifferences:\n  - just a string\n",
+            (1, 2, 3),
+            "rule Application spec.ignoreDifferences[0] is a string, not a mapping",
+        ),
+        (
+            "ignoreDifferences:\n- kind: Service\n  jsonPointers: /spec/clusterIP\n",
+            (1, 3, 3),
+            "rule ignoreDifferences[0]: `jsonPointers` is a string, not a list of strings",
+        ),
+        (
+            "spec:\n  ignoreDifferences: {kind: Service}\n",
+            (1, 2, 3),
+            "`ignoreDifferences` is a mapping, not a list of rules",
+        ),
+        (
+            "data: [1]\n",
+            (1, 1, 1),
+            "`data` of argocd-cm is a list, not a mapping",
+        ),
+        (
+            "data:\n  resource.customizations.ignoreDifferences.Service:\n    jsonPointers: [/spec/clusterIP]\n",
+            (1, 2, 3),
+            "`resource.customizations.ignoreDifferences.Service` is a mapping; argocd-cm values are strings",
+        ),
+    ];
+    for (text, (document, line, column), why) in refused {
+        let mut compare = CompareOptions::default();
+        let e = apply_user_settings(text, &mut compare).unwrap_err();
+        assert_eq!(
+            (e.document, e.line, e.column),
+            (document, line, column),
+            "{text}: {e}"
+        );
+        assert!(e.message.starts_with("Argo CD settings: "), "{e}");
+        assert!(e.message.contains(why), "{text}: {e}");
+        assert!(compare.ignore_rules.is_empty(), "{text}");
+    }
+
+    let typo = "ignoreDifferences:\n- kind: ConfigMap\n  jsonPointer: [/data/a]\n  jsonPointers: [/data/b]\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: argocd-secret\n";
+    let mut opts = drift_doctor::Options::default();
+    apply_user_settings(typo, &mut opts.compare).unwrap();
+    let git = common::read("tests/data/badinput/set/cm_git.yaml");
+    let live = common::read("tests/data/badinput/set/cm_live.yaml");
+    let report = drift_doctor::analyze(&git, &live, &opts).unwrap();
+    assert_eq!(
+        report.warnings,
+        [
+            "rule ignoreDifferences[0]: `jsonPointer` is not a field Argo CD reads in a rule (group, kind, name, namespace, jsonPointers, jqPathExpressions, managedFieldsManagers); ignored",
+            "Argo CD settings, document 2: a Secret argocd-secret holds no settings drift-doctor reads; ignored (give an Application, the argocd-cm ConfigMap, or a fragment of either (`spec:` with `ignoreDifferences:`, `data:` with `resource.customizations.ignoreDifferences.<kind>:`, or an `ignoreDifferences:` list))",
+        ]
+    );
+}
+
+/// An expression whose outputs multiply without any loop (2^40 bindings)
+/// passes no budget check inside jaq: the CLI stops waiting for it at the
+/// time budget and skips it, as Argo CD's timeout would.
+#[test]
+fn outputs_that_multiply_without_a_loop_stop_at_the_time_budget() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-jq-multiply-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bindings: String = (0..40).map(|i| format!("(1, 1) as $v{i} | ")).collect();
+    let settings = dir.join("settings.yaml");
+    std::fs::write(
+        &settings,
+        format!(
+            "data:\n  ignore.normalizer.jq.timeout: 200ms\n---\nignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - '.data[{bindings}\"a\"]'\n"
+        ),
+    )
+    .unwrap();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .args([
+            "analyze",
+            "--format",
+            "json",
+            "--git",
+            &data("set/cm_git.yaml"),
+            "--live",
+            &data("set/cm_live.yaml"),
+        ])
+        .args(["--argocd-cm", settings.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warning = report["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("rule ignoreDifferences[0]: jq expression `.data[(1, 1) as $v0"),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with("timed out after 200ms; skipped"),
+        "{warning}"
+    );
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+}

@@ -260,6 +260,51 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         START.get_or_init(std::time::Instant::now).elapsed()
     }
 
+    /// Runs jq evaluations on a worker thread and waits for each at most the
+    /// time it is given: an expression that outlives it (one whose outputs
+    /// multiply without a loop the budget sees) is left running on its
+    /// thread, which the process ends with, and the next one gets a new
+    /// worker.
+    fn jq_executor() -> drift_doctor::ignore::jq::Executor {
+        use drift_doctor::ignore::jq::{Job, Outcome};
+        use std::sync::mpsc;
+        type Work = (Job, mpsc::Sender<Outcome>);
+        let spawn = || -> Option<mpsc::Sender<Work>> {
+            let (jobs, inbox) = mpsc::channel::<Work>();
+            std::thread::Builder::new()
+                .stack_size(crate::STACK_BYTES)
+                .spawn(move || {
+                    for (job, reply) in inbox {
+                        let _ = reply.send(job());
+                    }
+                })
+                .ok()?;
+            Some(jobs)
+        };
+        let worker = std::sync::Mutex::new(None::<mpsc::Sender<Work>>);
+        std::sync::Arc::new(move |job: Job, limit: std::time::Duration| {
+            let mut worker = worker.lock().unwrap_or_else(|e| e.into_inner());
+            if worker.is_none() {
+                *worker = spawn();
+            }
+            let Some(jobs) = worker.as_ref() else {
+                return Some(job());
+            };
+            let (reply, answer) = mpsc::channel();
+            if let Err(mpsc::SendError((job, _))) = jobs.send((job, reply)) {
+                *worker = None;
+                return Some(job());
+            }
+            match answer.recv_timeout(limit) {
+                Ok(outcome) => Some(outcome),
+                Err(_) => {
+                    *worker = None;
+                    None
+                }
+            }
+        })
+    }
+
     /// Read the --app and --argocd-cm files and apply them to `compare`;
     /// returns their texts. Errors name the option and file and, inside
     /// it, the document, line and column.
@@ -270,6 +315,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         max_bytes: u64,
     ) -> Result<Vec<String>, String> {
         compare.jq.set_clock(elapsed);
+        compare.jq.set_executor(jq_executor());
         let files = settings.app.iter().map(|p| ("--app", p));
         let files = files.chain(settings.argocd_cm.iter().map(|p| ("--argocd-cm", p)));
         let mut texts = Vec::new();

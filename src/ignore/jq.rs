@@ -15,7 +15,9 @@
 //!   (every term jaq evaluates counts), a stack budget, and the time budget
 //!   Argo CD gives each expression (`ignore.normalizer.jq.timeout`, 1 s by
 //!   default), measured with a clock the shell passes in, since the core has
-//!   none.
+//!   none. What no check inside jaq sees (outputs that multiply without a
+//!   loop) is bounded by an [`Executor`] the shell may pass in: the CLI runs
+//!   each evaluation on a worker thread and stops waiting at the budget.
 //! - Filters that read the outside world (`now`, `env`, `input`, `debug`,
 //!   `stderr`) are not available.
 //!
@@ -64,6 +66,21 @@ pub const MAX_STACK_BYTES: usize = 256 * 1024;
 /// Time since a fixed start, from the shell (the core has no clock).
 pub type Clock = fn() -> Duration;
 
+/// What one evaluation gives: the object with the paths removed (None when
+/// the expression fails on it), or why it was stopped.
+pub type Outcome = Result<Option<Value>, Stop>;
+/// One evaluation, ready to run on another thread.
+pub type Job = Box<dyn FnOnce() -> Outcome + Send>;
+/// Runs a job and waits at most the given time for it: None when it gave up
+/// (the shell's way to bound what the step and stack budgets cannot see,
+/// such as an expression whose outputs multiply without a loop). Natively
+/// the CLI runs jobs on a thread it can leave behind.
+pub type Executor = Arc<dyn Fn(Job, Duration) -> Option<Outcome> + Send + Sync>;
+
+/// How much longer than the time budget an executor waits, so that the
+/// budget's own check, when it sees the overrun, is what reports it.
+const EXECUTOR_GRACE: Duration = Duration::from_millis(250);
+
 /// The state of the jq expressions of one analysis: limits, the compiled
 /// expressions, and the warnings about expressions that failed. Clones share
 /// it.
@@ -75,9 +92,12 @@ struct State {
     /// Set for tests; else [`MAX_STEPS`] or, with a clock, [`MAX_STEPS_TIMED`].
     max_steps: Option<u64>,
     clock: Option<Clock>,
+    executor: Option<Executor>,
     programs: HashMap<String, Arc<Compiled>>,
     /// Expressions stopped at run time, by rule and expression text.
     stopped: BTreeMap<(String, String), String>,
+    /// What reading the settings noticed without refusing them.
+    notes: Vec<String>,
 }
 
 impl Default for State {
@@ -86,8 +106,10 @@ impl Default for State {
             timeout: DEFAULT_TIMEOUT,
             max_steps: None,
             clock: None,
+            executor: None,
             programs: HashMap::new(),
             stopped: BTreeMap::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -119,6 +141,12 @@ impl JqRuntime {
         self.lock().clock = Some(clock);
     }
 
+    /// Run each evaluation with `executor`, which gives up after the time
+    /// budget (with a little grace).
+    pub fn set_executor(&self, executor: Executor) {
+        self.lock().executor = Some(executor);
+    }
+
     /// Each expression's time budget per object (argocd-cm
     /// `ignore.normalizer.jq.timeout`).
     pub fn set_timeout(&self, timeout: Duration) {
@@ -147,9 +175,24 @@ impl JqRuntime {
         compiled
     }
 
-    /// One warning per expression that was stopped, in rule order.
+    /// Keep a warning about the settings for the report.
+    pub fn note(&self, warning: String) {
+        let mut state = self.lock();
+        if !state.notes.contains(&warning) {
+            state.notes.push(warning);
+        }
+    }
+
+    /// The settings' warnings, then one per expression that was stopped (in
+    /// rule order).
     pub fn warnings(&self) -> Vec<String> {
-        self.lock().stopped.values().cloned().collect()
+        let state = self.lock();
+        state
+            .notes
+            .iter()
+            .chain(state.stopped.values())
+            .cloned()
+            .collect()
     }
 
     fn is_stopped(&self, source: &str, expr: &str) -> bool {
@@ -169,10 +212,10 @@ impl JqRuntime {
             return None;
         }
         let compiled = self.compile(expr);
-        let Ok(program) = &compiled.program else {
+        if compiled.program.is_err() {
             return None;
-        };
-        let (timeout, clock, max_steps) = {
+        }
+        let (timeout, clock, max_steps, executor) = {
             let state = self.lock();
             let default_steps = if state.clock.is_some() {
                 MAX_STEPS_TIMED
@@ -183,9 +226,25 @@ impl JqRuntime {
                 state.timeout,
                 state.clock,
                 state.max_steps.unwrap_or(default_steps),
+                state.executor.clone(),
             )
         };
-        match program.delete(obj, timeout, clock, max_steps) {
+        let run = {
+            let compiled = compiled.clone();
+            move |obj: &Value| match &compiled.program {
+                Ok(program) => program.delete(obj, timeout, clock, max_steps),
+                Err(_) => Ok(None),
+            }
+        };
+        let outcome = match executor {
+            Some(executor) => {
+                let obj = obj.clone();
+                let job: Job = Box::new(move || run(&obj));
+                executor(job, timeout.saturating_add(EXECUTOR_GRACE)).unwrap_or(Err(Stop::Time))
+            }
+            None => run(obj),
+        };
+        match outcome {
             Ok(out) => out,
             Err(stop) => {
                 let message = format!(
@@ -290,7 +349,7 @@ impl Budget {
             max_steps,
             stack_base: stack_position(),
             clock,
-            deadline: clock.map(|now| now() + timeout),
+            deadline: clock.and_then(|now| now().checked_add(timeout)),
             stop: Cell::new(None),
         }
     }
@@ -438,7 +497,7 @@ fn compile_checked(expr: &str) -> Result<Program, Refusal> {
         .chain(jaq_std::funs::<Bounded>())
         .chain(jaq_json::funs::<Bounded>())
         .filter_map(|(name, args, native)| match name {
-            "range" => Some(("_range_unbudgeted", args, native)),
+            "range" => Some((UNBUDGETED_RANGE, args, native)),
             n if WITHHELD_NATIVES.contains(&n) => None,
             _ => Some((name, args, native)),
         })
@@ -634,25 +693,35 @@ const JQ_KEYWORDS: &[&str] = &[
     "and", "or",
 ];
 
+/// The name jaq's own `range/3` runs under, for [`BUDGETED_DEFS`] only.
+const UNBUDGETED_RANGE: &str = "_range_unbudgeted";
+
 /// Refuse a definition that calls itself, directly or from a definition
-/// inside it. (jq sees only earlier definitions, so these are the only
-/// cycles.) Runs on jaq's parse of the expression, which [`check_shape`]
-/// has bounded.
+/// inside it (jq sees only earlier definitions, so these are the only
+/// cycles), and a call of the unbudgeted `range`. Runs on jaq's parse of
+/// the expression, which [`check_shape`] has bounded.
 fn check_recursion(expr: &str) -> Result<(), Refusal> {
     let Some(term) = load::parse(expr, |p| p.term()) else {
         // Parse errors are reported by the compiler, with their position.
         return Ok(());
     };
+    let chars_before = |needle: &str| expr.find(needle).map(|b| expr[..b].chars().count());
     let mut enclosing: Vec<(&str, usize)> = Vec::new();
     match recursive_def(&term, &mut enclosing) {
+        Some(name) if name == UNBUDGETED_RANGE => Err(Refusal::new(
+            format!("jq does not know filter `{name}`"),
+            chars_before(UNBUDGETED_RANGE),
+        )),
         Some(name) => Err(Refusal::new(
             format!("the jq definition `{name}` calls itself; drift-doctor does not run recursive definitions (one that never ends would exhaust the stack)"),
-            expr.find(&format!("def {name}")),
+            chars_before(&format!("def {name}")),
         )),
         None => Ok(()),
     }
 }
 
+/// The first definition that calls itself, or a call of
+/// [`UNBUDGETED_RANGE`].
 fn recursive_def<'s>(
     term: &load::parse::Term<&'s str>,
     enclosing: &mut Vec<(&'s str, usize)>,
@@ -705,7 +774,8 @@ fn recursive_def<'s>(
             recursive_def(rest, enclosing)
         }
         Term::Call(name, args) => {
-            if enclosing.iter().any(|(n, a)| n == name && *a == args.len()) {
+            let recursive = enclosing.iter().any(|(n, a)| n == name && *a == args.len());
+            if recursive || *name == UNBUDGETED_RANGE {
                 return Some(name.to_string());
             }
             walk_all(&mut args.iter(), enclosing)
@@ -963,8 +1033,17 @@ mod tests {
     }
 
     #[test]
-    fn filters_that_read_the_world_are_not_available() {
-        for expr in ["now", "env", "input", "debug", "stderr", "halt", "$ENV"] {
+    fn filters_that_read_the_world_or_skip_the_budget_are_not_available() {
+        for expr in [
+            "now",
+            "env",
+            "input",
+            "debug",
+            "stderr",
+            "halt",
+            "$ENV",
+            "_range_unbudgeted(0; 1e9; 1)",
+        ] {
             let program = compile(&format!(".a[{expr}]")).program;
             assert!(program.is_err(), "{expr}");
         }

@@ -157,7 +157,7 @@ fn type_name(v: &Value) -> &'static str {
 
 /// A Kubernetes object rather than a fragment.
 fn is_object(map: &Map<String, Value>) -> bool {
-    map.contains_key("apiVersion") || map.contains_key("metadata") && map.contains_key("kind")
+    map.contains_key("apiVersion") || (map.contains_key("metadata") && map.contains_key("kind"))
 }
 
 /// `group_Kind` (or `Kind` for the core group, `all` for every kind).
@@ -170,6 +170,18 @@ fn split_group_kind(key: &str) -> (String, String) {
         None => (String::new(), key.to_string()),
     }
 }
+
+/// The fields of an ignoreDifferences rule (`group` and `kind` are the key
+/// in argocd-cm, but Argo CD's reader accepts them there too).
+const RULE_FIELDS: &[&str] = &[
+    "group",
+    "kind",
+    "name",
+    "namespace",
+    "jsonPointers",
+    "jqPathExpressions",
+    "managedFieldsManagers",
+];
 
 /// What a settings document may hold, for messages.
 const EXPECTED: &str = "an Application, the argocd-cm ConfigMap, or a fragment of either (`spec:` with `ignoreDifferences:`, `data:` with `resource.customizations.ignoreDifferences.<kind>:`, or an `ignoreDifferences:` list)";
@@ -310,14 +322,18 @@ impl<'t> Reader<'t> {
                             }
                         }
                         Some(k) => {
-                            return Err(self.error(
-                                place,
-                                self.key_position(place.line, "kind"),
-                                format!(
-                                    "document {} is a {k}, not Argo CD settings: give {EXPECTED}",
-                                    place.document
-                                ),
-                            ))
+                            // Often pasted along (argocd-secret, argocd-rbac-cm):
+                            // said, not refused.
+                            let named = if name.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" {name}")
+                            };
+                            self.jq.note(format!(
+                                "Argo CD settings, document {}: a {k}{named} holds no settings drift-doctor reads; ignored (give {EXPECTED})",
+                                place.document
+                            ));
+                            return Ok(());
                         }
                         None => {}
                     }
@@ -492,6 +508,23 @@ impl<'t> Reader<'t> {
                 )),
             }
         };
+        let unknown: Vec<&str> = body
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !RULE_FIELDS.contains(k))
+            .collect();
+        if !unknown.is_empty() {
+            self.jq.note(format!(
+                "rule {source}: {} not a field Argo CD reads in a rule ({}); ignored",
+                unknown
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + if unknown.len() == 1 { " is" } else { " are" },
+                RULE_FIELDS.join(", ")
+            ));
+        }
         let jq_path_expressions = texts("jqPathExpressions")?;
         for (i, expr) in jq_path_expressions.iter().enumerate() {
             if let Err(refusal) = &self.jq.compile(expr).program {
