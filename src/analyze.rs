@@ -164,7 +164,7 @@ fn analyze_masked(
             masks,
         ));
     }
-    let mut report = build_report(resources, skipped, app);
+    let mut report = build_report(resources, skipped, app, opts.compare.release);
     report.warnings = opts.compare.jq.warnings();
     Ok(report)
 }
@@ -173,6 +173,7 @@ pub(crate) fn build_report(
     resources: Vec<ResourceReport>,
     skipped: usize,
     application: Option<String>,
+    release: crate::ArgoCdRelease,
 ) -> Report {
     let mut causes: BTreeMap<Cause, usize> = BTreeMap::new();
     for r in &resources {
@@ -187,6 +188,7 @@ pub(crate) fn build_report(
     let emergency = fixes::emergency_steps(&resources, application.as_deref());
     Report {
         version: REPORT_VERSION,
+        argocd_version: release.to_string(),
         summary: Summary {
             resources: resources.len(),
             synced: resources.len() - out_of_sync,
@@ -574,7 +576,7 @@ pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
         }
         resources.push(finish_resource(&key, presence, differences));
     }
-    let mut report = build_report(resources, 0, ctx.application.clone());
+    let mut report = build_report(resources, 0, ctx.application.clone(), opts.compare.release);
     report.warnings = opts.compare.jq.warnings();
     report
         .warnings

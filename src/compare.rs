@@ -10,6 +10,7 @@
 //! and live are what Argo CD shows; differences between raw Git and raw live
 //! that it does not show are kept as hidden, with the reason.
 
+use crate::argocd_release::{ArgoCdRelease, Behaviour};
 use crate::context::CrdDefinition;
 use crate::identity::ResourceKey;
 use crate::k8s::{self, Cursor, ListStrategy};
@@ -27,7 +28,9 @@ pub enum Strategy {
     /// Client-side three-way diff (Argo CD's default).
     #[default]
     Legacy,
-    /// Structured-merge diff, used when the app syncs with `ServerSideApply=true`.
+    /// An app that syncs with `ServerSideApply=true`: compared with the
+    /// structured-merge diff up to Argo CD 3.4, with server-side diff since
+    /// (see [`crate::argocd_release::CHANGES`]).
     ServerSideApply,
     /// Server-side diff: a dry-run apply by the API server. Offline, the
     /// predicted object is Git applied over live, with API defaults filled
@@ -112,6 +115,8 @@ impl IgnoreStatus {
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
     pub strategy: Strategy,
+    /// The Argo CD release whose comparison is imitated.
+    pub release: ArgoCdRelease,
     pub ignore_aggregated_roles: bool,
     /// `resource.compareoptions` `ignoreResourceStatusField` (default `all`).
     pub ignore_resource_status_field: IgnoreStatus,
@@ -130,12 +135,37 @@ impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             strategy: Strategy::Legacy,
+            release: ArgoCdRelease::default(),
             ignore_aggregated_roles: false,
-            ignore_resource_status_field: IgnoreStatus::All,
+            ignore_resource_status_field: ArgoCdRelease::default().default_ignore_status(),
             include_hidden: false,
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
             jq: Default::default(),
+        }
+    }
+}
+
+impl CompareOptions {
+    /// The defaults of an Argo CD release (its `ignoreResourceStatusField`
+    /// default among them); argocd-cm settings read afterwards override them.
+    pub fn for_release(release: ArgoCdRelease) -> CompareOptions {
+        CompareOptions {
+            release,
+            ignore_resource_status_field: release.default_ignore_status(),
+            ..CompareOptions::default()
+        }
+    }
+
+    /// Whether the comparison is the API server's dry run (server-side
+    /// diff), which fills CRD defaults and keeps a status subresource.
+    pub fn dry_run(&self) -> bool {
+        match self.strategy {
+            Strategy::ServerSideDiff => true,
+            Strategy::ServerSideApply => self
+                .release
+                .has(Behaviour::ServerSideDiffForServerSideApply),
+            Strategy::Legacy => false,
         }
     }
 }
@@ -181,6 +211,9 @@ pub fn compare_with_crd(
     let group = key.group.as_str();
     let kind = key.kind.as_str();
     let schema = k8s::root(group, kind);
+    // Built-in kinds outside client-go's scheme (APIService, CRDs) get a
+    // JSON merge patch, as custom resources do.
+    let typed = k8s::typed_in_argo_cd(group, kind);
     let status_ignored = opts.ignore_resource_status_field.ignores(group, kind);
     // The CRD version the live object is served at (the API server defaults
     // a custom resource with that version's schema).
@@ -198,13 +231,9 @@ pub fn compare_with_crd(
     };
     // Server-side diff asks the API server for a dry-run apply, and the API
     // server fills the CRD schema's defaults into what it would store. Apps
-    // that sync with server-side apply get server-side diff too in current
-    // Argo CD (argo-cd PR #29103 retired the structured-merge diff, which
-    // knew no CRD defaults).
-    let server_side = matches!(
-        opts.strategy,
-        Strategy::ServerSideApply | Strategy::ServerSideDiff
-    );
+    // that sync with server-side apply get server-side diff too since argo-cd
+    // PR #29103 retired the structured-merge diff, which knew no CRD defaults.
+    let server_side = opts.dry_run();
     let crd_defaults = crd_version
         .filter(|_| server_side)
         .and_then(|(_, v)| v.schema.as_ref());
@@ -232,7 +261,12 @@ pub fn compare_with_crd(
         keep_status: !status_ignored,
     };
     let mut desired = norm.normalize(git);
-    let mut live_n = norm.normalize(live);
+    if opts.strategy != Strategy::Legacy {
+        // Only the legacy diff's patch carries normalizeRole's `null`.
+        desired = normalize::strip_nulls_deep(&desired);
+    }
+    // The live object is stored: a `null` there is an absent field.
+    let mut live_n = normalize::strip_nulls_deep(&norm.normalize(live));
     if status_subresource {
         if let Value::Object(d) = &mut desired {
             match live_n.get("status") {
@@ -243,7 +277,11 @@ pub fn compare_with_crd(
     }
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
     let original = match (&last_applied, opts.strategy) {
-        (Some(la), Strategy::Legacy) => norm.normalize(la),
+        // gitops-engine `remarshal`s desired and live through the typed
+        // structs (dropping `omitempty` zero values) but not the last-applied
+        // original: a zero value kept there and dropped from desired is a
+        // key Git "removed", which the three-way patch deletes live.
+        (Some(la), Strategy::Legacy) => norm.normalize_keeping_zero_values(la),
         // Server-side apply removes what the applier owned and Git dropped.
         (_, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
             crate::managed_fields::owned_skeleton(live, &opts.manager)
@@ -252,7 +290,11 @@ pub fn compare_with_crd(
         _ => desired.clone(),
     };
 
-    add_tracking_label(&mut desired, &original, &live_n);
+    if opts.release.has(Behaviour::AnnotationTrackingByDefault) {
+        drop_untracked_instance_label(&desired, &mut live_n, group, kind);
+    } else {
+        add_tracking_label(&mut desired, &original);
+    }
 
     if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
         statefulset_workaround(&original, &mut live_n);
@@ -266,7 +308,7 @@ pub fn compare_with_crd(
         crate::context::apply_schema_defaults(s, &mut live_n);
     }
     let predict = |desired: &Value, original: &Value, live_n: &Value| -> Vec<RawDiff> {
-        let mut predicted = match schema {
+        let mut predicted = match schema.filter(|_| typed) {
             Some(cursor) => strategic_merge(live_n, Some(original), desired, Some(cursor)),
             None => {
                 let trimmed = remove_map_fields(original, live_n);
@@ -407,8 +449,8 @@ pub fn compare_with_crd(
     }
     if opts.include_hidden {
         let mut raw = Vec::new();
-        let live_plain = norm.normalize_keeping_zero_values(live);
-        let desired_plain = norm.normalize_keeping_zero_values(git);
+        let live_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(live));
+        let desired_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(git));
         diff_values(
             &desired_plain,
             &live_plain,
@@ -428,7 +470,7 @@ pub fn compare_with_crd(
                 continue;
             }
             let why = HiddenContext {
-                three_way,
+                last_applied: last_applied.as_ref().filter(|_| three_way),
                 group,
                 kind,
                 live,
@@ -467,8 +509,8 @@ pub fn compare_with_predicted(
             .ignores(&key.group, &key.kind),
     };
     let schema = k8s::root(&key.group, &key.kind);
-    let p = norm.normalize(predicted);
-    let l = norm.normalize(live);
+    let p = normalize::strip_nulls_deep(&norm.normalize(predicted));
+    let l = normalize::strip_nulls_deep(&norm.normalize(live));
     let mut visible = Vec::new();
     diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
     if revert_webhook_changes {
@@ -518,7 +560,8 @@ fn proper_ancestors(p: &str) -> impl Iterator<Item = &str> {
 
 /// What explains a difference Argo CD does not count.
 struct HiddenContext<'a> {
-    three_way: bool,
+    /// The last-applied original, when the three-way diff used it.
+    last_applied: Option<&'a Value>,
     group: &'a str,
     kind: &'a str,
     live: &'a Value,
@@ -556,8 +599,15 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String 
             if pointer == "/status" {
                 return "`status` is written by the cluster; Git never declared it, so Argo CD's diff leaves it out".into();
             }
-            if why.three_way {
-                "only the cluster has this field and it is not in the last-applied configuration, so Argo CD's three-way diff leaves it out".into()
+            if let Some(original) = why.last_applied {
+                match listed_depth(original, &d.path) {
+                    None => "the last-applied configuration lists this field, and Argo CD's prediction keeps the live value after its normalisation".into(),
+                    Some(n) if n > 0 => format!(
+                        "only the cluster has this field; the last-applied configuration has `{}` but not this key, and Argo CD's three-way patch deletes only what the last-applied configuration lists, so the live value stays",
+                        crate::path::pointer(&d.path[..n])
+                    ),
+                    Some(_) => "only the cluster has this field and the last-applied configuration has no part of it, so Argo CD's three-way diff leaves it out".into(),
+                }
             } else {
                 "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out".into()
             }
@@ -569,15 +619,70 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String 
     }
 }
 
+/// How many leading segments of `path` the last-applied original lists
+/// (list items found by their merge key when they have one, else by index).
+fn listed_depth(original: &Value, path: &[Seg]) -> Option<usize> {
+    let mut at = original;
+    for (depth, seg) in path.iter().enumerate() {
+        let next = match seg {
+            Seg::Key(k) => at.get(k),
+            Seg::Item {
+                key: Some((field, value)),
+                ..
+            } => at
+                .as_array()
+                .and_then(|items| items.iter().find(|i| i.get(field) == Some(value))),
+            Seg::Item {
+                index: Some(i),
+                key: None,
+            } => at.get(*i),
+            Seg::Item { .. } => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return Some(depth),
+        }
+    }
+    None
+}
+
 /// Argo CD's masks for Secret values: runs of `+`.
 fn is_argo_mask(s: &str) -> bool {
     s.len() >= 8 && s.bytes().all(|b| b == b'+')
 }
 
-/// Argo CD adds its tracking label to what it applies; raw Git lacks it.
-/// When the last-applied configuration carries the label with the live
-/// value, Git did too, as Argo CD rendered it.
-fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
+/// Argo CD's resource-tracking normalisation under annotation tracking
+/// (argo-cd `util/argo/resource_tracking.go` `Normalize`): when Git does not
+/// set the `app.kubernetes.io/instance` label, the live one (written under
+/// label tracking, or by a chart) is left out of the comparison; CRDs are
+/// left as they are.
+fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str, kind: &str) {
+    const LABEL: &str = "app.kubernetes.io/instance";
+    if group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition" {
+        return;
+    }
+    if desired
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(LABEL))
+        .is_some()
+    {
+        return;
+    }
+    if let Some(Value::Object(labels)) = live.pointer_mut("/metadata/labels") {
+        labels.remove(LABEL);
+        if labels.is_empty() {
+            if let Some(Value::Object(meta)) = live.get_mut("metadata") {
+                meta.remove("labels");
+            }
+        }
+    }
+}
+
+/// Under label tracking (before Argo CD 3.0) Argo CD writes its tracking
+/// label, the Application's name, into every desired object; raw Git lacks
+/// it. When Git sets no such label, the one in the last-applied
+/// configuration is the one Argo CD wrote.
+fn add_tracking_label(desired: &mut Value, original: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
     let Some(applied) = original
         .pointer("/metadata/labels")
@@ -585,9 +690,6 @@ fn add_tracking_label(desired: &mut Value, original: &Value, live: &Value) {
     else {
         return;
     };
-    if live.pointer("/metadata/labels").and_then(|l| l.get(LABEL)) != Some(applied) {
-        return;
-    }
     let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else {
         return;
     };
@@ -683,7 +785,10 @@ pub fn json_merge(
     for (k, dv) in d {
         let t = trimmed.and_then(|t| t.get(k));
         let o = original.and_then(|o| o.get(k));
-        if dv.is_object() {
+        if dv.is_null() {
+            // `null` in a merge patch deletes the key.
+            out.remove(k);
+        } else if dv.is_object() {
             let lv = out.get(k).cloned().unwrap_or(Value::Null);
             let t = if lv.is_object() { t } else { None };
             out.insert(k.clone(), json_merge(&lv, t, o, dv));
@@ -734,6 +839,12 @@ pub fn strategic_merge(
         (Value::Object(l), Value::Object(d)) => {
             let mut out = l.clone();
             for (k, dv) in d {
+                if dv.is_null() {
+                    // `null` in a strategic merge patch deletes the key
+                    // (gitops-engine normalizeRole writes one for `rules`).
+                    out.remove(k);
+                    continue;
+                }
                 let child = cursor.and_then(|c| c.field(k));
                 let o = original.and_then(|o| o.get(k));
                 let merged = match l.get(k) {

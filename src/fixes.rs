@@ -395,8 +395,17 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
     let mut steps = Vec::new();
     if !looping.is_empty() {
         let app_name = app.unwrap_or("<app>");
+        // Offer the ignore rule only when the report proposes one.
+        let ignore_offered = resources
+            .iter()
+            .any(|r| r.fixes.iter().any(|f| f.kind == FixKind::Ignore));
+        let or_ignore = if ignore_offered {
+            ", or take only the affected field out of comparison with the ignore rule below"
+        } else {
+            ""
+        };
         steps.push(format!(
-            "Stop the loop first: turn auto-sync off while you fix it with `argocd app set {app_name} --sync-policy none`, or take only the affected field out of comparison with the ignore rule below; turn auto-sync back on once the fix is in Git."
+            "Stop the loop first: turn auto-sync off while you fix it with `argocd app set {app_name} --sync-policy none`{or_ignore}; turn auto-sync back on once the fix is in Git."
         ));
     }
     if let Some((r, d)) = drift.first() {

@@ -6,6 +6,7 @@
 //! proposes the narrowest safe fix. No files, no clock, no network.
 
 pub mod analyze;
+pub mod argocd_release;
 pub mod compare;
 pub mod context;
 pub mod diff_headers;
@@ -32,6 +33,7 @@ pub mod text;
 pub mod view;
 
 pub use analyze::{analyze, analyze_diff, Options};
+pub use argocd_release::ArgoCdRelease;
 pub use compare::{CompareOptions, Strategy};
 pub use input::{InputError, Side};
 pub use model::*;

@@ -180,6 +180,10 @@ pub enum FixKind {
 pub struct Report {
     /// [`REPORT_VERSION`].
     pub version: u32,
+    /// The Argo CD release (`MAJOR.MINOR`) whose comparison the analysis
+    /// imitates.
+    #[serde(default)]
+    pub argocd_version: String,
     /// The counts.
     pub summary: Summary,
     /// Steps to take first when the findings show a sync loop (empty otherwise).

@@ -107,20 +107,26 @@ impl Normalizer<'_> {
             _ => {}
         }
         k8s::normalize_known_types(self.group, self.kind, &mut v);
-        if drop_zero_values && k8s::root(self.group, self.kind).is_some() {
+        if drop_zero_values && k8s::typed_in_argo_cd(self.group, self.kind) {
             k8s::drop_omitted_zero_values(&mut v);
         }
         v
     }
 
+    /// gitops-engine `normalizeRole`: an empty `rules` list, and the rules of
+    /// an aggregated role when `ignoreAggregatedRoles` is set, become `null`
+    /// with the key kept. In the patch Argo CD computes, that `null` is a
+    /// delete directive: an aggregated role whose Git declares `rules: []`
+    /// loses its aggregated rules in the prediction.
     fn normalize_role(&self, v: &mut Value) {
         let Some(map) = v.as_object_mut() else { return };
         let empty = map
             .get("rules")
             .is_some_and(|r| r.as_array().is_some_and(Vec::is_empty));
-        let aggregated = self.ignore_aggregated_roles && map.get("aggregationRule").is_some();
+        let aggregated = self.ignore_aggregated_roles
+            && map.get("aggregationRule").is_some_and(Value::is_object);
         if empty || aggregated {
-            map.remove("rules");
+            map.insert("rules".to_string(), Value::Null);
         }
     }
 }
@@ -153,8 +159,8 @@ fn strip_nulls(v: &Value, keep_status: bool) -> Value {
     Value::Object(out)
 }
 
-/// Nulls mean "absent" in Kubernetes JSON; drop them from maps.
-fn strip_nulls_deep(v: &Value) -> Value {
+/// Nulls mean "absent" in a stored Kubernetes object; drop them from maps.
+pub fn strip_nulls_deep(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.iter()
@@ -261,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn aggregated_role_rules_are_dropped_only_when_asked() {
+    fn normalize_role_nulls_aggregated_rules_only_when_asked() {
         let obj = json!({"kind":"ClusterRole","metadata":{"name":"r"},"aggregationRule":{},"rules":[{"verbs":["get"]}]});
         let keep = Normalizer {
             group: "rbac.authorization.k8s.io",
@@ -269,13 +275,13 @@ mod tests {
             ignore_aggregated_roles: false,
             keep_status: false,
         };
-        assert!(keep.normalize(&obj).get("rules").is_some());
+        assert!(keep.normalize(&obj)["rules"].is_array());
         let drop = Normalizer {
             group: "rbac.authorization.k8s.io",
             kind: "ClusterRole",
             ignore_aggregated_roles: true,
             keep_status: false,
         };
-        assert!(drop.normalize(&obj).get("rules").is_none());
+        assert_eq!(drop.normalize(&obj).get("rules"), Some(&Value::Null));
     }
 }

@@ -42,7 +42,8 @@ pub struct ShareState {
     pub namespace: String,
     /// Options as name -> value, sorted; defaults are left out. The page and the CLI's `link` write the same keys:
     /// "strategy" -> a [`crate::Strategy::id`] other than "legacy" ("server-side-apply", "server-side-diff"),
-    /// "ignoreAggregatedRoles" -> "true", "argocdSettings" -> the pasted Application and/or argocd-cm YAML (the CLI
+    /// "ignoreAggregatedRoles" -> "true", "argocdVersion" -> the Argo CD release imitated (`MAJOR.MINOR`) when it is
+    /// not the newest ([`crate::argocd_release::NEWEST`]), "argocdSettings" -> the pasted Application and/or argocd-cm YAML (the CLI
     /// joins its `--app` and `--argocd-cm` files with "\n---\n"), read with [`crate::ignore::apply_user_settings`].
     /// Readers ignore keys they do not know.
     pub options: BTreeMap<String, String>,
@@ -56,6 +57,8 @@ pub const OPTION_STRATEGY: &str = "strategy";
 pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
 /// Key of [`ShareState::options`]: the pasted Argo CD settings.
 pub const OPTION_SETTINGS: &str = "argocdSettings";
+/// The share-link option holding the Argo CD release the analysis imitates.
+pub const OPTION_ARGOCD_VERSION: &str = "argocdVersion";
 
 impl ShareState {
     /// Record the comparison options, leaving defaults out so that links stay
@@ -78,6 +81,25 @@ impl ShareState {
             self.options
                 .insert(OPTION_SETTINGS.into(), settings.to_string());
         }
+    }
+
+    /// Record the Argo CD release imitated, left out when it is the newest.
+    pub fn set_release(&mut self, release: crate::ArgoCdRelease) {
+        if release == crate::argocd_release::NEWEST {
+            self.options.remove(OPTION_ARGOCD_VERSION);
+        } else {
+            self.options
+                .insert(OPTION_ARGOCD_VERSION.into(), release.to_string());
+        }
+    }
+
+    /// The Argo CD release the sender imitated: the newest when the link
+    /// names none, or names one this build cannot read.
+    pub fn release(&self) -> crate::ArgoCdRelease {
+        self.options
+            .get(OPTION_ARGOCD_VERSION)
+            .and_then(|v| crate::ArgoCdRelease::parse(v).ok())
+            .unwrap_or_default()
     }
 
     /// An option's value, empty when absent.

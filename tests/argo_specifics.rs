@@ -62,3 +62,162 @@ fn secret_values_masked_by_argo_cd_cannot_be_drift() {
         Status::OutOfSync
     );
 }
+
+/// An aggregated ClusterRole whose Git declares `rules`, with its last-applied
+/// configuration and the rules the aggregation controller wrote live.
+fn aggregated_role(git_rules: &str) -> (String, String) {
+    let git = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: view-all\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {{rbac.example.com/aggregate: 'true'}}\n{git_rules}"
+    );
+    let applied = serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(&git).unwrap())
+        .unwrap()
+        .replace('\'', "''");
+    let live = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: view-all\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{applied}'\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {{rbac.example.com/aggregate: 'true'}}\nrules:\n- apiGroups: ['']\n  resources: [pods]\n  verbs: [get]\n"
+    );
+    (git, live)
+}
+
+/// gitops-engine `normalizeRole` turns `rules: []` (and, with
+/// ignoreAggregatedRoles, any aggregated rules) into `null` with the key kept;
+/// `null` in the three-way strategic merge patch deletes the live rules.
+#[test]
+fn normalize_role_null_rules_delete_in_the_three_way_patch() {
+    let cases = [
+        // (Git's rules, ignoreAggregatedRoles, expected status)
+        ("rules: []\n", false, Status::OutOfSync),
+        ("rules: []\n", true, Status::Synced),
+        ("", false, Status::Synced),
+        (
+            "rules:\n- apiGroups: ['']\n  resources: [pods]\n  verbs: [list]\n",
+            true,
+            Status::Synced,
+        ),
+    ];
+    for (rules, ignore_aggregated_roles, expected) in cases {
+        let (git, live) = aggregated_role(rules);
+        let opts = Options {
+            compare: CompareOptions {
+                ignore_aggregated_roles,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let report = analyze(&git, &live, &opts).unwrap();
+        let r = &report.resources[0];
+        assert_eq!(
+            r.status, expected,
+            "rules {rules:?}, ignoreAggregatedRoles {ignore_aggregated_roles}: {:?}",
+            r.differences
+        );
+        if expected == Status::OutOfSync {
+            assert!(r
+                .differences
+                .iter()
+                .any(|d| d.visible && d.pointer == "/rules"));
+        }
+    }
+}
+
+/// gitops-engine `remarshal` drops `omitempty` zero values from desired and
+/// live but not from the last-applied original (argo-cd #3150): an empty map
+/// kept in last-applied is a key Git "removed", which the patch deletes live.
+#[test]
+fn remarshal_keeps_zero_values_only_in_the_last_applied_original() {
+    let deployment = |template_annotations: &str, applied_annotations: &str| {
+        let git = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: n}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata:\n      labels: {{app: web}}\n{template_annotations}    spec:\n      containers: [{{name: web, image: web:1}}]\n"
+        );
+        let applied = format!(
+            r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"web","namespace":"n"}},"spec":{{"selector":{{"matchLabels":{{"app":"web"}}}},"template":{{"metadata":{{{applied_annotations}"labels":{{"app":"web"}}}},"spec":{{"containers":[{{"name":"web","image":"web:1"}}]}}}}}}}}"#
+        );
+        let live = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: n\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{applied}'\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata:\n      labels: {{app: web}}\n      annotations: {{kubectl.kubernetes.io/restartedAt: '2026-11-20T08:12:44Z'}}\n    spec:\n      containers: [{{name: web, image: web:1}}]\n"
+        );
+        (git, live)
+    };
+    let opts = Options {
+        compare: CompareOptions {
+            include_hidden: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    // Git and last-applied both hold the empty map: the live map is deleted.
+    let (git, live) = deployment("      annotations: {}\n", r#""annotations":{},"#);
+    let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+    assert_eq!(r.status, Status::OutOfSync, "{:?}", r.differences);
+    let d = r.differences.iter().find(|d| d.visible).unwrap();
+    assert_eq!(d.pointer, "/spec/template/metadata/annotations");
+    assert_eq!(d.rule, "RL008");
+    // Without the empty map the stamp stays hidden, and the reason names the
+    // part of the path that the last-applied configuration does hold.
+    let (git, live) = deployment("", "");
+    let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+    assert_eq!(r.status, Status::Synced, "{:?}", r.differences);
+    let reason = r.differences[0].hidden_reason.as_deref().unwrap();
+    assert!(
+        reason.contains("has `/spec/template/metadata` but not this key"),
+        "{reason}"
+    );
+}
+
+/// gitops-engine `remarshal` finds no client-go type for kinds served by
+/// kube-aggregator or apiextensions-apiserver, so a zero value Git declares
+/// stays in the JSON merge while the API server drops it; typed kinds lose it
+/// in the round trip on both sides.
+#[test]
+fn remarshal_skips_kinds_outside_client_go_scheme() {
+    let api_service = |skip: &str| {
+        format!("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {{name: v1beta1.metrics.k8s.io}}\nspec:\n  group: metrics.k8s.io\n  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n{skip}  service: {{name: metrics-server, namespace: kube-system, port: 443}}\n")
+    };
+    let report = analyze(
+        &api_service("  insecureSkipTLSVerify: false\n"),
+        &api_service(""),
+        &Options::default(),
+    )
+    .unwrap();
+    let r = &report.resources[0];
+    assert_eq!(r.status, Status::OutOfSync);
+    assert_eq!(r.differences[0].pointer, "/spec/insecureSkipTLSVerify");
+    assert_eq!(r.differences[0].rule, "SD030");
+    // `true` is a value the API server stores: its absence live is drift.
+    let report = analyze(
+        &api_service("  insecureSkipTLSVerify: true\n"),
+        &api_service(""),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_ne!(report.resources[0].differences[0].rule, "SD030");
+    // The same zero value on a typed kind vanishes in the round trip.
+    let pod = |read_only: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: n}}\nspec:\n  containers:\n  - name: c\n    image: c:1\n    volumeMounts:\n    - name: v\n      mountPath: /v\n{read_only}  volumes:\n  - name: v\n    emptyDir: {{}}\n")
+    };
+    let report = analyze(
+        &pod("      readOnly: false\n"),
+        &pod(""),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(report.resources[0].status, Status::Synced);
+}
+
+/// argo-cd `util/settings` `GetDefaultDiffOptions`: `ignoreResourceStatusField`
+/// defaults to `all` since 3.0 and to `crd` before, also when argocd-cm gives
+/// `resource.compareoptions` without it.
+#[test]
+fn ignore_resource_status_field_default_follows_the_release() {
+    use drift_doctor::compare::IgnoreStatus;
+    use drift_doctor::ArgoCdRelease;
+    let cm = "data:\n  resource.compareoptions: |\n    ignoreAggregatedRoles: true\n";
+    for (release, expected) in [
+        (ArgoCdRelease::new(2, 14), IgnoreStatus::Crd),
+        (ArgoCdRelease::new(3, 0), IgnoreStatus::All),
+    ] {
+        let mut compare = CompareOptions::for_release(release);
+        assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
+        drift_doctor::ignore::apply_user_settings(cm, &mut compare).unwrap();
+        assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
+        assert!(compare.ignore_aggregated_roles);
+    }
+}

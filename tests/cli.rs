@@ -305,3 +305,73 @@ fn link_prints_a_fragment_url_without_secret_values() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Secret value(s) replaced by masks"));
 }
+
+#[test]
+fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
+    let name = "ssa-structured-merge-no-crd-defaults-3.4";
+    let analyze = |version: Option<&str>| {
+        let mut cmd = bin();
+        cmd.args([
+            "analyze",
+            "--git",
+            &scenario(name, "git"),
+            "--live",
+            &scenario(name, "live"),
+            "--strategy",
+            "server-side-apply",
+            "--format",
+            "json",
+        ]);
+        if let Some(v) = version {
+            cmd.args(["--argocd-version", v]);
+        }
+        cmd.output().unwrap()
+    };
+    // Up to 3.4 ServerSideApply=true is the structured-merge diff; later,
+    // server-side diff, whose dry run fills the CRD default.
+    for (version, code, stated) in [
+        (Some("3.4"), 1, "3.4"),
+        (Some("v3.5.1"), 0, "3.5"),
+        (
+            None,
+            0,
+            &drift_doctor::argocd_release::NEWEST.to_string()[..],
+        ),
+    ] {
+        let out = analyze(version);
+        assert_eq!(out.status.code(), Some(code), "{version:?}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["argocd_version"], stated, "{version:?}");
+    }
+    let out = analyze(Some("three"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not MAJOR.MINOR"));
+
+    let link = |extra: &[&str]| {
+        let out = bin()
+            .args([
+                "link",
+                "--git",
+                &scenario(name, "git"),
+                "--live",
+                &scenario(name, "live"),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap()
+    };
+    let old = link(&["--argocd-version", "2.14"]);
+    assert_eq!(
+        old.option(drift_doctor::share::OPTION_ARGOCD_VERSION),
+        "2.14"
+    );
+    assert_eq!(old.release(), drift_doctor::ArgoCdRelease::new(2, 14));
+    let newest = link(&[]);
+    assert!(!newest
+        .options
+        .contains_key(drift_doctor::share::OPTION_ARGOCD_VERSION));
+    assert_eq!(newest.release(), drift_doctor::argocd_release::NEWEST);
+}

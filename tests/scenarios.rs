@@ -4,7 +4,7 @@
 
 mod common;
 
-use drift_doctor::{analyze, CompareOptions, Options, Strategy};
+use drift_doctor::{analyze, ArgoCdRelease, CompareOptions, Options, Strategy};
 use serde::Deserialize;
 
 #[derive(Deserialize, Default)]
@@ -16,6 +16,8 @@ struct ScenarioOptions {
     strategy: Option<String>,
     #[serde(default)]
     ignore_aggregated_roles: bool,
+    /// The Argo CD release imitated (`MAJOR.MINOR`); the newest when absent.
+    argocd_version: Option<String>,
     /// Cause ids that must appear among the visible differences.
     #[serde(default)]
     expect_causes: Vec<String>,
@@ -41,7 +43,12 @@ fn run(name: &str) -> drift_doctor::Report {
                 .unwrap_or_default(),
             ignore_aggregated_roles: so.ignore_aggregated_roles,
             include_hidden: so.include_hidden,
-            ..Default::default()
+            ..CompareOptions::for_release(
+                so.argocd_version
+                    .as_deref()
+                    .map(|v| ArgoCdRelease::parse(v).expect("a release"))
+                    .unwrap_or_default(),
+            )
         },
     };
     let report = analyze(

@@ -140,6 +140,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// resource.compareoptions ignoreAggregatedRoles: true
         #[arg(long)]
         ignore_aggregated_roles: bool,
+        /// The Argo CD release whose comparison to imitate, MAJOR.MINOR (default: the newest)
+        #[arg(long, value_name = "MAJOR.MINOR", value_parser = drift_doctor::ArgoCdRelease::parse)]
+        argocd_version: Option<drift_doctor::ArgoCdRelease>,
         /// An Application whose spec.ignoreDifferences should apply (YAML; a `spec:` or `ignoreDifferences:` fragment will do)
         #[arg(long, value_name = "FILE")]
         app: Option<String>,
@@ -384,7 +387,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     strategy: settings.strategy.strategy(),
                     ignore_aggregated_roles: settings.ignore_aggregated_roles,
                     include_hidden,
-                    ..Default::default()
+                    ..CompareOptions::for_release(settings.argocd_version.unwrap_or_default())
                 };
                 if let Err(e) =
                     read_settings(&settings, &mut compare, &mut stdin_used, inputs.max_bytes())
@@ -451,7 +454,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     ..Default::default()
                 };
                 // Checked as `analyze` would read them, so a broken file fails here.
-                let mut check = CompareOptions::default();
+                let release = settings.argocd_version.unwrap_or_default();
+                state.set_release(release);
+                let mut check = CompareOptions::for_release(release);
                 match read_settings(&settings, &mut check, &mut stdin_used, inputs.max_bytes()) {
                     Ok(texts) => state.set_options(
                         settings.strategy.strategy(),

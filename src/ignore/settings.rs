@@ -37,7 +37,8 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
 /// print. Their ignoreDifferences rules are appended to
 /// `compare.ignore_rules`, sharing `compare.jq`; an argocd-cm's
 /// `resource.compareoptions` sets `ignoreResourceStatusField` (read as Argo
-/// CD reads it: absent means `all`, see [`IgnoreStatus::from_setting`]) and
+/// CD reads it: absent means the release's default, `all` since 3.0 and
+/// `crd` before, see [`IgnoreStatus::from_setting`]) and
 /// turns `ignoreAggregatedRoles` on when it is true;
 /// `ignore.normalizer.jq.timeout` sets each jq expression's time budget.
 /// `ignoreDifferencesOnResourceUpdates` only throttles refreshes in Argo CD,
@@ -61,6 +62,7 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
         jq: compare.jq.clone(),
         rules: Vec::new(),
         status: None,
+        default_status: compare.release.default_ignore_status(),
         aggregated: false,
         timeout: None,
     };
@@ -135,6 +137,9 @@ struct Reader<'t> {
     jq: jq::JqRuntime,
     rules: Vec<IgnoreRule>,
     status: Option<IgnoreStatus>,
+    /// `ignoreResourceStatusField` when `resource.compareoptions` leaves it
+    /// out: the default of the Argo CD release imitated.
+    default_status: IgnoreStatus,
     aggregated: bool,
     timeout: Option<Duration>,
 }
@@ -745,7 +750,7 @@ impl<'t> Reader<'t> {
 
     /// One argocd-cm's `resource.compareoptions`: the status mode and whether
     /// `ignoreAggregatedRoles` is true. Argo CD starts from its defaults
-    /// (`util/settings` `GetDefaultDiffOptions`: status `all`, aggregated
+    /// (`util/settings` `GetDefaultDiffOptions`: status `all` since 3.0, `crd` before; aggregated
     /// roles off) and reads the YAML over them.
     fn compare_options(
         &self,
@@ -753,7 +758,7 @@ impl<'t> Reader<'t> {
         value: &Value,
     ) -> Result<(IgnoreStatus, bool), InputError> {
         let inner = match value {
-            Value::Null => return Ok((IgnoreStatus::All, false)),
+            Value::Null => return Ok((self.default_status, false)),
             Value::String(s) => s.as_str(),
             _ => {
                 return Err(self.embedded_error(
@@ -766,7 +771,7 @@ impl<'t> Reader<'t> {
         };
         let parsed = self.embedded_yaml(place, COMPARE_OPTIONS, inner)?;
         let options = match &parsed {
-            Value::Null => return Ok((IgnoreStatus::All, false)),
+            Value::Null => return Ok((self.default_status, false)),
             Value::Object(m) => m,
             other => {
                 return Err(self.embedded_error(
@@ -781,7 +786,7 @@ impl<'t> Reader<'t> {
             }
         };
         let status = match options.get("ignoreResourceStatusField") {
-            None | Some(Value::Null) => IgnoreStatus::All,
+            None | Some(Value::Null) => self.default_status,
             Some(Value::String(s)) => IgnoreStatus::from_setting(s),
             Some(Value::Bool(b)) => IgnoreStatus::from_setting(&b.to_string()),
             Some(Value::Number(n)) => IgnoreStatus::from_setting(&n.to_string()),

@@ -5,7 +5,7 @@ use super::duration::{format_go_duration, parse_go_duration};
 use super::quantity::canonical_quantity;
 use super::schema::{root_node, schema, type_def, Node, INT_OR_STRING, QUANTITY};
 use super::MAX_DEPTH;
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 /// Canonicalise, in place, every Quantity leaf of a built-in kind (strings or numbers) to
 /// `canonical_quantity` (unparsable values are kept), and integral IntOrString numbers such as
@@ -144,7 +144,7 @@ const ZERO_BOOL_FIELDS: &[&str] = &[
 ];
 
 /// Drop, in place, the `omitempty` zero values the API server never stores (see `ZERO_BOOL_FIELDS`; an
-/// `env` entry's empty `value`), as Argo CD's typed round trip does.
+/// `env` entry's empty `value`; an empty `metadata.labels` or `metadata.annotations`), as Argo CD's typed round trip does.
 pub fn drop_omitted_zero_values(v: &mut Value) {
     drop_zero(v, 0);
 }
@@ -156,6 +156,14 @@ fn drop_zero(v: &mut Value, depth: usize) {
     match v {
         Value::Object(m) => {
             m.retain(|k, x| !(x == &Value::Bool(false) && ZERO_BOOL_FIELDS.contains(&k.as_str())));
+            // ObjectMeta's `labels` and `annotations` are `omitempty` maps:
+            // an empty one does not survive the typed round trip.
+            if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+                meta.retain(|k, x| {
+                    !(matches!(k.as_str(), "labels" | "annotations")
+                        && x.as_object().is_some_and(Map::is_empty))
+                });
+            }
             if let Some(Value::Array(env)) = m.get_mut("env") {
                 for e in env.iter_mut() {
                     if let Value::Object(em) = e {

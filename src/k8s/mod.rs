@@ -42,6 +42,24 @@ pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {
     }
 }
 
+/// API groups of built-in kinds whose Go types client-go's scheme does not register (they live in
+/// apiextensions-apiserver and kube-aggregator). gitops-engine's `remarshal` finds no type for
+/// them, so Argo CD neither round-trips them through typed structs (their `omitempty` zero values
+/// stay) nor patches them strategically: they get a JSON merge patch, like custom resources.
+const OUTSIDE_CLIENT_GO_SCHEME: &[&str] = &["apiextensions.k8s.io", "apiregistration.k8s.io"];
+
+/// Whether Argo CD's legacy diff handles this kind as a typed object: a built-in kind whose
+/// group client-go's scheme registers (typed round trip, strategic merge patch).
+pub fn typed_in_argo_cd(group: &str, kind: &str) -> bool {
+    root(group, kind).is_some() && !OUTSIDE_CLIENT_GO_SCHEME.contains(&group)
+}
+
+/// A built-in kind that Argo CD compares as JSON (see [`typed_in_argo_cd`]); the API server still
+/// stores it typed, dropping its `omitempty` zero values.
+pub fn built_in_outside_client_go_scheme(group: &str, kind: &str) -> bool {
+    root(group, kind).is_some() && OUTSIDE_CLIENT_GO_SCHEME.contains(&group)
+}
+
 /// Recursion guard for walks over values (the schema itself is recursive, e.g. JSONSchemaProps).
 const MAX_DEPTH: usize = 200;
 

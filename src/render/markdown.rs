@@ -71,6 +71,13 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if let Some(app) = &s.application {
         let _ = writeln!(out, "**Application:** {}  ", code(app));
     }
+    if !report.argocd_version.is_empty() {
+        let _ = writeln!(
+            out,
+            "**Compared as:** Argo CD {}  ",
+            code(&report.argocd_version)
+        );
+    }
     let _ = writeln!(
         out,
         "**Resources:** {} · **Synced:** {} · **OutOfSync:** {}{}\n",

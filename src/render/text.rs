@@ -68,6 +68,13 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     if let Some(app) = &s.application {
         let _ = writeln!(out, "application: {}", terminal_inert(app));
     }
+    if !report.argocd_version.is_empty() {
+        let _ = writeln!(
+            out,
+            "compared as Argo CD {} does",
+            terminal_inert(&report.argocd_version)
+        );
+    }
     if !s.causes.is_empty() {
         let causes: Vec<String> = s
             .causes

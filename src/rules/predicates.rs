@@ -38,6 +38,13 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("live_equals_server_default", live_equals_server_default),
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
+    ("git_declares_empty_map", git_declares_empty_map),
+    (
+        "zero_value_outside_typed_scheme",
+        zero_value_outside_typed_scheme,
+    ),
+    ("restart_stamped", restart_stamped),
+    ("live_equals_crd_default", live_equals_crd_default),
     ("ignore_extraneous", ignore_extraneous),
     ("istio_injected", |f| injected_by(&ISTIO, f)),
     ("linkerd_injected", |f| injected_by(&LINKERD, f)),
@@ -396,6 +403,68 @@ fn git_value_empty(f: &Finding<'_>) -> Option<Vars> {
         _ => false,
     };
     empty.then(Vec::new)
+}
+
+/// Git's own object declares an empty map at the difference's path (which
+/// Argo CD's typed round trip then drops).
+fn git_declares_empty_map(f: &Finding<'_>) -> Option<Vars> {
+    let declared = f.git_obj?.pointer(f.pointer)?;
+    declared
+        .as_object()
+        .is_some_and(serde_json::Map::is_empty)
+        .then(Vec::new)
+}
+
+/// The live map holds a restart stamp (kubectl's `restartedAt` or a
+/// reloader's), named as `stamp`.
+fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
+    const STAMPS: [&str; 3] = [
+        "kubectl.kubernetes.io/restartedAt",
+        "reloader.stakater.com/last-reloaded-from",
+        "wave.pusher.com/config-hash",
+    ];
+    let live = f.live?.as_object()?;
+    STAMPS
+        .iter()
+        .find(|k| live.contains_key(**k))
+        .map(|k| vec![var("stamp", format!("`{k}`"))])
+}
+
+/// Git declares a zero value (`false`, `0`, `""`) that live lacks, on a
+/// built-in kind Argo CD compares as JSON: the API server dropped it.
+fn zero_value_outside_typed_scheme(f: &Finding<'_>) -> Option<Vars> {
+    if f.live.is_some() || !crate::k8s::built_in_outside_client_go_scheme(&f.key.group, &f.key.kind)
+    {
+        return None;
+    }
+    let zero = match f.git? {
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    };
+    zero.then(Vec::new)
+}
+
+/// The live value is the `default:` that the custom resource's CRD (given
+/// in the input) declares at this path, for the version live is served at.
+fn live_equals_crd_default(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live?;
+    let crd = f.input.crd(&f.key.group, &f.key.kind)?;
+    let served = f
+        .live_obj?
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .map(|v| v.rsplit('/').next().unwrap_or(v))
+        .unwrap_or("");
+    let version = crd.version(served)?;
+    let default = crate::context::schema_default_at(version.schema.as_ref()?, f.path)?;
+    crate::compare::json_eq(live, &default).then(|| {
+        vec![
+            var("crd", crd.name.clone()),
+            var("version", version.name.clone()),
+        ]
+    })
 }
 
 /// The live-only object asks Argo CD not to count it (`IgnoreExtraneous`).
