@@ -23,6 +23,10 @@ pub mod rules;
 pub mod secret_mask;
 pub mod share;
 pub mod view;
+/// The web page and its analysis worker (wasm32 only: natively the library
+/// has no web crates).
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use analyze::{analyze, analyze_diff, Options};
 pub use compare::{CompareOptions, Strategy};
