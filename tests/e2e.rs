@@ -1689,6 +1689,17 @@ async fn careful_user(c: &Client, clipboard: bool) {
             }
         }
     }
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} .fix-list\").scrollIntoView(); return true;"),
+        vec![],
+    )
+    .await;
+    std::fs::write(
+        root().join("target/e2e/fixes.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
     let emergency = js(c, "return [document.getElementById('emergency-h').textContent, [...document.querySelectorAll('.emergency li')].map(l => l.textContent)];", vec![]).await;
     assert_eq!(emergency[0], json!("Stop the loop first"));
     for step in emergency[1].as_array().unwrap() {
