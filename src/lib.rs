@@ -31,6 +31,10 @@ pub mod share;
 pub mod strict_value;
 pub mod text;
 pub mod view;
+/// The web page and its analysis worker (wasm32 only: natively the library
+/// has no web crates).
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use analyze::{analyze, analyze_diff, Options};
 pub use argocd_release::ArgoCdRelease;

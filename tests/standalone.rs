@@ -99,6 +99,46 @@ async fn checks(c: Client, url: String) {
     assert_eq!(page_causes(&c).await, expected_causes(&webhook));
     assert_eq!(stat(&c, "stat-out").await, webhook.summary.out_of_sync);
 
+    // A link made here points at this file: the page says it opens only on
+    // this computer and offers the share file or another page's address.
+    js(
+        &c,
+        "document.getElementById('copy-link').click(); return true;",
+        vec![],
+    )
+    .await;
+    wait_until(
+        &c,
+        "document.getElementById('share-local') && document.getElementById('share-link')",
+        "the file page's link",
+        30,
+    )
+    .await;
+    let shared = js(&c, "return [document.getElementById('share-local').textContent, !!document.getElementById('download-share'), document.getElementById('share-link').value];", vec![]).await;
+    assert!(
+        shared[0].as_str().unwrap().contains("opens only here") && shared[1] == json!(true),
+        "{shared}"
+    );
+    assert!(
+        shared[2].as_str().unwrap().starts_with("file://"),
+        "{shared}"
+    );
+    let base = "https://drift-doctor.example.org/tool/";
+    js(
+        &c,
+        "const e = document.getElementById('share-base'); e.value = arguments[0];
+         e.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText'})); return true;",
+        vec![json!(base)],
+    )
+    .await;
+    wait_until(
+        &c,
+        &format!("document.getElementById('share-link').value.startsWith('{base}#v1.')"),
+        "the link on the other base",
+        10,
+    )
+    .await;
+
     // Nothing was blocked and nothing was requested.
     let violations = js(&c, "return window.__cspViolations;", vec![]).await;
     assert_eq!(violations, json!([]), "Content-Security-Policy violations");

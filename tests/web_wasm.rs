@@ -8,10 +8,7 @@
 
 #![cfg(target_arch = "wasm32")]
 
-#[path = "../src/web/mod.rs"]
-#[allow(dead_code, unused_imports)]
-mod web;
-
+use drift_doctor::web;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web::app::{App, AppProps, Backend};

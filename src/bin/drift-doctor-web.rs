@@ -4,12 +4,8 @@
 //! host never compile the web crates.
 
 #[cfg(target_arch = "wasm32")]
-#[path = "../web/mod.rs"]
-mod web;
-
-#[cfg(target_arch = "wasm32")]
 fn main() {
-    web::start_page();
+    drift_doctor::web::start_page();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

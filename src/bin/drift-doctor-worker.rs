@@ -3,12 +3,8 @@
 //! Natively it is an empty program.
 
 #[cfg(target_arch = "wasm32")]
-#[path = "../web/mod.rs"]
-mod web;
-
-#[cfg(target_arch = "wasm32")]
 fn main() {
-    web::start_worker();
+    drift_doctor::web::start_worker();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,15 +1,19 @@
 //! One resource of the report: a collapsible card with its differences,
-//! fixes (copyable snippets) and, on demand, its YAML side by side.
+//! fixes and, on demand, its YAML side by side (which follows every new
+//! analysis while it is open).
 
 use super::diffview::DiffView;
+use super::fix_view::FixList;
 use super::protocol::RuleDoc;
 use super::state::{DiffState, Shared};
 use super::summary::CauseBadge;
-use super::util::{
-    copy_to_clipboard, inline_code, plural, select_contents, split_ignore_snippet, value_text,
-};
-use drift_doctor::{Cause, Difference, Fix, FixKind, Presence, ResourceReport, Status};
+use super::util::{inline_code, plural, value_text};
+use crate::{Cause, Difference, Presence, ResourceReport, Status};
+use serde_json::Value;
 use yew::prelude::*;
+
+/// Values longer than this (characters) show their start, and all of it on request.
+const LONG_VALUE: usize = 240;
 
 #[derive(Properties, PartialEq)]
 pub struct CardProps {
@@ -36,16 +40,7 @@ fn presence_text(p: Presence) -> &'static str {
     }
 }
 
-fn fix_kind_text(k: FixKind) -> &'static str {
-    match k {
-        FixKind::Ignore => "Ignore",
-        FixKind::Git => "Fix in Git",
-        FixKind::SyncOrder => "Sync order",
-        FixKind::Render => "Render",
-    }
-}
-
-fn rule_title(rules: &Option<Shared<Vec<RuleDoc>>>, code: &str) -> Option<String> {
+pub fn rule_title(rules: &Option<Shared<Vec<RuleDoc>>>, code: &str) -> Option<String> {
     rules
         .as_ref()?
         .iter()
@@ -74,6 +69,17 @@ pub fn ResourceCard(props: &CardProps) -> Html {
             }
         });
     }
+    // An open YAML view follows the new report (a new analysis drops the old lines).
+    {
+        let on_diff = props.on_diff.clone();
+        let id = r.id.clone();
+        let wanted = *show_yaml && *open && props.diff.is_none();
+        use_effect_with(wanted, move |wanted| {
+            if *wanted {
+                on_diff.emit(id);
+            }
+        });
+    }
     let toggle = {
         let open = open.clone();
         let on_select = props.on_select.clone();
@@ -87,16 +93,12 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     };
     let toggle_yaml = {
         let show_yaml = show_yaml.clone();
-        let on_diff = props.on_diff.clone();
         let on_select = props.on_select.clone();
         let id = r.id.clone();
-        let needs = props.diff.is_none();
+        // The lines are asked for by the effect above.
         Callback::from(move |_: MouseEvent| {
             if !*show_yaml {
                 on_select.emit(id.clone());
-                if needs {
-                    on_diff.emit(id.clone());
-                }
             }
             show_yaml.set(!*show_yaml);
         })
@@ -139,12 +141,7 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                         </ul>
                     }
                     if !r.fixes.is_empty() {
-                        <h4 class="fixes-h">{ "Fixes" }</h4>
-                        <ul class="fixes">
-                            for (i, f) in r.fixes.iter().enumerate() {
-                                <li><FixView fix={f.clone()} id={format!("fix-{}-{i}", props.index)} /></li>
-                            }
-                        </ul>
+                        <FixList resource={props.resource.clone()} index={props.index} rules={props.rules.clone()} />
                     }
                     <button type="button" class="button small yaml-toggle" aria-expanded={if *show_yaml { "true" } else { "false" }}
                         onclick={toggle_yaml}>
@@ -174,8 +171,8 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
                 </a>
             </div>
             <dl class="values">
-                <div><dt>{ "Git" }</dt><dd><code class="value" tabindex="0">{ value_text(&d.git) }</code></dd></div>
-                <div><dt>{ "Live" }</dt><dd><code class="value" tabindex="0">{ value_text(&d.live) }</code></dd></div>
+                <div><dt>{ "Git" }</dt><dd>{ value_box(&d.git) }</dd></div>
+                <div><dt>{ "Live" }</dt><dd>{ value_box(&d.live) }</dd></div>
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
             if let Some(reason) = &d.hidden_reason {
@@ -185,133 +182,20 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct FixProps {
-    pub fix: Fix,
-    /// Unique element id prefix.
-    pub id: AttrValue,
-}
-
-#[component]
-pub fn FixView(props: &FixProps) -> Html {
-    let f = &props.fix;
-    let tabs = if f.kind == FixKind::Ignore {
-        split_ignore_snippet(&f.snippet)
-    } else {
-        None
-    };
-    html! {
-        <div class={classes!("fix", format!("fix-{}", fix_kind_text(f.kind).to_lowercase().replace(' ', "-")))}>
-            <div class="fix-head">
-                <span class="badge fix-kind">{ fix_kind_text(f.kind) }</span>
-                <strong class="fix-title">{ f.title.clone() }</strong>
-            </div>
-            if let Some((app, cm)) = tabs {
-                <SnippetTabs id={props.id.clone()} app={AttrValue::from(app)} cm={AttrValue::from(cm)} />
-            } else {
-                <Snippet text={AttrValue::from(f.snippet.clone())} label="Copy" />
-            }
-        </div>
+/// A value as text; a long one shows its start, and all of it on request
+/// (not a scrolling box: those are each a Tab stop).
+fn value_box(v: &Value) -> Html {
+    let text = value_text(v);
+    let n = text.chars().count();
+    if n <= LONG_VALUE {
+        return html! { <code class="value">{ text }</code> };
     }
-}
-
-#[derive(Properties, PartialEq)]
-pub struct TabsProps {
-    pub id: AttrValue,
-    pub app: AttrValue,
-    pub cm: AttrValue,
-}
-
-/// The ignore fix's two forms as tabs (Application, argocd-cm).
-#[component]
-pub fn SnippetTabs(props: &TabsProps) -> Html {
-    let active = use_state(|| 0usize);
-    let tabs = [
-        ("Application", props.app.clone()),
-        ("argocd-cm", props.cm.clone()),
-    ];
-    let select = |i: usize| {
-        let active = active.clone();
-        Callback::from(move |_: MouseEvent| active.set(i))
-    };
-    let onkeydown = {
-        let active = active.clone();
-        let id = props.id.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            let next = match e.key().as_str() {
-                "ArrowRight" | "ArrowLeft" | "Home" | "End" => {
-                    e.prevent_default();
-                    match e.key().as_str() {
-                        "Home" => 0,
-                        "End" => 1,
-                        _ => 1 - *active,
-                    }
-                }
-                _ => return,
-            };
-            active.set(next);
-            super::util::focus_element(&format!("{id}-tab-{next}"));
-        })
-    };
+    let head: String = text.chars().take(LONG_VALUE).collect();
     html! {
-        <div class="tabs" data-testid="snippet-tabs">
-            <div role="tablist" aria-label="Where to put the ignore rule" class="tablist" onkeydown={onkeydown}>
-                for (i, (name, _)) in tabs.iter().enumerate() {
-                    <button type="button" role="tab" id={format!("{}-tab-{i}", props.id)}
-                        aria-selected={if *active == i { "true" } else { "false" }}
-                        aria-controls={format!("{}-panel-{i}", props.id)}
-                        tabindex={if *active == i { "0" } else { "-1" }}
-                        class="tab" onclick={select(i)}>{ *name }</button>
-                }
-            </div>
-            for (i, (name, text)) in tabs.iter().enumerate() {
-                <div role="tabpanel" id={format!("{}-panel-{i}", props.id)} aria-labelledby={format!("{}-tab-{i}", props.id)}
-                    hidden={*active != i} class="tabpanel" data-form={*name}>
-                    <Snippet text={text.clone()} label={format!("Copy the {name} form")} />
-                </div>
-            }
-        </div>
-    }
-}
-
-#[derive(Properties, PartialEq)]
-pub struct SnippetProps {
-    pub text: AttrValue,
-    pub label: AttrValue,
-}
-
-/// A snippet with its copy button.
-#[component]
-pub fn Snippet(props: &SnippetProps) -> Html {
-    let status = use_state(|| None::<bool>);
-    let pre = use_node_ref();
-    let onclick = {
-        let status = status.clone();
-        let text = props.text.to_string();
-        let pre = pre.clone();
-        Callback::from(move |_: MouseEvent| {
-            let status = status.clone();
-            let pre = pre.clone();
-            copy_to_clipboard(
-                text.clone(),
-                Callback::from(move |ok: bool| {
-                    if !ok {
-                        select_contents(&pre);
-                    }
-                    status.set(Some(ok));
-                }),
-            );
-        })
-    };
-    html! {
-        <div class="snippet">
-            <pre ref={pre} class="snippet-text" tabindex="0">{ props.text.clone() }</pre>
-            <div class="snippet-actions">
-                <button type="button" class="button small copy" {onclick}>{ props.label.clone() }</button>
-                <span class="copy-status" role="status">
-                    { match *status { Some(true) => "Copied.", Some(false) => "Could not copy: the text is selected, press Ctrl+C.", None => "" } }
-                </span>
-            </div>
-        </div>
+        <details class="value-long">
+            <summary><code class="value">{ format!("{head}…") }</code>
+                <span class="value-more">{ format!("Show all {n} characters") }</span></summary>
+            <code class="value">{ text }</code>
+        </details>
     }
 }

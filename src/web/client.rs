@@ -8,7 +8,7 @@
 use super::protocol::{Input, Request, Response};
 use super::util::now;
 use super::worker::AnalysisWorker;
-use drift_doctor::share::ShareState;
+use crate::share::ShareState;
 use gloo::worker::{Spawnable, WorkerBridge};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -173,7 +173,7 @@ impl Client {
                 let deliver = inner.deliver.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let response = match handler.try_borrow_mut() {
-                        Ok(mut h) => (&mut *h)(request),
+                        Ok(mut h) => (*h)(request),
                         Err(_) => return,
                     };
                     deliver(response);

@@ -2,6 +2,7 @@
 
 use super::protocol::{Line, LINE_GIT, LINE_LIVE, LINE_SAME};
 use super::state::DiffState;
+use super::util::plural;
 use yew::prelude::*;
 
 /// Unchanged runs longer than this are folded (context kept at both ends).
@@ -114,9 +115,9 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
         <div class="sbs-wrap">
             <p class="sbs-note">
                 if source.is_empty() {
-                    { format!("{changed} differing line(s); Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.") }
+                    { format!("{}; Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.", plural(changed, "differing line", "differing lines")) }
                 } else {
-                    { format!("{changed} differing line(s); Git on the left, live on the right. {source}") }
+                    { format!("{}; Git on the left, live on the right. {source}", plural(changed, "differing line", "differing lines")) }
                 }
                 if folded || *unfold {
                     { " " }

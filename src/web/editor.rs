@@ -14,8 +14,10 @@ use yew::prelude::*;
 pub enum Edit {
     /// Typing: wait for a pause.
     Typed,
-    /// Paste, drop, Ctrl+Enter: now.
+    /// Paste, drop: now.
     Now,
+    /// Ctrl+Enter: now, and say what is missing.
+    Asked,
 }
 
 /// Texts longer than this (bytes) stay out of the textarea: browsers take
@@ -108,7 +110,7 @@ pub fn Editor(props: &EditorProps) -> Html {
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
                 e.prevent_default();
-                on_edit.emit(Edit::Now);
+                on_edit.emit(Edit::Asked);
             }
         })
     };
@@ -260,9 +262,13 @@ pub fn Editor(props: &EditorProps) -> Html {
             <div id={err_id} class="editor-error" role="alert">
                 if let Some(e) = &props.error {
                     <p class="error-text">
-                        <strong>{ if e.line > 0 { format!("Line {}, column {}", e.line, e.column.max(1)) } else { "Cannot read this input".to_string() } }</strong>
-                        if e.document > 0 { { format!(" (document {})", e.document) } }
-                        { format!(": {}", e.message) }
+                        if e.line > 0 {
+                            <strong>{ format!("Line {}, column {}", e.line, e.column.max(1)) }</strong>
+                            if e.document > 0 { { format!(" (document {})", e.document) } }
+                            { format!(": {}", e.message) }
+                        } else {
+                            { e.message.clone() }
+                        }
                     </p>
                     if let Some(goto) = goto_line {
                         <button type="button" class="button small" onclick={goto}>{ format!("Go to line {}", e.line) }</button>

@@ -2,12 +2,12 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, Shared, LINE_GIT, LINE_LIVE,
-    LINE_SAME, SETTINGS_SIDE,
+    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared, LINE_GIT,
+    LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
 };
-use drift_doctor::share;
-use drift_doctor::view::{self, LineTag, ResourceTexts};
-use drift_doctor::{CompareOptions, Options, Report, Strategy};
+use crate::share;
+use crate::view::{self, LineTag, ResourceTexts};
+use crate::{CompareOptions, Options, Report, Strategy};
 use std::collections::BTreeMap;
 
 /// The options the page passes to the core, with the user's pasted Argo CD
@@ -20,7 +20,7 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
         include_hidden: input.include_hidden,
         ..CompareOptions::default()
     };
-    drift_doctor::ignore::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
+    crate::ignore::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
         let mut info = ErrorInfo::from(&e);
         info.side = SETTINGS_SIDE.to_string();
         info
@@ -35,8 +35,8 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
 pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
     let opts = options(input)?;
     let result = match input.mode {
-        Mode::Sides => drift_doctor::analyze(&input.git, &input.live, &opts),
-        Mode::Diff => drift_doctor::analyze_diff(&input.diff, &opts),
+        Mode::Sides => crate::analyze(&input.git, &input.live, &opts),
+        Mode::Diff => crate::analyze_diff(&input.diff, &opts),
     };
     result.map_err(|e| ErrorInfo::from(&e))
 }
@@ -104,7 +104,7 @@ impl Engine {
                 let opts = Options::default();
                 for _ in 0..WARM_UP_ROUNDS {
                     for ex in super::examples::EXAMPLES {
-                        if let Ok(report) = drift_doctor::analyze(ex.git, ex.live, &opts) {
+                        if let Ok(report) = crate::analyze(ex.git, ex.live, &opts) {
                             let _ = serde_json::to_string(&report);
                         }
                     }
@@ -188,7 +188,7 @@ fn line_of(l: view::DiffLine) -> Line {
 
 /// The catalogue's documentation, with the section headings of `explain`.
 pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
-    let catalog = drift_doctor::rules::catalog()?;
+    let catalog = crate::rules::catalog()?;
     Ok(catalog
         .rules
         .iter()
@@ -208,6 +208,17 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
                 cause: r.cause,
                 confidence: r.confidence,
                 retired: r.retired.clone(),
+                kinds: r.matcher.kinds.clone(),
+                examples: r
+                    .examples
+                    .iter()
+                    .map(|e| RuleExample {
+                        id: e.id.clone(),
+                        pointer: e.pointer.clone(),
+                        git: e.git.clone(),
+                        live: e.live.clone(),
+                    })
+                    .collect(),
                 sections: sections
                     .iter()
                     .map(|(h, t)| (h.to_string(), t.trim().to_string()))

@@ -3,11 +3,11 @@
 //! analysis `Input`.
 
 use super::editor::{BigInfo, LARGE_INPUT};
-use super::examples;
 use super::protocol::{Input, Mode, SETTINGS_SIDE};
+use super::state::Waiting;
 use super::util::*;
-use drift_doctor::input::Side;
-use std::cell::{Cell, RefCell};
+use crate::input::Side;
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -22,20 +22,43 @@ pub enum Field {
 }
 
 impl Field {
+    pub const ALL: [Field; 4] = [Field::Git, Field::Live, Field::Diff, Field::Settings];
+
+    /// The field as a sentence names it.
+    pub fn what(self) -> &'static str {
+        match self {
+            Field::Git => "the Git side",
+            Field::Live => "the live side",
+            Field::Diff => "the diff output",
+            Field::Settings => "your Argo CD settings",
+        }
+    }
+
+    /// The command that prints what belongs in the field.
+    pub fn command(self) -> &'static str {
+        match self {
+            Field::Git => "argocd app manifests APP --source git",
+            Field::Live => "argocd app manifests APP --source live",
+            Field::Diff => "argocd app diff APP",
+            Field::Settings => "kubectl get application APP -n argocd -o yaml",
+        }
+    }
+
+    /// What the empty field shows.
+    pub fn placeholder(self) -> String {
+        match self {
+            Field::Settings => "kind: Application\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]".into(),
+            Field::Diff => format!("Paste what `{}` (or kubectl diff) printed.", self.command()),
+            _ => format!("Paste what `{}` printed.", self.command()),
+        }
+    }
+
     pub fn big_slot(self) -> Option<usize> {
         match self {
             Field::Git => Some(0),
             Field::Live => Some(1),
             Field::Diff => Some(2),
             Field::Settings => None,
-        }
-    }
-
-    pub fn of_side(side: Side) -> Field {
-        match side {
-            Side::Git => Field::Git,
-            Side::Live => Field::Live,
-            Side::Diff => Field::Diff,
         }
     }
 
@@ -72,8 +95,6 @@ pub struct Refs {
     pub aggregated: NodeRef,
     pub example: NodeRef,
     pub big: Rc<RefCell<[Option<String>; 3]>>,
-    pub mode: Rc<Cell<Mode>>,
-    pub include_hidden: Rc<Cell<bool>>,
 }
 
 impl Refs {
@@ -112,8 +133,8 @@ impl Refs {
         [0, 1, 2].map(|i| big[i].as_deref().map(BigInfo::of))
     }
 
-    pub fn input(&self) -> Input {
-        let mode = self.mode.get();
+    /// What the fields hold, read as an analysis of `mode`.
+    pub fn input(&self, mode: Mode, include_hidden: bool) -> Input {
         let text = |field: Field, used: bool| {
             if used {
                 self.text(field)
@@ -130,13 +151,12 @@ impl Refs {
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
-            include_hidden: self.include_hidden.get(),
+            include_hidden,
         }
     }
 
     /// Show `input` in the fields (a restored link, a reload, an example).
     pub fn apply(&self, input: &Input) {
-        self.mode.set(input.mode);
         self.set_text(Field::Git, input.git.clone());
         self.set_text(Field::Live, input.live.clone());
         self.set_text(Field::Diff, input.diff.clone());
@@ -148,15 +168,28 @@ impl Refs {
         if let Some(i) = self.aggregated.cast::<web_sys::HtmlInputElement>() {
             i.set_checked(input.ignore_aggregated_roles);
         }
-        set_select_value(&self.example, "");
     }
+}
 
-    pub fn load_example(&self, name: &str) -> bool {
-        let Some(ex) = examples::find(name) else {
-            return false;
-        };
-        self.apply(&Input::sides(ex.git, ex.live));
-        set_select_value(&self.example, name);
-        true
+/// What `input` lacks for an analysis: everything, or some fields.
+pub fn waiting_for(input: &Input) -> Option<Waiting> {
+    let blank = |t: &str| t.trim().is_empty();
+    let missing: Vec<Field> = match input.mode {
+        Mode::Sides => [(Field::Git, &input.git), (Field::Live, &input.live)]
+            .into_iter()
+            .filter(|(_, t)| blank(t))
+            .map(|(f, _)| f)
+            .collect(),
+        Mode::Diff => [(Field::Diff, &input.diff)]
+            .into_iter()
+            .filter(|(_, t)| blank(t))
+            .map(|(f, _)| f)
+            .collect(),
+    };
+    // Both sides empty is an empty page; an empty diff box asks for its command.
+    match missing.len() {
+        0 => None,
+        2 => Some(Waiting::Nothing),
+        _ => Some(Waiting::For(missing)),
     }
 }

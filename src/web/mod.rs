@@ -1,40 +1,45 @@
-//! The web page (Yew) and its analysis worker. Only compiled for wasm32 and
-//! only from the two web binaries (and the browser tests), so the library
-//! stays free of web crates.
+//! The web page (Yew) and its analysis worker. Only compiled for wasm32, so
+//! the library stays free of web crates natively. The page binary calls
+//! [`start_page`], the worker binary [`start_worker`]; the browser tests
+//! (tests/web_wasm.rs) use the public modules.
 //!
 //! - `protocol`: the messages between the page and the worker.
 //! - `engine`: the worker's work (calls the core); also used inline by tests.
 //! - `worker`: the gloo-worker wrapper around `engine`.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
-//! - `state`: the page's reducer; `app` and the components render it.
+//! - `state`: the page's one reducer; `controller`: what acts on the world
+//!   (the worker, the text fields, timers) and dispatches to it.
+//! - `app`: the page; `input_panel` and `report_panel` its two halves;
+//!   `card`, `fix_view`, `summary`, `diffview`, `rules_view` the report's parts.
 //! - `inputs`: the input fields; `persist`: what outlives a reload, the URL
 //!   fragment and downloads; `sharing`: share links and files on the page.
 
-// Each binary uses a different part of this module (the worker never renders).
-#![allow(dead_code)]
-
 pub mod app;
-pub mod card;
+mod card;
 pub mod client;
-pub mod diffview;
-pub mod editor;
+mod controller;
+mod diffview;
+mod editor;
 pub mod engine;
 pub mod examples;
-pub mod inputs;
-pub mod persist;
+mod fix_view;
+mod input_panel;
+mod inputs;
+mod persist;
 pub mod protocol;
-pub mod rules_view;
-pub mod sharing;
-pub mod state;
-pub mod summary;
-pub mod util;
-pub mod worker;
+mod report_panel;
+mod rules_view;
+mod sharing;
+mod state;
+mod summary;
+mod util;
+mod worker;
 
 /// The worker's loader script, relative to the page (Trunk writes it beside
 /// `index.html` from `data-loader-shim`). The page reads the URL from
 /// `<meta name="drift-doctor-worker">`, where scripts/build-web.sh adds a
 /// content hash so that a cached worker never outlives its page.
-pub const WORKER_LOADER: &str = "drift-doctor-worker_loader.js";
+const WORKER_LOADER: &str = "drift-doctor-worker_loader.js";
 
 fn worker_url(document: &web_sys::Document) -> String {
     document

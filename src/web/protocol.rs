@@ -1,7 +1,7 @@
 //! Messages between the page and the analysis worker (bincode-encoded by
 //! gloo-worker, so only plain data: the report travels as its JSON text).
 
-use drift_doctor::share::{ShareState, OPTION_AGGREGATED_ROLES, OPTION_SETTINGS, OPTION_STRATEGY};
+use crate::share::{ShareState, OPTION_AGGREGATED_ROLES, OPTION_SETTINGS, OPTION_STRATEGY};
 use serde::{Deserialize, Serialize};
 
 /// What the page analyses: both sides, or pasted diff output.
@@ -75,11 +75,24 @@ pub enum Request {
 pub struct RuleDoc {
     pub code: String,
     pub title: String,
-    pub cause: drift_doctor::Cause,
-    pub confidence: drift_doctor::Confidence,
+    pub cause: crate::Cause,
+    pub confidence: crate::Confidence,
     pub retired: Option<String>,
+    /// The `group/Kind` patterns the rule matches (empty: any kind).
+    pub kinds: Vec<String>,
     /// (heading, text) in the catalogue's fixed order.
     pub sections: Vec<(String, String)>,
+    /// The rule's runnable examples (the catalogue tests them).
+    pub examples: Vec<RuleExample>,
+}
+
+/// One example of a rule: the two sides, and the field it explains.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleExample {
+    pub id: String,
+    pub pointer: String,
+    pub git: String,
+    pub live: String,
 }
 
 /// An input problem, with `side` as `Side::name()` (`git`, `live`, `diff`).
@@ -108,8 +121,8 @@ impl ErrorInfo {
     }
 }
 
-impl From<&drift_doctor::InputError> for ErrorInfo {
-    fn from(e: &drift_doctor::InputError) -> ErrorInfo {
+impl From<&crate::InputError> for ErrorInfo {
+    fn from(e: &crate::InputError) -> ErrorInfo {
         ErrorInfo {
             side: e.side.name().to_string(),
             document: e.document,
@@ -180,7 +193,7 @@ impl Input {
             diff: String::new(),
             settings: String::new(),
             namespace: String::new(),
-            strategy: drift_doctor::Strategy::default().id().to_string(),
+            strategy: crate::Strategy::default().id().to_string(),
             ignore_aggregated_roles: false,
             include_hidden: false,
         }
@@ -203,7 +216,7 @@ impl Input {
             Mode::Diff => state.diff = self.diff.clone(),
         }
         state.set_options(
-            drift_doctor::Strategy::from_id(&self.strategy).unwrap_or_default(),
+            crate::Strategy::from_id(&self.strategy).unwrap_or_default(),
             self.ignore_aggregated_roles,
             &self.settings,
         );
@@ -221,7 +234,7 @@ impl Input {
             diff: state.diff.clone(),
             settings: state.option(OPTION_SETTINGS),
             namespace: state.namespace.clone(),
-            strategy: if drift_doctor::Strategy::from_id(&strategy).is_some() {
+            strategy: if crate::Strategy::from_id(&strategy).is_some() {
                 strategy
             } else {
                 "legacy".into()

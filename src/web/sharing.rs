@@ -2,42 +2,15 @@
 //! messages about opened links, and bringing a link's selected resource into
 //! view.
 
+use super::state::ShareView;
 use yew::prelude::*;
-
-/// A message about the page itself (an opened link, a refused share file).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    pub error: bool,
-    pub text: String,
-}
-
-/// What "Copy link" produced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShareView {
-    /// The link, when it is short enough for a ticket.
-    pub url: Option<String>,
-    /// Otherwise the share file's text.
-    pub file: Option<String>,
-    pub masked: usize,
-    pub fragment_len: usize,
-    pub copied: Option<bool>,
-    /// Counts the links made, so that a new one is told from the last.
-    pub serial: u32,
-}
-
-/// Why the page asked the worker to encode its state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ShareFor {
-    Link,
-    Markdown,
-}
 
 /// Whether a text is a share file or a share link (rather than YAML or diff
 /// output): a link pasted into an editor opens like a share file, which
 /// helps where the page is a file on disk and links point elsewhere.
 pub fn is_shared_state(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim();
-    let share_file = t.starts_with('{') && t.contains(drift_doctor::share::SHARE_FILE_KEY);
+    let share_file = t.starts_with('{') && t.contains(crate::share::SHARE_FILE_KEY);
     let link = !t.contains(char::is_whitespace)
         && t.split_once('#').is_some_and(|(_, fragment)| {
             let b = fragment.as_bytes();
@@ -46,8 +19,12 @@ pub fn is_shared_state(text: &str) -> bool {
     share_file || link
 }
 
-/// The link "Copy link" made, or the share file to download instead.
-pub fn share_panel(v: &ShareView, on_download: Callback<MouseEvent>) -> Html {
+/// What "Copy link" made: the link, or the share file to download instead.
+/// A page opened as a file (`file://`) makes links that open only on this
+/// computer: it says so and offers the share file and another base address.
+#[component]
+pub fn SharePanel(props: &SharePanelProps) -> Html {
+    let v = &props.view;
     let masked = match v.masked {
         0 => String::new(),
         1 => " 1 Secret value was replaced by a mask; the link carries no Secret value.".into(),
@@ -55,25 +32,68 @@ pub fn share_panel(v: &ShareView, on_download: Callback<MouseEvent>) -> Html {
             format!(" {n} Secret values were replaced by masks; the link carries no Secret value.")
         }
     };
+    let on_download = {
+        let cb = props.on_download.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_base = {
+        let cb = props.on_other_base.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+            {
+                cb.emit(i.value());
+            }
+        })
+    };
+    let download = html! {
+        <button type="button" id="download-share" class="button small" onclick={on_download}>{ "Download share file" }</button>
+    };
     html! {
         <div class="share-panel" id="share-panel" data-serial={v.serial.to_string()}>
-            if let Some(url) = &v.url {
+            if let Some(url) = v.url() {
                 <label for="share-link" class="share-label">{ "Link to this state (the part after # never reaches a server)" }</label>
-                <input id="share-link" class="share-link" type="text" readonly=true value={url.clone()} />
+                <input id="share-link" class="share-link" type="text" readonly=true value={url} />
                 <p class="share-note" role="status">
                     { match v.copied { Some(true) => "Link copied.", Some(false) => "Could not copy: select the link and copy it.", None => "" } }
                     { masked }
                 </p>
+                if v.local_file() {
+                    <div class="share-local" id="share-local">
+                        <p>{ "This page is a file on this computer, so the link opens only here. To share, attach the share file, or put the address of a served drift-doctor page before the link's # part." }</p>
+                        <p class="share-actions">
+                            { download }
+                            <label for="share-base" class="share-label">{ "Address of a served drift-doctor page" }</label>
+                            <input id="share-base" type="text" placeholder="https://drift-doctor.example.com/" value={v.other_base.clone()}
+                                autocomplete="off" spellcheck="false" oninput={on_base} />
+                        </p>
+                    </div>
+                }
             } else {
                 <p class="share-note" role="status">
                     { format!("This state is too large for a link ({} characters; links stay under {}). Download a share file instead and attach it; opening or dropping it here restores the same state.",
-                        v.fragment_len, drift_doctor::share::MAX_LINK_FRAGMENT) }
+                        v.fragment.len(), crate::share::MAX_LINK_FRAGMENT) }
                     { masked }
                 </p>
-                <button type="button" id="download-share" class="button small" onclick={on_download}>{ "Download share file" }</button>
+                { download }
             }
         </div>
     }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct SharePanelProps {
+    pub view: ShareView,
+    pub on_download: Callback<()>,
+    pub on_other_base: Callback<String>,
+}
+
+/// The share file's text for what "Copy link" made.
+pub fn share_file(v: &ShareView) -> String {
+    v.file
+        .clone()
+        .unwrap_or_else(|| crate::share::share_file_text(&v.fragment))
 }
 
 /// Scroll a resource's card into view and focus its heading button.

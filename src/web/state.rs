@@ -1,12 +1,17 @@
-//! The page's state and its reducer. Pure: actions carry everything they
-//! need (answers from the worker, times measured by the caller).
+//! The page's state and its one reducer. Pure: actions carry everything they
+//! need (answers from the worker, what the text fields hold, the page's URL),
+//! and whatever acts on the world (the worker, the fields, the clipboard)
+//! lives in `controller` and in the components' effects.
 
 use super::client::Answer;
-use super::protocol::{ErrorInfo, Line, Response, RuleDoc};
-use drift_doctor::{Cause, Report, ResourceReport, Status};
+use super::editor::BigInfo;
+use super::inputs::Field;
+use super::protocol::{ErrorInfo, Input, Line, Mode, Response, RuleDoc};
+use super::util::plural;
+use crate::{Cause, Report, ResourceReport, Status};
 use std::collections::HashMap;
 use std::rc::Rc;
-use yew::Reducible;
+use yew::{AttrValue, Reducible};
 
 /// Cards per page of the resource list.
 pub const PAGE_SIZE: usize = 50;
@@ -36,6 +41,12 @@ impl<T> std::ops::Deref for Shared<T> {
     }
 }
 
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared(Rc::new(T::default()))
+    }
+}
+
 /// The side-by-side YAML of one resource.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DiffState {
@@ -58,16 +69,156 @@ pub struct Shown {
     pub total_ms: Option<f64>,
 }
 
+impl Shown {
+    /// The whole report again (for "Copy as Markdown" and the JSON download).
+    pub fn full_report(&self) -> Report {
+        let mut r = (*self.report.0).clone();
+        r.resources = self.resources.iter().map(|x| (*x.0).clone()).collect();
+        r
+    }
+}
+
+/// The analysis or the rule catalogue (`#rules`, `#rule-CODE`).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AppState {
-    /// The newest analysis asked for.
+pub enum View {
+    #[default]
+    Analysis,
+    Rules(Option<AttrValue>),
+}
+
+/// A message about the page itself (an opened link, a loaded example).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+    /// Offer "Undo" (the state before is in `PageState::undo`).
+    pub undo: bool,
+}
+
+impl Notice {
+    pub fn info(text: impl Into<String>) -> Notice {
+        Notice {
+            error: false,
+            text: text.into(),
+            undo: false,
+        }
+    }
+
+    pub fn error(text: impl Into<String>) -> Notice {
+        Notice {
+            error: true,
+            text: text.into(),
+            undo: false,
+        }
+    }
+}
+
+/// What the fields held before an example was loaded or Clear was pressed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Undo {
+    pub input: Shared<Input>,
+    pub example: Option<&'static str>,
+}
+
+/// What a link's sender saw besides the input: restored with it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SenderView {
+    pub filter: Option<Cause>,
+    pub show_hidden: bool,
+    pub selected: Option<String>,
+}
+
+/// New text in the fields (an example, a link, a share file, a reload, Undo).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub mode: Mode,
+    pub big: [Option<BigInfo>; 3],
+    pub example: Option<&'static str>,
+    pub undo: Option<Undo>,
+    pub notice: Option<Notice>,
+    pub sender: Option<SenderView>,
+}
+
+/// Why the page asked the worker to encode its state.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum ShareFor {
+    #[default]
+    Link,
+    Markdown,
+}
+
+/// What "Copy link" produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareView {
+    /// The share fragment (without `#`).
+    pub fragment: String,
+    /// The page's own address (the base of the link).
+    pub page_base: String,
+    /// Another address to put before the fragment (a served page, when this
+    /// one is a file on disk).
+    pub other_base: String,
+    /// The share file's text, when the fragment is too long for a link.
+    pub file: Option<String>,
+    pub masked: usize,
+    pub copied: Option<bool>,
+    /// Counts the links made, so that a new one is told from the last.
+    pub serial: u32,
+}
+
+impl ShareView {
+    /// The page is a file on this computer: its links open nowhere else.
+    pub fn local_file(&self) -> bool {
+        self.page_base.starts_with("file:")
+    }
+
+    /// The link to show, when the state fits in one.
+    pub fn url(&self) -> Option<String> {
+        if self.file.is_some() {
+            return None;
+        }
+        let other = self.other_base.trim();
+        let base = if self.local_file() && !other.is_empty() {
+            other.split('#').next().unwrap_or_default()
+        } else {
+            &self.page_base
+        };
+        Some(format!("{base}#{}", self.fragment))
+    }
+}
+
+/// Why no analysis ran: the fields lack a side (the page waits quietly
+/// until the user pastes it or asks for an analysis).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waiting {
+    /// Nothing to analyse at all.
+    Nothing,
+    /// These fields are empty.
+    For(Vec<Field>),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PageState {
+    pub view: View,
+    // The inputs.
+    pub mode: Mode,
+    /// The text looked like diff output, so the page switched to diff mode.
+    pub mode_note: bool,
+    /// Sides held outside their textarea because they are large.
+    pub big: [Option<BigInfo>; 3],
+    /// The example the fields hold, unedited.
+    pub example: Option<&'static str>,
+    // Analyses.
+    /// The newest analysis asked for, and whether the user asked explicitly.
     pub latest: u32,
-    /// The newest analysis answered (with a report or an error).
+    pub explicit: bool,
+    /// The newest analysis answered (with a report, an error or a wait).
     pub answered: u32,
     /// The last good report (kept, marked stale, while the input has an error).
     pub shown: Option<Shown>,
     /// The input error of the newest analysis, if any.
     pub error: Option<ErrorInfo>,
+    pub waiting: Option<Waiting>,
+    // The report's view.
     pub page: usize,
     pub show_hidden: bool,
     pub filter: Option<Cause>,
@@ -79,31 +230,44 @@ pub struct AppState {
     /// Bring `selected` into view once the next report is shown (after a
     /// link or share file was opened).
     pub reveal: bool,
+    // Messages and sharing.
+    pub notice: Option<Notice>,
+    pub undo: Option<Undo>,
+    pub share: Option<ShareView>,
+    pub share_for: ShareFor,
+    pub markdown_copied: Option<bool>,
+    /// What the polite live region says (counts after an analysis or a filter).
+    pub announcement: String,
 }
 
-impl Default for Shared<HashMap<String, DiffState>> {
-    fn default() -> Self {
-        Shared(Rc::new(HashMap::new()))
-    }
-}
-
-impl AppState {
-    /// A rule's title, once the catalogue has arrived.
-    pub fn rule_title(&self, code: &str) -> Option<String> {
-        let rules = self.rules.as_ref()?.as_ref().ok()?;
-        rules
-            .iter()
-            .find(|r| r.code == code)
-            .map(|r| r.title.clone())
-    }
-
+impl PageState {
     pub fn busy(&self) -> bool {
         self.latest != self.answered
     }
 
-    /// Whether the shown report is older than the input.
-    pub fn stale(&self) -> bool {
-        self.shown.as_ref().is_some_and(|s| s.seq != self.latest)
+    /// `busy`, `error`, `ready` or `empty` (the report's `data-state`).
+    pub fn status(&self) -> &'static str {
+        if self.busy() {
+            "busy"
+        } else if self.error.is_some() {
+            "error"
+        } else if self.shown.is_some() {
+            "ready"
+        } else {
+            "empty"
+        }
+    }
+
+    /// The input error of one field.
+    pub fn error_for(&self, field: Field) -> Option<ErrorInfo> {
+        self.error.clone().filter(|e| e.side == field.error_side())
+    }
+
+    /// An error that belongs to no field.
+    pub fn general_error(&self) -> Option<&ErrorInfo> {
+        self.error
+            .as_ref()
+            .filter(|e| !Field::ALL.iter().any(|f| f.error_side() == e.side))
     }
 
     /// The resources to list, in order, after the cause filter.
@@ -111,43 +275,122 @@ impl AppState {
         let Some(shown) = &self.shown else {
             return Vec::new();
         };
-        match self.filter {
-            None => shown.order.to_vec(),
-            Some(cause) => shown
-                .order
-                .iter()
-                .copied()
-                .filter(|&i| {
-                    shown.resources[i]
-                        .differences
-                        .iter()
-                        .any(|d| d.visible && d.cause == cause)
-                })
-                .collect(),
-        }
+        listed(shown, self.filter)
+    }
+
+    pub fn rule_docs(&self) -> Option<Shared<Vec<RuleDoc>>> {
+        self.rules.clone().and_then(Result::ok)
+    }
+}
+
+fn listed(shown: &Shown, filter: Option<Cause>) -> Vec<usize> {
+    match filter {
+        None => shown.order.to_vec(),
+        Some(cause) => shown
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| {
+                shown.resources[i]
+                    .differences
+                    .iter()
+                    .any(|d| d.visible && d.cause == cause)
+            })
+            .collect(),
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    /// An analysis was asked for.
-    Requested(u32),
+    /// Analyse what the fields hold now (`explicit`: the user asked).
+    Analyze {
+        explicit: bool,
+    },
+    /// The fields lack a side: analysis `seq` waits for it (or, `asked`,
+    /// says what is missing).
+    Wait {
+        seq: u32,
+        waiting: Waiting,
+        asked: bool,
+    },
     Answer(Answer),
     /// A problem found on this side of the worker (e.g. an unreadable file).
     LocalError(ErrorInfo),
+    /// The user edited a field.
+    Edited {
+        big: [Option<BigInfo>; 3],
+    },
+    /// New text in the fields; analysed at once.
+    Loaded(Box<Loaded>),
+    /// The fields were wiped (answers still on their way are dropped).
+    Cleared {
+        big: [Option<BigInfo>; 3],
+        undo: Option<Undo>,
+    },
+    /// Switch between both sides and diff output; `note`: the page did it.
+    SetMode {
+        mode: Mode,
+        note: bool,
+        big: [Option<BigInfo>; 3],
+    },
+    View(View),
+    Notice(Option<Notice>),
     Page(usize),
     ShowHidden(bool),
     Filter(Option<Cause>),
     DiffRequested(String),
     /// The user opened this resource's card or YAML.
     Select(String),
-    /// A link or share file was opened: select this resource in its report.
-    Reveal(Option<String>),
     /// The selected card is in view now.
     Revealed,
-    /// The inputs were wiped; `seq` is newer than every request sent, so
-    /// answers still on their way are dropped.
-    Cleared(u32),
+    ShareRequested(ShareFor),
+    /// The worker encoded the state; `page_base`: the page's URL without fragment.
+    Shared {
+        shared: super::protocol::Shared,
+        page_base: String,
+    },
+    LinkCopied {
+        serial: u32,
+        ok: bool,
+    },
+    MarkdownCopied(bool),
+    /// Another base address for the link (a file page's links).
+    OtherBase(String),
+    /// "Copied." has been on screen long enough.
+    CopiedShown,
+}
+
+/// What an analysis the user asked for lacks, as an error under the field.
+fn missing_error(waiting: &Waiting) -> ErrorInfo {
+    match waiting {
+        Waiting::Nothing => ErrorInfo::general(
+            "Nothing to analyse: paste Git and live YAML or diff output, load an example, or open a share file.",
+        ),
+        Waiting::For(fields) => {
+            let field = fields.first().copied().unwrap_or(Field::Live);
+            let message = format!(
+                "{} is empty: paste what “{}” printed.",
+                capitalised(field.what()),
+                field.command()
+            );
+            ErrorInfo {
+                side: field.error_side().to_string(),
+                document: 0,
+                line: 0,
+                column: 0,
+                text: message.clone(),
+                message,
+            }
+        }
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 fn out_of_sync_first(resources: &[Shared<ResourceReport>]) -> Vec<usize> {
@@ -156,23 +399,138 @@ fn out_of_sync_first(resources: &[Shared<ResourceReport>]) -> Vec<usize> {
     order
 }
 
-impl Shown {
-    /// The whole report again (for "Copy as Markdown").
-    pub fn full_report(&self) -> Report {
-        let mut r = (*self.report.0).clone();
-        r.resources = self.resources.iter().map(|x| (*x.0).clone()).collect();
-        r
+/// The counts a screen reader hears after an analysis.
+fn report_announcement(report: &Report) -> String {
+    let s = &report.summary;
+    let mut text = format!(
+        "Report: {}, {} out of sync, {} synced",
+        plural(s.resources, "resource", "resources"),
+        s.out_of_sync,
+        s.synced
+    );
+    if s.skipped > 0 {
+        text.push_str(&format!(", {} skipped", s.skipped));
+    }
+    let counted: usize = s.causes.values().sum();
+    text.push_str(&format!(
+        "; {}.",
+        plural(counted, "difference", "differences")
+    ));
+    text
+}
+
+fn filter_announcement(state: &PageState) -> String {
+    let n = state.listed().len();
+    match state.filter {
+        Some(c) => format!(
+            "Showing {} with {} differences.",
+            plural(n, "resource", "resources"),
+            c.label()
+        ),
+        None => format!("Showing all {}.", plural(n, "resource", "resources")),
     }
 }
 
-impl Reducible for AppState {
+impl PageState {
+    fn request(&mut self, explicit: bool) {
+        self.latest += 1;
+        self.explicit = explicit;
+    }
+
+    fn report_arrived(
+        &mut self,
+        seq: u32,
+        mut report: Report,
+        worker_ms: f64,
+        total_ms: Option<f64>,
+    ) {
+        let resources: Vec<Shared<ResourceReport>> = std::mem::take(&mut report.resources)
+            .into_iter()
+            .map(|r| Shared(Rc::new(r)))
+            .collect();
+        let order = out_of_sync_first(&resources);
+        let announcement = report_announcement(&report);
+        let shown = Shown {
+            seq,
+            report: Shared(Rc::new(report)),
+            resources: Shared(Rc::new(resources)),
+            order: Shared(Rc::new(order)),
+            worker_ms,
+            total_ms,
+        };
+        self.error = None;
+        self.waiting = None;
+        self.page = 0;
+        self.diffs = Shared::default();
+        if let Some(c) = self.filter {
+            if !shown.report.summary.causes.contains_key(&c) {
+                self.filter = None;
+            }
+        }
+        if let (true, Some(id)) = (self.reveal, &self.selected) {
+            // The selected card must be listed: keep the filter only if it is.
+            let find = |filter| {
+                listed(&shown, filter)
+                    .iter()
+                    .position(|&i| shown.resources[i].id == *id)
+            };
+            let pos = match find(self.filter) {
+                Some(p) => Some(p),
+                None => {
+                    self.filter = None;
+                    find(None)
+                }
+            };
+            if let Some(pos) = pos {
+                self.page = pos / PAGE_SIZE;
+            }
+        }
+        self.shown = Some(shown);
+        self.announcement = match self.filter {
+            Some(_) => format!("{} {}", announcement, filter_announcement(self)),
+            None => announcement,
+        };
+    }
+}
+
+impl Reducible for PageState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::Requested(seq) => {
-                next.latest = seq;
+            Action::Analyze { explicit } => next.request(explicit),
+            Action::Wait {
+                seq,
+                waiting,
+                asked,
+            } => {
+                if seq != self.latest {
+                    return self;
+                }
+                next.answered = seq;
+                if asked {
+                    let e = missing_error(&waiting);
+                    next.announcement = e.text.clone();
+                    next.error = Some(e);
+                    next.waiting = None;
+                    return Rc::new(next);
+                }
+                next.shown = None;
+                next.error = None;
+                next.diffs = Shared::default();
+                next.announcement = match &waiting {
+                    Waiting::Nothing => "Nothing to analyse.".into(),
+                    Waiting::For(fields) => format!(
+                        "Waiting for {}.",
+                        fields
+                            .iter()
+                            .map(|f| f.what())
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                };
+                next.waiting = Some(waiting);
             }
             Action::Answer(Answer {
                 response: Response::Rules(rules),
@@ -195,47 +553,12 @@ impl Reducible for AppState {
                             ErrorInfo::general(format!("could not read the report: {e}"))
                         })
                     }) {
-                        Ok(mut report) => {
-                            let resources: Vec<Shared<ResourceReport>> =
-                                std::mem::take(&mut report.resources)
-                                    .into_iter()
-                                    .map(|r| Shared(Rc::new(r)))
-                                    .collect();
-                            let order = out_of_sync_first(&resources);
-                            next.shown = Some(Shown {
-                                seq,
-                                report: Shared(Rc::new(report)),
-                                resources: Shared(Rc::new(resources)),
-                                order: Shared(Rc::new(order)),
-                                worker_ms: millis,
-                                total_ms,
-                            });
-                            next.error = None;
-                            next.page = 0;
-                            if let (true, Some(id), Some(shown)) =
-                                (next.reveal, &next.selected, &next.shown)
-                            {
-                                if let Some(pos) = shown
-                                    .order
-                                    .iter()
-                                    .position(|&i| shown.resources[i].id == *id)
-                                {
-                                    next.page = pos / PAGE_SIZE;
-                                }
-                                next.filter = None;
-                            }
-                            next.diffs = Shared::default();
-                            if let Some(c) = next.filter {
-                                let still = next
-                                    .shown
-                                    .as_ref()
-                                    .is_some_and(|s| s.report.summary.causes.contains_key(&c));
-                                if !still {
-                                    next.filter = None;
-                                }
-                            }
+                        Ok(report) => next.report_arrived(seq, report, millis, total_ms),
+                        Err(e) => {
+                            next.announcement = format!("The input has an error: {}", e.text);
+                            next.waiting = None;
+                            next.error = Some(e);
                         }
-                        Err(e) => next.error = Some(e),
                     }
                 }
                 Response::Texts {
@@ -261,16 +584,98 @@ impl Reducible for AppState {
                 | Response::WarmedUp => return self,
             },
             Action::LocalError(e) => next.error = Some(e),
+            Action::Edited { big } => {
+                next.big = big;
+                next.example = None;
+                // Undo would now also take back what was typed since.
+                if self.notice.as_ref().is_some_and(|n| n.undo) {
+                    next.notice = None;
+                    next.undo = None;
+                }
+            }
+            Action::Loaded(loaded) => {
+                let Loaded {
+                    mode,
+                    big,
+                    example,
+                    undo,
+                    notice,
+                    sender,
+                } = *loaded;
+                next.mode = mode;
+                next.mode_note = false;
+                next.big = big;
+                next.example = example;
+                next.undo = undo;
+                next.notice = notice;
+                next.share = None;
+                if let Some(s) = sender {
+                    next.filter = s.filter;
+                    next.show_hidden = s.show_hidden;
+                    next.reveal = s.selected.is_some();
+                    next.selected = s.selected;
+                }
+                next.request(false);
+            }
+            Action::Cleared { big, undo } => {
+                let notice = undo.as_ref().map(|_| Notice {
+                    error: false,
+                    text: "Cleared.".into(),
+                    undo: true,
+                });
+                next = PageState {
+                    latest: self.latest + 1,
+                    answered: self.latest + 1,
+                    rules: self.rules.clone(),
+                    show_hidden: self.show_hidden,
+                    view: self.view.clone(),
+                    big,
+                    undo,
+                    notice,
+                    announcement: "Cleared: nothing to analyse.".into(),
+                    waiting: Some(Waiting::Nothing),
+                    ..PageState::default()
+                };
+            }
+            Action::SetMode { mode, note, big } => {
+                next.mode = mode;
+                next.mode_note = note;
+                next.big = big;
+                if note {
+                    next.example = None;
+                }
+                next.request(note);
+            }
+            Action::View(v) => {
+                if v == self.view {
+                    return self;
+                }
+                next.view = v;
+            }
+            Action::Notice(n) => {
+                next.notice = n;
+                if next.notice.is_none() {
+                    next.undo = None;
+                }
+            }
             Action::Page(p) => {
                 if p == self.page {
                     return self;
                 }
                 next.page = p;
             }
-            Action::ShowHidden(on) => next.show_hidden = on,
+            Action::ShowHidden(on) => {
+                next.show_hidden = on;
+                // Hidden differences cost a lot to compute on big inputs:
+                // analyse again with them only when asked to show them.
+                if on {
+                    next.request(self.explicit);
+                }
+            }
             Action::Filter(f) => {
                 next.filter = f;
                 next.page = 0;
+                next.announcement = filter_announcement(&next);
             }
             Action::Select(id) => {
                 if self.selected.as_deref() == Some(id.as_str()) {
@@ -278,24 +683,57 @@ impl Reducible for AppState {
                 }
                 next.selected = Some(id);
             }
-            Action::Reveal(id) => {
-                next.selected = id;
-                next.reveal = next.selected.is_some();
-            }
             Action::Revealed => next.reveal = false,
-            Action::Cleared(seq) => {
-                next = AppState {
-                    latest: seq,
-                    answered: seq,
-                    rules: self.rules.clone(),
-                    show_hidden: self.show_hidden,
-                    ..AppState::default()
-                };
-            }
             Action::DiffRequested(id) => {
                 let mut diffs = (*self.diffs.0).clone();
                 diffs.insert(id, DiffState::Loading);
                 next.diffs = Shared(Rc::new(diffs));
+            }
+            Action::ShareRequested(purpose) => {
+                next.share_for = purpose;
+                next.markdown_copied = None;
+            }
+            Action::Shared { shared, page_base } => {
+                let too_long = shared.file.is_some();
+                next.share = Some(ShareView {
+                    fragment: shared.fragment,
+                    other_base: self
+                        .share
+                        .as_ref()
+                        .map(|s| s.other_base.clone())
+                        .unwrap_or_default(),
+                    page_base,
+                    file: shared.file,
+                    masked: shared.masked,
+                    copied: None,
+                    serial: self.share.as_ref().map_or(1, |v| v.serial + 1),
+                });
+                if too_long && self.share_for == ShareFor::Link {
+                    next.announcement = "Too large for a link: download the share file.".into();
+                }
+            }
+            Action::LinkCopied { serial, ok } => match &mut next.share {
+                Some(s) if s.serial == serial => s.copied = Some(ok),
+                _ => return self,
+            },
+            Action::MarkdownCopied(ok) => next.markdown_copied = Some(ok),
+            Action::OtherBase(base) => match &mut next.share {
+                Some(s) => {
+                    s.other_base = base;
+                    s.copied = None;
+                }
+                None => return self,
+            },
+            Action::CopiedShown => {
+                // Failures stay: they tell the user to copy by hand.
+                if next.markdown_copied == Some(true) {
+                    next.markdown_copied = None;
+                }
+                if let Some(s) = &mut next.share {
+                    if s.copied == Some(true) {
+                        s.copied = None;
+                    }
+                }
             }
         }
         Rc::new(next)

@@ -1,9 +1,9 @@
 //! The report's summary: counts, one bar per cause (a filter button), and
-//! the "stop the loop first" steps.
+//! the steps to take first ("Stop the loop first" when something loops).
 
 use super::state::Shared;
-use super::util::{inline_code, width_class};
-use drift_doctor::{Cause, Report};
+use super::util::{inline_code, plural_word, width_class};
+use crate::{Cause, Report};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -23,6 +23,8 @@ pub fn CauseBadge(props: &CauseBadgeProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct SummaryProps {
     pub report: Shared<Report>,
+    /// The title of the example the input is, unedited.
+    pub example: Option<AttrValue>,
     pub filter: Option<Cause>,
     pub on_filter: Callback<Option<Cause>>,
 }
@@ -39,18 +41,33 @@ pub fn Summary(props: &SummaryProps) -> Html {
             </div>
         }
     };
+    let skipped_help = "left out of the comparison, as Argo CD leaves them out: sync hooks, live objects a controller created (Pods, ReplicaSets, objects with an owner), and live objects another Application tracks.";
     html! {
         <section class="summary" aria-labelledby="summary-h" data-testid="summary">
             <h3 id="summary-h" class="visually-hidden">{ "Summary" }</h3>
-            if let Some(app) = &s.application {
-                <p class="app-name">{ "Application " }<strong>{ app.clone() }</strong></p>
+            if s.application.is_some() || props.example.is_some() {
+                <p class="app-name">
+                    if let Some(app) = &s.application {
+                        { "Application " }<strong>{ app.clone() }</strong>
+                    }
+                    if let Some(title) = &props.example {
+                        <span class="example-name" id="example-name">
+                            { if s.application.is_some() { " · " } else { "" } }{ format!("Example: {title}") }
+                        </span>
+                    }
+                </p>
             }
             <div class="stats">
-                { stat(s.resources, "resources", "stat-resources") }
+                { stat(s.resources, plural_word(s.resources, "resource", "resources"), "stat-resources") }
                 { stat(s.out_of_sync, "out of sync", if s.out_of_sync > 0 { "stat-out" } else { "stat-zero" }) }
                 { stat(s.synced, "synced", "stat-synced") }
-                { stat(s.skipped, "skipped", "stat-skipped") }
+                if s.skipped > 0 {
+                    { stat(s.skipped, "skipped", "stat-skipped") }
+                }
             </div>
+            if s.skipped > 0 {
+                <p class="skipped-note" id="skipped-note"><strong>{ format!("{} skipped: ", s.skipped) }</strong>{ skipped_help }</p>
+            }
             if max == 0 {
                 <p class="causes-none">{ "No difference that Argo CD counts: everything is Synced." }</p>
             } else {
@@ -92,21 +109,53 @@ fn cause_row(cause: Cause, n: usize, max: usize, props: &SummaryProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct EmergencyProps {
-    pub steps: Shared<Report>,
+    pub report: Shared<Report>,
 }
 
+/// The heading of the steps to take first when something loops.
+const STOP_THE_LOOP: &str = "Stop the loop first";
+
+/// What to do before anything else: stop a sync loop (when a cause other
+/// than drift keeps changing a field), or check before syncing over drift.
 #[component]
 pub fn Emergency(props: &EmergencyProps) -> Html {
-    let steps = &props.steps.emergency;
-    if steps.is_empty() {
+    let report = &props.report;
+    if report.emergency.is_empty() {
         return html! {};
     }
+    let loops = report
+        .summary
+        .causes
+        .iter()
+        .any(|(c, n)| *c != Cause::Drift && *n > 0);
+    let heading = if loops {
+        STOP_THE_LOOP
+    } else {
+        "Before you sync"
+    };
+    // The heading says it already: the step need not repeat it.
+    let step_text = |step: &str| -> String {
+        match step
+            .strip_prefix(STOP_THE_LOOP)
+            .and_then(|rest| rest.strip_prefix(':'))
+        {
+            Some(rest) => {
+                let rest = rest.trim_start();
+                let mut chars = rest.chars();
+                chars
+                    .next()
+                    .map(|c| c.to_uppercase().chain(chars).collect())
+                    .unwrap_or_default()
+            }
+            None => step.to_string(),
+        }
+    };
     html! {
         <section class="emergency" aria-labelledby="emergency-h">
-            <h3 id="emergency-h">{ "Stop the loop first" }</h3>
+            <h3 id="emergency-h">{ heading }</h3>
             <ol>
-                for step in steps.iter() {
-                    <li>{ inline_code(step) }</li>
+                for step in report.emergency.iter().filter(|s| loops || !s.starts_with(STOP_THE_LOOP)) {
+                    <li>{ inline_code(&step_text(step)) }</li>
                 }
             </ol>
         </section>

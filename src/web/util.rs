@@ -1,5 +1,8 @@
 //! Small helpers shared by the components.
 
+/// How long "Copied." stays on screen (ms).
+pub const COPIED_SHOWN_MS: u32 = 4000;
+
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -135,11 +138,17 @@ pub fn select_contents(node: &NodeRef) {
     }
 }
 
+/// `n` and the noun in its number: "1 resource", "2 resources".
 pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", plural_word(n, one, many))
+}
+
+/// The noun for `n` things.
+pub fn plural_word<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
-        format!("{n} {one}")
+        one
     } else {
-        format!("{n} {many}")
+        many
     }
 }
 

@@ -1,0 +1,226 @@
+//! The report half of the page: its actions (hidden differences, links,
+//! Markdown, JSON), the summary, the steps to take first and one card per
+//! resource, paged.
+
+use super::card::ResourceCard;
+use super::controller::Controller;
+use super::input_panel::PanelProps;
+use super::persist;
+use super::sharing::{share_file, SharePanel};
+use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO, PAGE_SIZE};
+use super::summary::{Emergency, Summary};
+use super::util::{focus_element, inline_code, plural};
+use yew::prelude::*;
+
+fn timing(shown: &Shown) -> String {
+    format!(
+        "Analysed in {:.0} ms",
+        shown.total_ms.unwrap_or(shown.worker_ms)
+    )
+}
+
+/// Offer a JSON file; say so when the browser refuses.
+fn download(dispatch: &UseReducerDispatcher<PageState>, name: &str, text: &str) {
+    if !persist::download(name, "application/json", text) {
+        dispatch.dispatch(Action::Notice(Some(super::state::Notice::error(format!(
+            "The browser refused to download {name}."
+        )))));
+    }
+}
+
+/// What the page waits for, with the command that prints it.
+fn waiting_note(waiting: &Waiting) -> Html {
+    match waiting {
+        Waiting::Nothing => html! {
+            <p class="muted empty-note">{ "Nothing to analyse: paste Git and live YAML or diff output, load an example, or open a share file." }</p>
+        },
+        Waiting::For(fields) => html! {
+            <div class="muted empty-note waiting-note">
+                for f in fields.iter() {
+                    <p>{ inline_code(&format!("Waiting for {}: paste what `{}` printed.", f.what(), f.command())) }</p>
+                }
+            </div>
+        },
+    }
+}
+
+#[component]
+pub fn ReportPanel(props: &PanelProps) -> Html {
+    let state = &props.state;
+    let ctl: &Controller = &props.ctl;
+    let on_hidden = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: Event| {
+            let on = e
+                .target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+                .is_some_and(|i| i.checked());
+            dispatch.dispatch(Action::ShowHidden(on));
+        })
+    };
+    let share = |purpose: ShareFor| {
+        let ctl = ctl.clone();
+        let state = state.clone();
+        Callback::from(move |_: MouseEvent| ctl.share(purpose, &state))
+    };
+    let on_json = {
+        let shown = state.shown.clone();
+        let dispatch = state.dispatcher();
+        Callback::from(move |_: MouseEvent| {
+            let Some(shown) = &shown else { return };
+            let text =
+                serde_json::to_string_pretty(&shown.full_report()).unwrap_or_default() + "\n";
+            download(&dispatch, "drift-doctor-report.json", &text);
+        })
+    };
+    let on_share_download = {
+        let view = state.share.clone();
+        let dispatch = state.dispatcher();
+        Callback::from(move |_| {
+            if let Some(v) = &view {
+                download(&dispatch, "drift-doctor-share.json", &share_file(v));
+            }
+        })
+    };
+    let on_other_base = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |base: String| dispatch.dispatch(Action::OtherBase(base)))
+    };
+    let on_filter = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |f| dispatch.dispatch(Action::Filter(f)))
+    };
+    let example_title = state
+        .example
+        .and_then(super::examples::find)
+        .map(|e| e.title);
+
+    html! {
+        <section id="report" class="results" aria-labelledby="report-h" data-state={state.status()}
+            data-seq={state.shown.as_ref().map(|s| s.seq.to_string()).unwrap_or_default()}
+            aria-busy={if state.busy() { "true" } else { "false" }}>
+            <div class="results-head">
+                <h2 id="report-h" tabindex="-1">{ "Report" }</h2>
+                <span class="busy">
+                    if state.busy() {
+                        <span class="busy-inner"><span class="spinner" aria-hidden="true"></span>{ "Analysing…" }
+                            <span class="busy-slow">{ " still working (large input)" }</span></span>
+                    }
+                </span>
+                if let Some(shown) = &state.shown {
+                    <span class="timing" title={format!("{:.0} ms of it analysing in the worker", shown.worker_ms)}
+                        data-worker-ms={format!("{:.0}", shown.worker_ms)}>{ timing(shown) }</span>
+                    <label class="check hidden-toggle">
+                        <input type="checkbox" id="show-hidden" checked={state.show_hidden} onchange={on_hidden} />
+                        { " Show hidden differences (not counted by Argo CD)" }
+                    </label>
+                    <span class="report-actions">
+                        <button type="button" id="copy-link" class="button small" onclick={share(ShareFor::Link)}>{ "Copy link" }</button>
+                        <button type="button" id="copy-markdown" class="button small" onclick={share(ShareFor::Markdown)}>{ "Copy as Markdown" }</button>
+                        <button type="button" id="download-json" class="button small" onclick={on_json}>{ "Download JSON" }</button>
+                    </span>
+                    <span class="copy-status" role="status">
+                        { match state.markdown_copied { Some(true) => "Markdown copied.", Some(false) => "Could not copy the Markdown (clipboard unavailable).", None => "" } }
+                    </span>
+                }
+            </div>
+            if let (Some(v), ShareFor::Link) = (&state.share, state.share_for) {
+                <SharePanel view={v.clone()} on_download={on_share_download} on_other_base={on_other_base} />
+            }
+            if let Some(e) = state.general_error() {
+                <p class="error-text" role="alert">{ e.text.clone() }</p>
+            }
+            if state.error.is_some() && state.shown.is_some() {
+                <p class="stale-note">{ "The input has an error (see the input): this is the report of the last input that could be read." }</p>
+            }
+            if let Some(shown) = &state.shown {
+                <Summary report={shown.report.clone()} example={example_title.map(AttrValue::from)} filter={state.filter} on_filter={on_filter} />
+                <Emergency report={shown.report.clone()} />
+                { resource_list(state, shown, ctl) }
+            } else if let (Some(w), None) = (&state.waiting, &state.error) {
+                { waiting_note(w) }
+            } else if state.error.is_none() && state.latest == 0 {
+                <p class="muted">{ "Loading…" }</p>
+            }
+        </section>
+    }
+}
+
+fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Controller) -> Html {
+    let on_page = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |p: usize| {
+            dispatch.dispatch(Action::Page(p));
+            focus_element("resources-h");
+        })
+    };
+    let on_diff = {
+        let ctl = ctl.clone();
+        let seq = shown.seq;
+        Callback::from(move |id: String| ctl.texts(seq, id))
+    };
+    let on_select = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |id: String| dispatch.dispatch(Action::Select(id)))
+    };
+    let listed = state.listed();
+    let pages = listed.len().div_ceil(PAGE_SIZE).max(1);
+    let page = state.page.min(pages - 1);
+    let start = page * PAGE_SIZE;
+    let end = (start + PAGE_SIZE).min(listed.len());
+    let open = shown.report.summary.out_of_sync <= OPEN_CARDS_UP_TO;
+    let rules = state.rule_docs();
+    let pager = |place: &str| {
+        if pages <= 1 {
+            return html! {};
+        }
+        let prev = {
+            let on_page = on_page.clone();
+            Callback::from(move |_: MouseEvent| on_page.emit(page.saturating_sub(1)))
+        };
+        let next = {
+            let on_page = on_page.clone();
+            Callback::from(move |_: MouseEvent| on_page.emit((page + 1).min(pages - 1)))
+        };
+        html! {
+            <nav class="pager" aria-label={format!("Resource pages ({place})")}>
+                <button type="button" class="button small" disabled={page == 0} onclick={prev}>{ "← Previous" }</button>
+                <span class="page-of">{ format!("Page {} of {}", page + 1, pages) }</span>
+                <button type="button" class="button small" disabled={page + 1 >= pages} onclick={next}>{ "Next →" }</button>
+            </nav>
+        }
+    };
+    let filter_note = state
+        .filter
+        .map(|c| format!(" with {} differences", c.label()))
+        .unwrap_or_default();
+    html! {
+        <section class="resources" aria-labelledby="resources-h">
+            <h3 id="resources-h" tabindex="-1">{ "Resources" }</h3>
+            <p class="list-note">
+                if listed.is_empty() {
+                    { "No resources." }
+                } else {
+                    { format!("{}–{} of {}{}, out of sync first.", start + 1, end,
+                        plural(listed.len(), "resource", "resources"), filter_note) }
+                }
+            </p>
+            { pager("top") }
+            <div class="cards">
+                for &i in listed[start..end].iter() {
+                    <ResourceCard key={shown.resources[i].id.clone()}
+                        resource={shown.resources[i].clone()}
+                        index={i}
+                        default_open={open && shown.resources[i].status == crate::Status::OutOfSync}
+                        show_hidden={state.show_hidden}
+                        diff={state.diffs.get(&shown.resources[i].id).cloned()}
+                        on_diff={on_diff.clone()}
+                        selected={state.selected.as_deref() == Some(shown.resources[i].id.as_str())}
+                        on_select={on_select.clone()}
+                        rules={rules.clone()} />
+                }
+            </div>
+            { pager("bottom") }
+        </section>
+    }
+}
