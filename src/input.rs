@@ -363,6 +363,20 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
             if message.contains("appears twice") || message.contains("a mapping key is") {
                 return Err((line, column, strip_position(&message)));
             }
+            if let Some(at) = tab_indentation(chunk, &message) {
+                return Err((
+                    at,
+                    1,
+                    "a tab is used for indentation here; YAML indents with spaces only".to_string(),
+                ));
+            }
+            if let Some((l, c)) = unclosed_quote(&message) {
+                return Err((
+                    l,
+                    c,
+                    "this quoted string is never closed: add the closing quote".to_string(),
+                ));
+            }
             Err((
                 line,
                 column,
@@ -378,6 +392,32 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
 pub(crate) fn yaml_to_json(v: serde_yaml::Value) -> Option<Value> {
     use serde::Deserialize;
     StrictValue::deserialize(v).ok().map(|StrictValue(v)| v)
+}
+
+/// The line whose indentation holds a tab, when libyaml stopped on one.
+fn tab_indentation(chunk: &str, message: &str) -> Option<usize> {
+    if !message.contains("cannot start any token") && !message.contains("tab") {
+        return None;
+    }
+    chunk
+        .lines()
+        .position(|l| {
+            let indent_end = l.len() - l.trim_start_matches([' ', '\t']).len();
+            l[..indent_end].contains('\t')
+        })
+        .map(|i| i + 1)
+}
+
+/// Where an unclosed quoted string opens: libyaml reports the end of the
+/// text, and names the opening only inside its message ("while scanning a
+/// quoted scalar at line L column C").
+fn unclosed_quote(message: &str) -> Option<(usize, usize)> {
+    let rest = message
+        .split("while scanning a quoted scalar at line ")
+        .nth(1)?;
+    let (line, rest) = rest.split_once(" column ")?;
+    let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((line.trim().parse().ok()?, column.parse().ok()?))
 }
 
 fn nesting_message() -> String {
@@ -750,6 +790,18 @@ mod tests {
             e.to_string(),
             "git side, document 1, line 1, column 1: not a Kubernetes object: it has no `kind`"
         );
+    }
+
+    #[test]
+    fn a_tab_and_an_unclosed_quote_are_named_where_they_are() {
+        let tab = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n";
+        let e = parse_side(tab, Side::Live).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("a tab is used for indentation"), "{e}");
+        let quote = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"quoted\ndata:\n  k: v\n";
+        let e = parse_side(quote, Side::Live).unwrap_err();
+        assert_eq!((e.line, e.column), (4, 9), "{e}");
+        assert!(e.message.contains("never closed"), "{e}");
     }
 
     #[test]

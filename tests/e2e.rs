@@ -1953,7 +1953,6 @@ where
 /// Errors point at the cause: a tab used for indentation is named, with
 /// its line; an unclosed quote is reported at the opening quote.
 #[test]
-#[ignore = "needs the core's input errors (src/input.rs) to name a tab and to place an unclosed quote at its opening"]
 fn page_errors_point_at_the_cause() {
     with_page("errors", |c, _| async move {
         let (git, live) = (fixture("mixed-app", "git"), fixture("mixed-app", "live"));
@@ -1991,7 +1990,6 @@ fn page_errors_point_at_the_cause() {
 /// every scenario, in each form the report offers (Application,
 /// argocd-cm), pasted into "Your Argo CD settings" hides what it says.
 #[test]
-#[ignore = "needs the core's settings reader (src/ignore.rs) to accept every snippet form, e.g. the Application form's bare `spec:` fragment"]
 fn page_accepts_its_own_snippets() {
     let scenarios = root().join("tests/fixtures/scenarios");
     let mut names: Vec<String> = std::fs::read_dir(&scenarios)

@@ -20,6 +20,10 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
         include_hidden: input.include_hidden,
         ..CompareOptions::default()
     };
+    // The worker's clock for each jq rule's time budget (the core has none).
+    compare
+        .jq
+        .set_clock(|| std::time::Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0));
     crate::ignore::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
         let mut info = ErrorInfo::from(&e);
         info.side = SETTINGS_SIDE.to_string();

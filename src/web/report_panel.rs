@@ -8,7 +8,7 @@ use super::input_panel::PanelProps;
 use super::persist;
 use super::sharing::{share_file, SharePanel};
 use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO, PAGE_SIZE};
-use super::summary::{Emergency, Summary};
+use super::summary::{Emergency, Summary, Warnings};
 use super::util::{focus_element, inline_code, plural};
 use yew::prelude::*;
 
@@ -135,6 +135,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
             }
             if let Some(shown) = &state.shown {
                 <Summary report={shown.report.clone()} example={example_title.map(AttrValue::from)} filter={state.filter} on_filter={on_filter} />
+                <Warnings report={shown.report.clone()} />
                 <Emergency report={shown.report.clone()} />
                 { resource_list(state, shown, ctl) }
             } else if let (Some(w), None) = (&state.waiting, &state.error) {

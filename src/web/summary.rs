@@ -112,6 +112,26 @@ pub struct EmergencyProps {
     pub report: Shared<Report>,
 }
 
+/// What the analysis could not use (a jq rule skipped after its time
+/// budget, a cut-off part of pasted diff output): shown as text.
+#[component]
+pub fn Warnings(props: &EmergencyProps) -> Html {
+    let report = &props.report;
+    if report.warnings.is_empty() {
+        return html! {};
+    }
+    html! {
+        <section class="warnings" aria-labelledby="warnings-h">
+            <h3 id="warnings-h">{ "Not everything could be used" }</h3>
+            <ul>
+                for warning in report.warnings.iter() {
+                    <li>{ warning.clone() }</li>
+                }
+            </ul>
+        </section>
+    }
+}
+
 /// The heading of the steps to take first when something loops.
 const STOP_THE_LOOP: &str = "Stop the loop first";
 
