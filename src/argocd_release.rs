@@ -109,16 +109,6 @@ impl ArgoCdRelease {
             .find(|c| c.behaviour == behaviour)
             .is_some_and(|c| self >= c.since)
     }
-
-    /// The default of argocd-cm `resource.compareoptions`
-    /// `ignoreResourceStatusField` in this release.
-    pub fn default_ignore_status(self) -> crate::compare::IgnoreStatus {
-        if self.has(Behaviour::IgnoreEveryStatusByDefault) {
-            crate::compare::IgnoreStatus::All
-        } else {
-            crate::compare::IgnoreStatus::Crd
-        }
-    }
 }
 
 impl Default for ArgoCdRelease {

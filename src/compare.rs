@@ -76,6 +76,16 @@ pub enum IgnoreStatus {
 }
 
 impl IgnoreStatus {
+    /// The default of argocd-cm `resource.compareoptions`
+    /// `ignoreResourceStatusField` in a release.
+    pub fn default_for(release: ArgoCdRelease) -> IgnoreStatus {
+        if release.has(Behaviour::IgnoreEveryStatusByDefault) {
+            IgnoreStatus::All
+        } else {
+            IgnoreStatus::Crd
+        }
+    }
+
     pub fn id(self) -> &'static str {
         match self {
             IgnoreStatus::All => "all",
@@ -137,7 +147,7 @@ impl Default for CompareOptions {
             strategy: Strategy::Legacy,
             release: ArgoCdRelease::default(),
             ignore_aggregated_roles: false,
-            ignore_resource_status_field: ArgoCdRelease::default().default_ignore_status(),
+            ignore_resource_status_field: IgnoreStatus::default_for(ArgoCdRelease::default()),
             include_hidden: false,
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
@@ -152,7 +162,7 @@ impl CompareOptions {
     pub fn for_release(release: ArgoCdRelease) -> CompareOptions {
         CompareOptions {
             release,
-            ignore_resource_status_field: release.default_ignore_status(),
+            ignore_resource_status_field: IgnoreStatus::default_for(release),
             ..CompareOptions::default()
         }
     }

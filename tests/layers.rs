@@ -12,7 +12,14 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "foundation",
-        &["limits", "text", "path", "strict_value", "parallel"],
+        &[
+            "limits",
+            "text",
+            "path",
+            "strict_value",
+            "parallel",
+            "argocd_release",
+        ],
     ),
     (
         "reading",

@@ -62,7 +62,7 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
         jq: compare.jq.clone(),
         rules: Vec::new(),
         status: None,
-        default_status: compare.release.default_ignore_status(),
+        default_status: crate::compare::IgnoreStatus::default_for(compare.release),
         aggregated: false,
         timeout: None,
     };
