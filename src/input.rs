@@ -5,6 +5,7 @@
 
 use crate::limits::MAX_NESTING;
 use crate::strict_value::StrictValue;
+use crate::text::type_name;
 use serde_json::Value;
 use std::fmt;
 
@@ -725,17 +726,6 @@ fn locate_field(source: &DocumentText, field: &[&str]) -> Option<(usize, usize)>
         }
     }
     None
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "mapping",
-    }
 }
 
 #[cfg(test)]

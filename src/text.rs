@@ -25,6 +25,18 @@ pub fn value_or_absent(v: Option<&Value>) -> String {
     }
 }
 
+/// The name of a value's JSON type, as messages about input name it.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "mapping",
+    }
+}
+
 /// Text on one line (line breaks shown as `\n`), cut to `max` characters
 /// with an ellipsis.
 pub fn one_line(s: &str, max: usize) -> String {

@@ -12,6 +12,7 @@ use super::jq::{self, Refusal};
 use super::IgnoreRule;
 use crate::compare::{CompareOptions, IgnoreStatus};
 use crate::input::{parse_values, InputError, Side};
+use crate::text::type_name;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -142,17 +143,6 @@ struct Reader<'t> {
     default_status: IgnoreStatus,
     aggregated: bool,
     timeout: Option<Duration>,
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "mapping",
-    }
 }
 
 /// A Kubernetes object rather than a fragment.

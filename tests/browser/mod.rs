@@ -125,11 +125,23 @@ pub async fn connect(driver: &Driver, network_log: bool) -> Client {
     let Value::Object(caps) = caps else {
         unreachable!()
     };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session in headless Chromium")
+    // On a busy 2-core machine chromedriver may drop the first request while
+    // several browsers start at once: try again before failing.
+    let mut attempt = 0;
+    loop {
+        let session = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await;
+        match session {
+            Ok(client) => return client,
+            Err(e) if attempt >= 4 => panic!("a WebDriver session in headless Chromium: {e:?}"),
+            Err(_) => {
+                attempt += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(500 * attempt)).await;
+            }
+        }
+    }
 }
 
 /// Run `body` in a fresh session and always close the browser, also when a
