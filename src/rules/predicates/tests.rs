@@ -1,0 +1,206 @@
+//! The predicates, each with the facts that make it hold or not.
+
+use super::*;
+use crate::context::InputContext;
+use crate::identity::ResourceKey;
+use crate::model::{Change, Presence};
+use crate::path::{parse_pointer, Seg};
+use serde_json::json;
+
+fn check(
+    name: &str,
+    kind: (&str, &str),
+    pointer: &str,
+    git: Option<Value>,
+    live: Option<Value>,
+    live_obj: Value,
+) -> Option<Vars> {
+    let key = ResourceKey {
+        group: kind.0.into(),
+        kind: kind.1.into(),
+        namespace: "shop".into(),
+        name: "web".into(),
+    };
+    let path: Vec<Seg> = parse_pointer(pointer);
+    let change = match (&git, &live) {
+        (None, Some(_)) => Change::Added,
+        (Some(_), None) => Change::Removed,
+        _ => Change::Changed,
+    };
+    let input = InputContext::default();
+    let f = Finding {
+        key: &key,
+        path: &path,
+        pointer,
+        change,
+        presence: Presence::Both,
+        git: git.as_ref(),
+        live: live.as_ref(),
+        git_obj: None,
+        live_obj: Some(&live_obj),
+        manager: None,
+        input: &input,
+    };
+    eval(name, &f)
+}
+
+/// One predicate on one difference: whether it holds.
+struct Case {
+    why: &'static str,
+    predicate: &'static str,
+    kind: (&'static str, &'static str),
+    pointer: &'static str,
+    git: Option<Value>,
+    live: Option<Value>,
+    live_obj: Value,
+    holds: bool,
+}
+
+#[test]
+fn predicates_hold_exactly_on_their_evidence() {
+    let deployment = ("apps", "Deployment");
+    let webhook = (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+    );
+    let env = "/spec/template/spec/containers/0/env/0";
+    let region = json!({"name": "AWS_REGION", "value": "eu-west-1"});
+    let expressions = "/webhooks/0/namespaceSelector/matchExpressions/1";
+    let cases = [
+        Case {
+            why: "a render time newer in Git",
+            predicate: "values_look_like_time",
+            kind: ("", "ConfigMap"),
+            pointer: "/data/at",
+            git: Some(json!("2026-11-29T10:00:00Z")),
+            live: Some(json!("2026-11-28T10:00:00Z")),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "a date moved forward live is not a render time",
+            predicate: "values_look_like_time",
+            kind: ("", "ConfigMap"),
+            pointer: "/data/at",
+            git: Some(json!("2026-11-27T10:00:00Z")),
+            live: Some(json!("2026-11-28T10:00:00Z")),
+            live_obj: json!({}),
+            holds: false,
+        },
+        Case {
+            why: "quantities compare by value",
+            predicate: "same_quantity",
+            kind: ("x.io", "Thing"),
+            pointer: "/spec/cpu",
+            git: Some(json!("1000m")),
+            live: Some(json!("1")),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "durations compare by value",
+            predicate: "same_quantity",
+            kind: ("x.io", "Thing"),
+            pointer: "/spec/ttl",
+            git: Some(json!("8760h")),
+            live: Some(json!("8760h0m0s")),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "different quantities",
+            predicate: "same_quantity",
+            kind: ("x.io", "Thing"),
+            pointer: "/spec/cpu",
+            git: Some(json!("1")),
+            live: Some(json!("2")),
+            live_obj: json!({}),
+            holds: false,
+        },
+        Case {
+            why: "a region alone is not IRSA",
+            predicate: "aws_identity_injected",
+            kind: deployment,
+            pointer: env,
+            git: None,
+            live: Some(region.clone()),
+            live_obj: json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [{"name": "AWS_REGION", "value": "eu-west-1"}]}]}}}}),
+            holds: false,
+        },
+        Case {
+            why: "a region beside the web identity token is IRSA",
+            predicate: "aws_identity_injected",
+            kind: deployment,
+            pointer: env,
+            git: None,
+            live: Some(region),
+            live_obj: json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "env": [
+                {"name": "AWS_REGION", "value": "eu-west-1"}, {"name": "AWS_WEB_IDENTITY_TOKEN_FILE", "value": "/var/run/token"}]}]}}}}),
+            holds: true,
+        },
+        Case {
+            why: "an added istio-proxy container is injected",
+            predicate: "istio_injected",
+            kind: deployment,
+            pointer: "/spec/template/spec/containers/1",
+            git: None,
+            live: Some(json!({"name": "istio-proxy", "image": "istio/proxyv2:1.22.1"})),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "only items Git lacks count as injected",
+            predicate: "istio_injected",
+            kind: deployment,
+            pointer: "/spec/template/spec/containers/1",
+            git: Some(json!({"name": "istio-proxy"})),
+            live: Some(json!({"name": "istio-proxy", "image": "x"})),
+            live_obj: json!({}),
+            holds: false,
+        },
+        Case {
+            why: "AKS adds its control-plane expression",
+            predicate: "aks_admissions_enforcer",
+            kind: webhook,
+            pointer: expressions,
+            git: None,
+            live: Some(json!({"key": "control-plane", "operator": "DoesNotExist"})),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "AKS expressions only",
+            predicate: "aks_admissions_enforcer",
+            kind: webhook,
+            pointer: expressions,
+            git: None,
+            live: Some(json!({"key": "team", "operator": "Exists"})),
+            live_obj: json!({}),
+            holds: false,
+        },
+        Case {
+            why: "a masked Secret value",
+            predicate: "secret_value_masked",
+            kind: ("", "Secret"),
+            pointer: "/data/a",
+            git: Some(json!("aGk=")),
+            live: Some(json!("++++++++")),
+            live_obj: json!({}),
+            holds: true,
+        },
+        Case {
+            why: "a changed Secret value is not a mask",
+            predicate: "secret_value_masked",
+            kind: ("", "Secret"),
+            pointer: "/data/a",
+            git: Some(json!("aGk=")),
+            live: Some(json!("aGV5")),
+            live_obj: json!({}),
+            holds: false,
+        },
+    ];
+    for c in cases {
+        let held = check(c.predicate, c.kind, c.pointer, c.git, c.live, c.live_obj);
+        assert_eq!(held.is_some(), c.holds, "{}: {}", c.predicate, c.why);
+    }
+}
