@@ -50,7 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("knowledge", &["rules"]),
     ("fixes", &["fixes"]),
-    ("pipeline", &["analyze", "view"]),
+    ("pipeline", &["analyze", "verify", "plan", "view"]),
     ("shells", &["render", "share", "web"]),
 ];
 
