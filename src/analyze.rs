@@ -166,6 +166,26 @@ fn analyze_masked(
     crate::verify::instance_wide(&mut resources, &opts.compare);
     let mut report = build_report(resources, skipped, app, opts.compare.release);
     report.plan = crate::plan::build(&report, &remaining);
+    if !opts.compare.ignore_rules.is_empty() {
+        let subjects: Vec<crate::audit::AuditSubject> = pairs
+            .iter()
+            .map(|p| crate::audit::AuditSubject {
+                key: &p.key,
+                git: p.git,
+                live: p.live,
+            })
+            .collect();
+        let recompare =
+            |key: &ResourceKey, git: Option<&Value>, live: Option<&Value>, c: &CompareOptions| {
+                differences_of(key, git, live, &ctx, catalog.ok(), c, masks).1
+            };
+        let app = report
+            .summary
+            .application
+            .clone()
+            .unwrap_or_else(|| crate::plan::APP_PLACEHOLDER.to_string());
+        report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app);
+    }
     report.warnings = opts.compare.jq.warnings();
     Ok(report)
 }

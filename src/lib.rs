@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod argocd_release;
+pub mod audit;
 pub mod compare;
 pub mod context;
 pub mod diff_headers;

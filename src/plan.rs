@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 /// The name the Application fragment carries when the input does not say
 /// which app it belongs to.
-const APP_PLACEHOLDER: &str = "my-app";
+pub const APP_PLACEHOLDER: &str = "my-app";
 
 /// The plan of a report, given what still differs in each resource once its
 /// recommended fixes are applied. None when nothing differs.

@@ -50,7 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("knowledge", &["rules"]),
     ("fixes", &["fixes"]),
-    ("pipeline", &["analyze", "verify", "plan", "view"]),
+    ("pipeline", &["analyze", "verify", "plan", "audit", "view"]),
     ("shells", &["render", "share", "web"]),
 ];
 
