@@ -4,11 +4,12 @@
 //! prose to read.
 
 use super::card::rule_title;
+use super::plan_view::VerifiedBadge;
 use super::protocol::RuleDoc;
 use super::rules_view::jq_path;
 use super::state::Shared;
 use super::util::{
-    copy_to_clipboard, inline_code, plural_word, select_contents, split_ignore_snippet,
+    copy_to_clipboard, inline_code, plural, plural_word, select_contents, split_ignore_snippet,
     COPIED_SHOWN_MS,
 };
 use crate::{Fix, FixKind, ResourceReport};
@@ -194,6 +195,30 @@ pub fn FixView(props: &FixProps) -> Html {
                 <span class="badge fix-kind">{ fix_kind_text(f.kind) }</span>
                 <strong class="fix-title">{ props.title.clone() }</strong>
             </div>
+            <p class="fix-outcome">
+                <VerifiedBadge verified={f.verified} />
+                if f.recommended {
+                    <span class="badge recommended">{ "Recommended" }</span>
+                }
+                { " " }{ inline_code(&f.verification) }
+            </p>
+            if let Some(w) = &f.warning {
+                <p class="fix-warning" role="note"><strong>{ "Careful: " }</strong>{ inline_code(w) }</p>
+            }
+            if !f.collateral.is_empty() {
+                <details class="fix-collateral">
+                    <summary>{ format!("It would also hide {}", plural(f.collateral.len(), "other difference", "other differences")) }</summary>
+                    <ul>
+                        for c in f.collateral.iter() {
+                            <li>
+                                <code class="path">{ c.resource.clone() }</code>{ " " }
+                                <code class="path">{ c.pointer.clone() }</code>
+                                { format!(" ({}, {} form{})", c.cause.id(), c.form, if c.visible { "" } else { ", already hidden" }) }
+                            </li>
+                        }
+                    </ul>
+                </details>
+            }
             { body }
         </div>
     }

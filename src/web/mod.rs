@@ -26,6 +26,7 @@ mod fix_view;
 mod input_panel;
 mod inputs;
 mod persist;
+mod plan_view;
 pub mod protocol;
 mod report_panel;
 mod rules_view;

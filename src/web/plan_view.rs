@@ -1,0 +1,161 @@
+//! The plan (every recommended fix together, checked by comparing again,
+//! and what is left) and the audit of the user's own ignore rules, shown
+//! above the resources so the first screen answers what to do.
+
+use super::fix_view::Snippet;
+use super::state::Shared;
+use super::util::{copy_to_clipboard, inline_code, plural, COPIED_SHOWN_MS};
+use crate::{AuditKind, Cause, PlanStep, Report, Verified};
+use gloo::timers::callback::Timeout;
+use yew::prelude::*;
+
+fn verified_text(v: Verified) -> &'static str {
+    match v {
+        Verified::Resolves => "Resolves",
+        Verified::Partial => "Partly resolves",
+        Verified::Unverifiable => "Not checkable offline",
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct VerifiedBadgeProps {
+    pub verified: Verified,
+}
+
+/// What comparing again showed, as a badge (its text is the signal, the
+/// colour only repeats it).
+#[component]
+pub fn VerifiedBadge(props: &VerifiedBadgeProps) -> Html {
+    html! {
+        <span class={classes!("badge", "verified", format!("verified-{}", props.verified.id()))}
+            data-verified={props.verified.id()}>{ verified_text(props.verified) }</span>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ReportProps {
+    pub report: Shared<Report>,
+}
+
+fn steps(title: &str, list: &[PlanStep]) -> Html {
+    if list.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="plan-steps">
+            <h4>{ title.to_string() }</h4>
+            <ul>
+                for s in list.iter() {
+                    <li class="plan-step">
+                        <code class="path">{ s.resource.clone() }</code>{ " " }
+                        <VerifiedBadge verified={s.verified} />
+                        <div class="fix-prose">{ inline_code(&s.snippet) }</div>
+                    </li>
+                }
+            </ul>
+        </div>
+    }
+}
+
+/// The plan, with the Application fragment to copy and the whole plan as
+/// Markdown for a ticket.
+#[component]
+pub fn PlanPanel(props: &ReportProps) -> Html {
+    let copied = use_state(|| None::<bool>);
+    {
+        let copied = copied.clone();
+        use_effect_with(*copied, move |s| {
+            let timer =
+                (*s == Some(true)).then(|| Timeout::new(COPIED_SHOWN_MS, move || copied.set(None)));
+            move || drop(timer)
+        });
+    }
+    let Some(plan) = &props.report.plan else {
+        return html! {};
+    };
+    let on_markdown = {
+        let copied = copied.clone();
+        let text = crate::render::markdown::render_plan(&props.report);
+        Callback::from(move |_: MouseEvent| {
+            let copied = copied.clone();
+            copy_to_clipboard(text.clone(), Callback::from(move |ok| copied.set(Some(ok))));
+        })
+    };
+    let left: Vec<_> = plan.drift.iter().chain(&plan.unresolved).collect();
+    html! {
+        <section id="plan" class="plan" aria-labelledby="plan-h">
+            <div class="plan-head">
+                <h3 id="plan-h">{ "Plan" }</h3>
+                <VerifiedBadge verified={plan.verified} />
+                <button type="button" id="copy-plan-markdown" class="button small" onclick={on_markdown}>{ "Copy the plan as Markdown" }</button>
+                <span class="copy-status" role="status">
+                    { match *copied { Some(true) => "Copied.", Some(false) => "Could not copy (clipboard unavailable).", None => "" } }
+                </span>
+            </div>
+            <p class="plan-verification">{ plan.verification.clone() }</p>
+            if !plan.application.is_empty() {
+                <div class="plan-steps">
+                    <h4>{ "Add to the Application" }</h4>
+                    <Snippet text={AttrValue::from(plan.application.clone())} label="Copy the Application YAML" />
+                </div>
+            }
+            { steps("Change Git", &plan.git) }
+            { steps("Make the render deterministic", &plan.render) }
+            { steps("Change the sync order (only the next sync can confirm it)", &plan.sync_order) }
+            if !left.is_empty() {
+                <div class="plan-steps">
+                    <h4>{ format!("Left after the plan: {}", plural(left.len(), "field", "fields")) }</h4>
+                    <ul>
+                        for f in left.iter() {
+                            <li class="plan-left" data-cause={f.cause.id()}>
+                                <strong>{ if f.cause == Cause::Drift { "Drift" } else { "Unresolved" } }</strong>{ " " }
+                                <code class="path">{ f.resource.clone() }</code>{ " " }
+                                <code class="path">{ f.pointer.clone() }</code>{ ": " }
+                                { inline_code(&f.note) }
+                            </li>
+                        }
+                    </ul>
+                </div>
+            }
+        </section>
+    }
+}
+
+fn finding_text(k: AuditKind) -> &'static str {
+    match k {
+        AuditKind::MatchesNothing => "Matches nothing",
+        AuditKind::TooBroad => "Too broad",
+        AuditKind::Redundant => "Redundant",
+    }
+}
+
+/// The audit of the rules in "Your Argo CD settings".
+#[component]
+pub fn AuditPanel(props: &ReportProps) -> Html {
+    let audit = &props.report.audit;
+    if audit.is_empty() {
+        return html! {};
+    }
+    html! {
+        <section id="audit" class="audit" aria-labelledby="audit-h">
+            <h3 id="audit-h">{ "Your ignore rules" }</h3>
+            <ul class="audit-rules">
+                for a in audit.iter() {
+                    <li class="audit-rule" data-findings={a.findings.len().to_string()}>
+                        <strong>{ a.rule.clone() }</strong>
+                        { format!(": hides {}", plural(a.hides, "difference", "differences")) }
+                        for f in a.findings.iter() {
+                            <p class="audit-finding" data-kind={f.kind.id()}>
+                                <span class="badge">{ finding_text(f.kind) }</span>{ " " }{ inline_code(&f.message) }
+                            </p>
+                        }
+                        if let Some(c) = &a.corrected {
+                            <p class="muted">{ "Corrected, and checked by comparing again:" }</p>
+                            <Snippet text={AttrValue::from(c.clone())} label="Copy the corrected rule" />
+                        }
+                    </li>
+                }
+            </ul>
+        </section>
+    }
+}
