@@ -50,7 +50,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("knowledge", &["rules"]),
     ("fixes", &["fixes"]),
-    ("pipeline", &["analyze", "view"]),
+    // `application` sets an Application's status beside a report; `analyze` calls it.
+    ("pipeline", &["application", "analyze", "view"]),
     ("shells", &["render", "share", "web"]),
 ];
 
