@@ -63,8 +63,7 @@ pub fn analyze_with(
     let again = evidence.git_again.map(|_| again_docs.as_slice());
     let mut report = analyze_masked(&git_docs, &live_docs, again, opts, &masks)?;
     if let Some(app) = evidence.application {
-        report.argocd_status =
-            Some(app.status(&report, opts.namespace.as_deref(), opts.compare.strategy));
+        with_application(&mut report, app, opts);
     }
     Ok(report)
 }
@@ -459,6 +458,16 @@ pub(crate) fn classify(
     }
 }
 
+/// The Application's sections, and its name in the emergency steps when
+/// the objects' tracking did not name the app.
+fn with_application(report: &mut Report, app: &crate::application::Application, opts: &Options) {
+    report.argocd_status =
+        Some(app.status(report, opts.namespace.as_deref(), opts.compare.strategy));
+    if report.summary.application.is_none() && !app.name().is_empty() {
+        report.emergency = fixes::emergency_steps(&report.resources, Some(app.name()));
+    }
+}
+
 /// What the pasted text tells about a change beyond the rule's verdict.
 enum TextEvidence {
     /// Replaces the evidence (bookkeeping that is no difference; masks that tell what the
@@ -528,8 +537,7 @@ pub fn analyze_diff_with(
 ) -> Result<Report, InputError> {
     let mut report = analyze_diff_text(text, opts)?;
     if let Some(app) = evidence.application {
-        report.argocd_status =
-            Some(app.status(&report, opts.namespace.as_deref(), opts.compare.strategy));
+        with_application(&mut report, app, opts);
     }
     Ok(report)
 }

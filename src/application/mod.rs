@@ -245,9 +245,11 @@ impl Application {
             let prune = r.get("requiresPruning").and_then(Value::as_bool) == Some(true);
             let ours = report.resources.iter().find(|x| x.id == id);
             let message = match ours {
+                None if prune => Some(format!(
+                    "Argo CD lists it as {argocd} and requiring pruning (live, not in Git); it is not among the pasted objects: paste the live object to have it explained."
+                )),
                 None => Some(format!(
-                    "Argo CD lists it as {argocd}{}; it is not among the pasted objects: paste it on both sides to have it explained.",
-                    if prune { " and requiring pruning" } else { "" }
+                    "Argo CD lists it as {argocd}; it is not among the pasted objects: paste it on both sides to have it explained."
                 )),
                 Some(o) if prune && o.presence != Presence::LiveOnly => Some(
                     "Argo CD says it requires pruning (live, not in Git); the pasted Git holds it: the Git pasted is not the revision Argo CD rendered, or the object's tracking names another app.".to_string(),

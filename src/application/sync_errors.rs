@@ -31,6 +31,9 @@ pub struct Pattern {
     /// The hook phases it applies to (the resource must be a hook in one of them).
     #[serde(default)]
     pub hook_phases: Vec<String>,
+    /// Another cause when an evidence variable matches (first match wins).
+    #[serde(default)]
+    pub cause_when: Vec<CauseWhen>,
     /// The evidence template.
     pub evidence: String,
     /// The fix.
@@ -49,6 +52,27 @@ pub struct Pattern {
     regex: Option<Regex>,
 }
 
+/// A cause decided by what the message names (the field manager, the webhook).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CauseWhen {
+    /// The evidence variable looked at.
+    pub var: String,
+    /// A regex on its value (case-insensitive).
+    pub pattern: String,
+    /// The cause when it matches.
+    pub cause: Cause,
+    #[serde(skip)]
+    regex: Option<Regex>,
+}
+
+fn compile(src: &str, code: &str) -> Result<Regex, String> {
+    RegexBuilder::new(src)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| format!("sync_errors.yaml {code}: {e}"))
+}
+
 /// The catalogue, or why it does not load.
 pub fn patterns() -> Result<&'static [Pattern], String> {
     static CELL: OnceLock<Result<Vec<Pattern>, String>> = OnceLock::new();
@@ -57,11 +81,10 @@ pub fn patterns() -> Result<&'static [Pattern], String> {
             .map_err(|e| format!("sync_errors.yaml: {e}"))?;
         for p in &mut list {
             if let Some(src) = &p.pattern {
-                let re = RegexBuilder::new(src)
-                    .case_insensitive(true)
-                    .build()
-                    .map_err(|e| format!("sync_errors.yaml {}: {e}", p.code))?;
-                p.regex = Some(re);
+                p.regex = Some(compile(src, &p.code)?);
+            }
+            for w in &mut p.cause_when {
+                w.regex = Some(compile(&w.pattern, &p.code)?);
             }
         }
         Ok(list)
@@ -155,7 +178,8 @@ fn masked_message(message: &str, kind: &str) -> String {
     } else {
         text
     };
-    crate::text::one_line(text.trim(), MAX_MESSAGE)
+    let words: Vec<&str> = text.split_whitespace().collect();
+    crate::text::one_line(&words.join(" "), MAX_MESSAGE)
 }
 
 /// What one message is read with.
@@ -211,10 +235,18 @@ fn classify_one(seen: &Seen<'_>, patterns: &[Pattern]) -> SyncError {
                 (k, v)
             }));
             let fill = |t: &str| crate::text::fill(t, &vars);
+            let cause = p
+                .cause_when
+                .iter()
+                .find(|w| {
+                    let value = vars.iter().rev().find(|(k, _)| *k == w.var);
+                    matches!((value, &w.regex), (Some((_, v)), Some(re)) if re.is_match(v))
+                })
+                .map_or(p.cause, |w| w.cause);
             SyncError {
                 code: p.code.clone(),
                 title: p.title.clone(),
-                cause: Some(p.cause),
+                cause: Some(cause),
                 resource,
                 source: seen.source.clone(),
                 message,
