@@ -394,3 +394,30 @@ fn without_a_second_render_no_field_gets_its_rule() {
         .flat_map(|r| &r.differences)
         .all(|d| d.rule != "NR009"));
 }
+
+/// Every scenario's report as people read it, so any change to the wording
+/// or layout of the Application's sections shows in review.
+#[test]
+fn reports_match_their_snapshots() {
+    let scenarios = [
+        "healthy-synced",
+        "job-immutable",
+        "cr-before-crd",
+        "webhook-denied",
+        "ssa-conflict",
+        "presync-hook-failed",
+        "selfheal-loop",
+        "verdict-disagrees",
+    ];
+    for name in scenarios {
+        let (report, _) = run(name);
+        insta::with_settings!({snapshot_suffix => name, prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!("application-text", drift_doctor::render::text::render(&report, false, false));
+            insta::assert_snapshot!("application-markdown", drift_doctor::render::markdown::render(&report, None));
+        });
+    }
+    let report = two_renders(true);
+    insta::with_settings!({snapshot_suffix => "helm-generated", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("second-render-text", drift_doctor::render::text::render(&report, false, false));
+    });
+}

@@ -192,7 +192,7 @@ struct Seen<'a> {
 
 fn classify_one(seen: &Seen<'_>, patterns: &[Pattern]) -> SyncError {
     let hit = patterns.iter().find_map(|p| {
-        if !p.kinds.is_empty() && !p.kinds.iter().any(|k| *k == seen.named.kind) {
+        if !p.kinds.is_empty() && !p.kinds.contains(&seen.named.kind) {
             return None;
         }
         if !p.hook_phases.is_empty() {
