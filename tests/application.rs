@@ -421,3 +421,41 @@ fn reports_match_their_snapshots() {
         insta::assert_snapshot!("second-render-text", drift_doctor::render::text::render(&report, false, false));
     });
 }
+
+/// An Application's fields may hold anything: odd shapes are read as absent,
+/// never a panic, and the report still validates.
+#[test]
+fn odd_shapes_in_the_status_are_read_as_absent() {
+    let texts = [
+        "kind: Application\n",
+        "kind: Application\nspec: 7\nstatus: [1, 2]\n",
+        "kind: Application\nmetadata: {name: [x]}\nspec: {syncPolicy: {automated: true, syncOptions: [1, null, ServerSideApply]}, destination: {namespace: 3}}\n",
+        "kind: Application\nstatus: {resources: [7, {kind: 1}, {kind: X, name: y, status: {}}], history: [{revision: 1, deployedAt: 2}, {revisions: [], deployedAt: \"9999-99-99T99:99:99Z\"}, {revision: a, deployedAt: \"2026-01-01T00:00:00+99:99\"}], operationState: {phase: Failed, message: [], retryCount: -1, syncResult: {resources: [null, {status: SyncFailed, message: 3, hookType: PreSync, hookPhase: [Failed]}]}}, conditions: [{type: SyncError}, {type: ComparisonError, message: \"\\u0007\\u001b[31m\"}]}\n",
+        "{\"kind\": \"List\", \"items\": [{\"kind\": \"Application\", \"status\": {\"operationState\": {\"phase\": \"Error\", \"message\": \"Secret \\\"x\\\" is invalid: data[k]: Invalid value: \\\"hunter2hunter2\\\"\"}}}]}",
+    ];
+    for text in texts {
+        let app = Application::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut opts = Options::default();
+        app.apply_to(&mut opts.namespace, &mut opts.compare, false, false)
+            .ok();
+        let evidence = Evidence {
+            application: Some(&app),
+            git_again: None,
+        };
+        let report = analyze_with(
+            &side("healthy-synced", "git.yaml"),
+            &side("healthy-synced", "live.yaml"),
+            &opts,
+            evidence,
+        )
+        .unwrap();
+        common::assert_valid(&report);
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(
+            !json.contains("hunter2"),
+            "a Secret's value in a message: {json}"
+        );
+        let text = drift_doctor::render::text::render(&report, false, false);
+        assert!(!text.contains('\u{1b}'), "terminal escapes are made inert");
+    }
+}

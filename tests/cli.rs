@@ -572,5 +572,5 @@ fn link_carries_the_applications_settings() {
     assert!(state
         .options
         .get(drift_doctor::share::OPTION_SETTINGS)
-        .is_some_and(|s| s.contains("ignoreDifferences")));
+        .is_some_and(|s| s.contains("ignoreDifferences") && !s.contains("operationState")));
 }

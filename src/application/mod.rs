@@ -76,6 +76,21 @@ impl Application {
         &self.object
     }
 
+    /// The Application without its status, as YAML: the settings a link
+    /// carries (the status's messages are free text no masker can vouch for).
+    pub fn settings_text(&self) -> String {
+        let mut out = serde_json::Map::new();
+        for key in ["apiVersion", "kind", "spec"] {
+            if let Some(v) = self.object.get(key) {
+                out.insert(key.to_string(), v.clone());
+            }
+        }
+        if let Some(name) = self.object.pointer("/metadata/name") {
+            out.insert("metadata".to_string(), serde_json::json!({ "name": name }));
+        }
+        serde_yaml::to_string(&Value::Object(out)).unwrap_or_default()
+    }
+
     /// Its name.
     pub fn name(&self) -> &str {
         str_at(&self.object, "/metadata/name").unwrap_or("")

@@ -358,7 +358,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         namespace_given: bool,
         stdin_used: &mut bool,
         max_bytes: u64,
-    ) -> Result<Option<(Application, String)>, String> {
+    ) -> Result<Option<Application>, String> {
         let Some(path) = &settings.application else {
             return Ok(None);
         };
@@ -373,7 +373,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             settings.strategy.is_some(),
         )
         .map_err(|e| located(&name, e))?;
-        Ok(Some((app, text)))
+        Ok(Some(app))
     }
 
     /// What `--git` and `--live`, or `--diff`, hold.
@@ -470,7 +470,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     None => None,
                 };
                 let evidence = drift_doctor::Evidence {
-                    application: app.as_ref().map(|(a, _)| a),
+                    application: app.as_ref(),
                     git_again: git_again.as_deref(),
                 };
                 let result = match &sides {
@@ -550,7 +550,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     &mut stdin_used,
                     inputs.max_bytes(),
                 ) {
-                    Ok(Some((_, text))) => texts.push(text),
+                    Ok(Some(app)) => texts.push(app.settings_text()),
                     Ok(None) => {}
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
