@@ -459,3 +459,31 @@ fn odd_shapes_in_the_status_are_read_as_absent() {
         assert!(!text.contains('\u{1b}'), "terminal escapes are made inert");
     }
 }
+
+#[test]
+fn the_generated_sync_error_catalogue_is_up_to_date() {
+    let generated = drift_doctor::application::sync_errors::catalogue_markdown();
+    assert!(
+        common::read("docs/sync-errors.md") == generated,
+        "docs/sync-errors.md is stale: run `cargo run -- rules --sync-errors --markdown > docs/sync-errors.md`"
+    );
+}
+
+#[test]
+fn pasted_diff_text_gets_the_applications_sections_too() {
+    let app = Application::parse(&side("verdict-disagrees", "application.yaml")).unwrap();
+    let opts = Options::default();
+    let evidence = Evidence {
+        application: Some(&app),
+        git_again: None,
+    };
+    let report = drift_doctor::analyze_diff_with(
+        &common::read("tests/fixtures/difftext/argo_unified_u3.txt"),
+        &opts,
+        evidence,
+    )
+    .unwrap();
+    common::assert_valid(&report);
+    let status = report.argocd_status.expect("argocd_status");
+    assert!(!status.verdicts.is_empty());
+}

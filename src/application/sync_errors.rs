@@ -94,6 +94,114 @@ pub fn patterns() -> Result<&'static [Pattern], String> {
     .map_err(Clone::clone)
 }
 
+/// One pattern's documentation, as `drift-doctor explain SE001` prints it.
+pub fn explain(p: &Pattern) -> String {
+    let mut out = format!(
+        "## {}: {}
+
+",
+        p.code, p.title
+    );
+    out.push_str(&format!("Cause: `{}`", p.cause.id()));
+    for w in &p.cause_when {
+        out.push_str(&format!(
+            "; `{}` when {} matches `{}`",
+            w.cause.id(),
+            w.var,
+            w.pattern
+        ));
+    }
+    out.push_str(
+        ".
+
+",
+    );
+    out.push_str(&format!(
+        "{}
+
+",
+        p.docs
+    ));
+    if let Some(pattern) = &p.pattern {
+        out.push_str(&format!("Message: `{pattern}`"));
+    }
+    if !p.hook_phases.is_empty() {
+        if p.pattern.is_some() {
+            out.push_str("; ");
+        }
+        out.push_str(&format!("a hook in phase {}", p.hook_phases.join(", ")));
+    }
+    if !p.kinds.is_empty() {
+        out.push_str(&format!("; kinds: {}", p.kinds.join(", ")));
+    }
+    out.push_str(&format!(
+        ".
+
+Fix: {}
+
+",
+        p.fix
+    ));
+    if !p.snippet.is_empty() {
+        out.push_str(&format!(
+            "```yaml
+{}```
+
+",
+            p.snippet
+        ));
+    }
+    if let Some(risk) = &p.risk {
+        out.push_str(&format!(
+            "Risk: {risk}
+
+"
+        ));
+    }
+    out.push_str(&format!(
+        "Example: `{}`
+",
+        p.example
+    ));
+    out
+}
+
+/// The whole catalogue as Markdown (`docs/sync-errors.md`).
+pub fn catalogue_markdown() -> String {
+    let mut out = String::from(
+        "# Sync errors drift-doctor recognises
+
+Generated from `src/application/sync_errors.yaml`; `drift-doctor explain SE001` prints one.
+Read from an Application's `status.operationState` and `status.conditions` (`--application`); tried in this order, the first that matches decides.
+
+",
+    );
+    match patterns() {
+        Ok(list) => {
+            out.push_str(
+                "| Code | Cause | What |
+| --- | --- | --- |
+",
+            );
+            for p in list {
+                out.push_str(&format!(
+                    "| {} | `{}` | {} |
+",
+                    p.code,
+                    p.cause.id(),
+                    p.title
+                ));
+            }
+            for p in list {
+                out.push('\n');
+                out.push_str(&explain(p));
+            }
+        }
+        Err(e) => out.push_str(&e),
+    }
+    out
+}
+
 /// The resource an error is about.
 #[derive(Debug, Default, Clone)]
 struct Named {
@@ -284,9 +392,8 @@ fn s<'a>(v: &'a Value, key: &str) -> &'a str {
 /// Every error the Application's status records, classified, without repeats
 /// (the operation's message usually repeats a resource's).
 pub fn classify(app: &Value) -> Vec<SyncError> {
-    let Ok(patterns) = patterns() else {
-        return Vec::new();
-    };
+    // Without the catalogue every message is still listed, as not recognised.
+    let patterns = patterns().unwrap_or(&[]);
     let op = app.pointer("/status/operationState");
     let op_phase = op.map_or("", |o| s(o, "phase"));
     let op_ended = !matches!(op_phase, "" | "Running");

@@ -194,10 +194,13 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Print the whole catalogue with each rule's documentation as Markdown
             #[arg(long)]
             markdown: bool,
+            /// The sync errors recognised in an Application's status instead
+            #[arg(long)]
+            sync_errors: bool,
         },
-        /// Print the documentation of one rule
+        /// Print the documentation of one rule or sync error
         Explain {
-            /// A rule code, e.g. AS001
+            /// A rule code, e.g. AS001, or a sync error code, e.g. SE001
             code: String,
         },
     }
@@ -609,7 +612,48 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 println!("{url}");
                 0
             }
-            Command::Rules { markdown } => match rules::catalog() {
+            Command::Rules {
+                markdown,
+                sync_errors: true,
+            } => {
+                use drift_doctor::application::sync_errors;
+                let text = if markdown {
+                    sync_errors::catalogue_markdown()
+                } else {
+                    match sync_errors::patterns() {
+                        Ok(list) => list
+                            .iter()
+                            .map(|p| format!("{:<6} {:<24} {}\n", p.code, p.cause.id(), p.title))
+                            .collect(),
+                        Err(e) => {
+                            eprintln!("drift-doctor: {e}");
+                            return 2;
+                        }
+                    }
+                };
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                0
+            }
+            Command::Explain { code } if code.to_uppercase().starts_with("SE") => {
+                let found = drift_doctor::application::sync_errors::patterns()
+                    .ok()
+                    .and_then(|list| list.iter().find(|p| p.code == code.to_uppercase()));
+                match found {
+                    Some(p) => {
+                        let text = drift_doctor::application::sync_errors::explain(p);
+                        let _ = std::io::stdout().write_all(text.as_bytes());
+                        0
+                    }
+                    None => {
+                        eprintln!(
+                            "drift-doctor: no sync error {}; `drift-doctor rules --sync-errors` lists them",
+                            terminal_inert(&code)
+                        );
+                        2
+                    }
+                }
+            }
+            Command::Rules { markdown, .. } => match rules::catalog() {
                 Ok(c) if markdown => {
                     let _ =
                         std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());
