@@ -96,6 +96,11 @@ fn a_job_template_change_is_an_immutable_field_failure() {
         e.risk.as_deref().is_some_and(|r| r.contains("runs again")),
         "{e:?}"
     );
+    assert!(
+        e.evidence.contains("retried the operation 5 time(s), waiting 5s"),
+        "{}",
+        e.evidence
+    );
     // The operation's message repeats the resource's: one error, not two.
     assert_eq!(status(&report).sync_errors.len(), 1);
 }

@@ -157,7 +157,7 @@ pub fn sync_loop(app: &Application) -> Option<SyncLoop> {
 }
 
 /// `spec.syncPolicy.retry.backoff` duration and maxDuration, or Argo CD's defaults (5s, 3m).
-fn retry_backoff(obj: &Value) -> (String, String) {
+pub(super) fn retry_backoff(obj: &Value) -> (String, String) {
     let b = obj.pointer("/spec/syncPolicy/retry/backoff");
     let get = |k: &str, d: &str| {
         b.and_then(|b| b.get(k))

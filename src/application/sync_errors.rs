@@ -453,9 +453,25 @@ pub fn classify(app: &Value) -> Vec<SyncError> {
             });
         }
     }
+    let retries = op
+        .and_then(|o| o.get("retryCount"))
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0)
+        .map(|n| {
+            let (base, cap) = super::history::retry_backoff(app);
+            format!(" Argo CD has retried the operation {n} time(s), waiting {base} before the first retry and doubling the wait up to {cap}; a retry cannot pass until the cause is fixed.")
+        });
     let mut out: Vec<SyncError> = Vec::new();
     for one in &seen {
-        let e = classify_one(one, patterns);
+        let mut e = classify_one(one, patterns);
+        if let Some(r) = retries
+            .as_deref()
+            .filter(|_| one.source.starts_with("operationState"))
+        {
+            if e.cause.is_some() {
+                e.evidence.push_str(r);
+            }
+        }
         // The same failure read twice: once on the resource, once in the operation's message.
         let same_name = |a: &Option<String>, b: &Option<String>| match (a, b) {
             (Some(a), Some(b)) => kind_and_name(a) == kind_and_name(b),
