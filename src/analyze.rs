@@ -207,16 +207,37 @@ fn analyze_masked(
 
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
+    let mut remaining = Vec::new();
     for pair in &pairs {
-        resources.push(report_resource(
-            pair,
-            &ctx,
-            catalog.ok(),
-            &opts.compare,
-            masks,
-        ));
+        let (resource, left) = report_resource(pair, &ctx, catalog.ok(), &opts.compare, masks);
+        if !left.is_empty() {
+            remaining.push((resource.id.clone(), left));
+        }
+        resources.push(resource);
     }
+    crate::verify::instance_wide(&mut resources, &opts.compare);
     let mut report = build_report(resources, skipped, app, opts.compare.release);
+    report.plan = crate::plan::build(&report, &remaining);
+    if !opts.compare.ignore_rules.is_empty() {
+        let subjects: Vec<crate::audit::AuditSubject> = pairs
+            .iter()
+            .map(|p| crate::audit::AuditSubject {
+                key: &p.key,
+                git: p.git,
+                live: p.live,
+            })
+            .collect();
+        let recompare =
+            |key: &ResourceKey, git: Option<&Value>, live: Option<&Value>, c: &CompareOptions| {
+                differences_of(key, git, live, &ctx, catalog.ok(), c, masks).1
+            };
+        let app = report
+            .summary
+            .application
+            .clone()
+            .unwrap_or_else(|| crate::plan::APP_PLACEHOLDER.to_string());
+        report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app);
+    }
     report.warnings = opts.compare.jq.warnings();
     Ok(report)
 }
@@ -253,19 +274,58 @@ pub(crate) fn build_report(
         warnings: Vec::new(),
         argocd_status: None,
         resources,
+        plan: None,
+        audit: Vec::new(),
     }
 }
 
+/// One resource's report with every fix verified, and what still differs
+/// once its recommended fixes are applied together.
 fn report_resource(
     pair: &Pair,
     ctx: &InputContext,
     catalog: Option<&rules::Catalog>,
     copts: &CompareOptions,
     masks: &secret_mask::Masks,
-) -> ResourceReport {
+) -> (ResourceReport, Vec<Difference>) {
     let key = &pair.key;
-    let object = ObjectOptions::of(pair.git, pair.live);
-    let (presence, raw): (Presence, Vec<RawDiff>) = match (pair.git, pair.live) {
+    let (presence, differences) =
+        differences_of(key, pair.git, pair.live, ctx, catalog, copts, masks);
+    let mut report = finish_resource(key, presence, differences);
+    if report.fixes.is_empty() {
+        let visible = report
+            .differences
+            .iter()
+            .filter(|d| d.visible)
+            .cloned()
+            .collect();
+        return (report, visible);
+    }
+    let recompare = |git: Option<&Value>, live: Option<&Value>, c: &CompareOptions| {
+        differences_of(key, git, live, ctx, catalog, c, masks).1
+    };
+    let subject = crate::verify::Subject {
+        key,
+        git: pair.git,
+        live: pair.live,
+        copts,
+    };
+    let remaining = crate::verify::verify_resource(&subject, &mut report, &recompare);
+    (report, remaining)
+}
+
+/// Compare one resource and give each difference its cause.
+fn differences_of(
+    key: &ResourceKey,
+    git: Option<&Value>,
+    live: Option<&Value>,
+    ctx: &InputContext,
+    catalog: Option<&rules::Catalog>,
+    copts: &CompareOptions,
+    masks: &secret_mask::Masks,
+) -> (Presence, Vec<Difference>) {
+    let object = ObjectOptions::of(git, live);
+    let (presence, raw): (Presence, Vec<RawDiff>) = match (git, live) {
         (Some(g), Some(l)) => {
             let crd = if crate::k8s::root(&key.group, &key.kind).is_none() {
                 ctx.crd(&key.group, &key.kind)
@@ -317,13 +377,9 @@ fn report_resource(
     };
     let differences: Vec<Difference> = raw
         .into_iter()
-        .map(|d| {
-            classify(
-                key, presence, d, pair.git, pair.live, ctx, catalog, true, masks,
-            )
-        })
+        .map(|d| classify(key, presence, d, git, live, ctx, catalog, true, masks))
         .collect();
-    finish_resource(key, presence, differences)
+    (presence, differences)
 }
 
 pub(crate) fn finish_resource(
@@ -593,6 +649,7 @@ fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
         .collect();
     let catalog = rules::catalog().ok();
     let mut resources = Vec::new();
+    let mut remaining = Vec::new();
     for (key, (presence, changes, git_obj, live_obj)) in merged {
         let user_rules: Vec<&crate::ignore::IgnoreRule> = opts
             .compare
@@ -655,9 +712,16 @@ fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
         if differences.is_empty() && !any_hidden {
             continue;
         }
-        resources.push(finish_resource(&key, presence, differences));
+        let mut resource = finish_resource(&key, presence, differences);
+        let left = crate::verify::verify_text_resource(&mut resource, &opts.compare);
+        if !left.is_empty() {
+            remaining.push((resource.id.clone(), left));
+        }
+        resources.push(resource);
     }
+    crate::verify::instance_wide(&mut resources, &opts.compare);
     let mut report = build_report(resources, 0, ctx.application.clone(), opts.compare.release);
+    report.plan = crate::plan::build(&report, &remaining);
     report.warnings = opts.compare.jq.warnings();
     report
         .warnings

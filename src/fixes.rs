@@ -158,7 +158,7 @@ fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
 }
 
 /// A YAML scalar: plain when it is safe to read back as the same string.
-fn yaml_quote(s: &str) -> String {
+pub(crate) fn yaml_quote(s: &str) -> String {
     let plain = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
@@ -255,7 +255,7 @@ pub fn ignore_snippet(
 }
 
 /// jq expressions hold double quotes and pipes: write them single-quoted.
-fn single_quoted(s: &str) -> String {
+pub(crate) fn single_quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
@@ -325,34 +325,46 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                 rule.title
             );
             let has_better_fix = t.git.is_some() || t.render.is_some() || t.sync_order.is_some();
-            out.push(Fix {
-                cause: rule.cause,
-                kind: FixKind::Ignore,
-                title: title.clone(),
-                pointers: eligible.iter().map(|d| d.pointer.clone()).collect(),
-                snippet: ignore_snippet(
-                    key,
-                    &paths,
-                    ig.respect,
-                    has_better_fix,
-                    &ig.managers,
-                    &title,
-                ),
-            });
+            let snippet = ignore_snippet(
+                key,
+                &paths,
+                ig.respect,
+                has_better_fix,
+                &ig.managers,
+                &title,
+            );
+            out.push(Fix::new(
+                rule.cause,
+                FixKind::Ignore,
+                title,
+                eligible.iter().map(|d| d.pointer.clone()).collect(),
+                snippet,
+            ));
         }
     }
     if let Some(git) = &t.git {
-        out.push(Fix {
-            cause: rule.cause,
-            kind: FixKind::Git,
-            title: if rule.cause == Cause::Drift {
-                "Sync, or fix Git".to_string()
-            } else {
-                format!("Fix in Git: {}", rule.title)
-            },
-            pointers: pointers.clone(),
-            snippet: fill(git, &vars),
-        });
+        let title = if rule.cause == Cause::Drift {
+            "Sync, or fix Git".to_string()
+        } else {
+            format!("Fix in Git: {}", rule.title)
+        };
+        let mut fix = Fix::new(
+            rule.cause,
+            FixKind::Git,
+            title,
+            pointers.clone(),
+            fill(git, &vars),
+        );
+        fix.git_change = t.git_change;
+        if let Some(ig) = &t.ignore {
+            for d in diffs {
+                let p = ignore_path(ig, &d.segs);
+                if !fix.git_paths.contains(&p) {
+                    fix.git_paths.push(p);
+                }
+            }
+        }
+        out.push(fix);
     }
     if let Some(sync) = &t.sync_order {
         let mut snippet = fill(sync, &vars);
@@ -360,22 +372,22 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
             snippet.push_str("\n\n");
             snippet.push_str(&fill(extra, &vars));
         }
-        out.push(Fix {
-            cause: rule.cause,
-            kind: FixKind::SyncOrder,
-            title: format!("Change sync order: {}", rule.title),
-            pointers: pointers.clone(),
+        out.push(Fix::new(
+            rule.cause,
+            FixKind::SyncOrder,
+            format!("Change sync order: {}", rule.title),
+            pointers.clone(),
             snippet,
-        });
+        ));
     }
     if let Some(render) = &t.render {
-        out.push(Fix {
-            cause: rule.cause,
-            kind: FixKind::Render,
-            title: format!("Make rendering deterministic: {}", rule.title),
+        out.push(Fix::new(
+            rule.cause,
+            FixKind::Render,
+            format!("Make rendering deterministic: {}", rule.title),
             pointers,
-            snippet: fill(render, &vars),
-        });
+            fill(render, &vars),
+        ));
     }
     out
 }

@@ -8,6 +8,7 @@
 pub mod analyze;
 pub mod application;
 pub mod argocd_release;
+pub mod audit;
 pub mod compare;
 pub mod context;
 pub mod diff_headers;
@@ -25,12 +26,14 @@ pub mod object_options;
 pub mod pairing;
 pub mod parallel;
 pub mod path;
+pub mod plan;
 pub mod render;
 pub mod rules;
 pub mod secret_mask;
 pub mod share;
 pub mod strict_value;
 pub mod text;
+pub mod verify;
 pub mod view;
 /// The web page and its analysis worker (wasm32 only: natively the library
 /// has no web crates).

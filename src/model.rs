@@ -201,6 +201,12 @@ pub struct Report {
     pub argocd_status: Option<ArgocdStatus>,
     /// Every resource compared (skipped live objects left out).
     pub resources: Vec<ResourceReport>,
+    /// Every recommended fix combined, verified together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Plan>,
+    /// What each of the user's own ignore rules does in this input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<RuleAudit>,
 }
 
 /// What an Argo CD Application's own status says, next to the analysis.
@@ -381,4 +387,216 @@ pub struct Fix {
     pub pointers: Vec<String>,
     /// Text ready to paste (YAML for an ignore rule).
     pub snippet: String,
+    /// What comparing again with the fix applied showed.
+    #[serde(default)]
+    pub verified: Verified,
+    /// One sentence: what was applied and compared, and what still differs
+    /// and why when it does not resolve.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub verification: String,
+    /// Every other difference in this input the fix would also hide.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collateral: Vec<Collateral>,
+    /// For an ignore fix: every object of its group and kind in this input,
+    /// which the argocd-cm form covers (it applies to every app on the instance).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instance_wide: Vec<String>,
+    /// The fix to apply first for its differences: it resolves, with no collateral.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recommended: bool,
+    /// Why the fix must not be applied as it is (it would hide drift or a
+    /// security-relevant field); such a fix is never recommended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// The change a Git fix makes to the manifests, when it is one.
+    #[serde(skip)]
+    pub git_change: Option<GitChange>,
+    /// Where a `drop` change removes fields from Git when that is the
+    /// whole field the owner writes (`rules` of an aggregated role) rather
+    /// than each differing leaf.
+    #[serde(skip)]
+    pub git_paths: Vec<Vec<crate::path::Seg>>,
+}
+
+impl Fix {
+    /// A fix not yet verified.
+    pub fn new(
+        cause: Cause,
+        kind: FixKind,
+        title: String,
+        pointers: Vec<String>,
+        snippet: String,
+    ) -> Fix {
+        Fix {
+            cause,
+            kind,
+            title,
+            pointers,
+            snippet,
+            verified: Verified::Unverifiable,
+            verification: String::new(),
+            collateral: Vec::new(),
+            instance_wide: Vec::new(),
+            recommended: false,
+            warning: None,
+            git_change: None,
+            git_paths: Vec::new(),
+        }
+    }
+}
+
+/// The change a rule's Git fix makes to the manifests, at each difference's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GitChange {
+    /// Remove the field from Git (an autoscaler's `replicas`, an empty map,
+    /// a zero value that means the same as leaving it out).
+    Drop,
+    /// Write the live value in Git (a default spelt out, the form a
+    /// controller normalises to, a value a policy enforces).
+    WriteLive,
+}
+
+/// The outcome of comparing again with a fix applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verified {
+    /// The differences it addresses no longer differ, and nothing new does.
+    Resolves,
+    /// Something it addresses still differs, or a new difference appears.
+    Partial,
+    /// It cannot be checked from the pasted input (the `verification` says why).
+    #[default]
+    Unverifiable,
+}
+
+impl Verified {
+    /// The outcome's id in the report.
+    pub fn id(self) -> &'static str {
+        match self {
+            Verified::Resolves => "resolves",
+            Verified::Partial => "partial",
+            Verified::Unverifiable => "unverifiable",
+        }
+    }
+}
+
+/// A difference a fix would hide besides those it addresses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Collateral {
+    /// The resource's id.
+    pub resource: String,
+    /// The difference's pointer.
+    pub pointer: String,
+    /// Its cause.
+    pub cause: Cause,
+    /// Whether Argo CD shows it today.
+    pub visible: bool,
+    /// `application` when the Application form hides it, `argocd-cm` when
+    /// only the instance-wide form does.
+    pub form: String,
+}
+
+/// Every recommended fix of a report combined into one plan, verified
+/// together: after it, the app is Synced except the listed drift.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// `resolves` when every resource is Synced after the plan, or differs
+    /// only by the listed drift; `partial` otherwise.
+    pub verified: Verified,
+    /// What was applied and what is left.
+    pub verification: String,
+    /// The Application fragment (`apiVersion`, `kind`, `metadata.name`,
+    /// `spec.ignoreDifferences`, `spec.syncPolicy.syncOptions`) that
+    /// `analyze --app` reads back; empty when the plan needs no ignore rule.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub application: String,
+    /// Changes to the manifests in Git.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub git: Vec<PlanStep>,
+    /// Sync waves, hooks and sync options.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_order: Vec<PlanStep>,
+    /// Templates to make deterministic.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub render: Vec<PlanStep>,
+    /// Real changes: each needs a sync or a change in Git, never an ignore rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<PlanField>,
+    /// Differences no verified fix resolves, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<PlanField>,
+}
+
+/// One change of a plan that is not an ignore rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    /// The resource's id.
+    pub resource: String,
+    /// What the step does.
+    pub title: String,
+    /// Text ready to paste.
+    pub snippet: String,
+    /// Its own verification.
+    pub verified: Verified,
+}
+
+/// One field a plan leaves to the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanField {
+    /// The resource's id.
+    pub resource: String,
+    /// The field's pointer.
+    pub pointer: String,
+    /// Its cause.
+    pub cause: Cause,
+    /// What to do about it.
+    pub note: String,
+}
+
+/// What one of the user's own ignore rules does in this input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleAudit {
+    /// The rule, as the settings name it (`rule 2 of the Application`).
+    pub rule: String,
+    /// What is wrong with it; empty when it is narrow and needed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<AuditFinding>,
+    /// How many differences of this input it hides.
+    pub hides: usize,
+    /// A corrected, narrow rule, verified by comparing again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<String>,
+}
+
+/// One finding of an audit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditFinding {
+    /// What kind of finding.
+    pub kind: AuditKind,
+    /// One sentence saying what and why.
+    pub message: String,
+}
+
+/// The kinds of audit findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AuditKind {
+    /// The rule hides nothing in this input.
+    MatchesNothing,
+    /// The rule hides drift or a security-relevant difference.
+    TooBroad,
+    /// Another rule or Argo CD's own normalisation already hides what it hides.
+    Redundant,
+}
+
+impl AuditKind {
+    /// The kind's id in the report.
+    pub fn id(self) -> &'static str {
+        match self {
+            AuditKind::MatchesNothing => "matches-nothing",
+            AuditKind::TooBroad => "too-broad",
+            AuditKind::Redundant => "redundant",
+        }
+    }
 }

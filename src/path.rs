@@ -46,6 +46,98 @@ pub fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     Some(rest.split('/').map(unescape_pointer_token).collect())
 }
 
+/// The list item a step names: by its merge key when it has one (a webhook
+/// may have moved it), else by its index.
+fn item_index(
+    items: &[Value],
+    index: Option<usize>,
+    key: Option<&(String, Value)>,
+) -> Option<usize> {
+    match key {
+        Some((k, v)) => items.iter().position(|i| i.get(k) == Some(v)),
+        None => index.filter(|&i| i < items.len()),
+    }
+}
+
+/// The value at `path` inside `value`, if it is there.
+pub fn get<'v>(value: &'v Value, path: &[Seg]) -> Option<&'v Value> {
+    let mut cur = value;
+    for seg in path {
+        cur = match (seg, cur) {
+            (Seg::Key(k), Value::Object(m)) => m.get(k)?,
+            (Seg::Item { index, key }, Value::Array(a)) => &a[item_index(a, *index, key.as_ref())?],
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Set the value at `path` (`None` removes it), creating the maps on the
+/// way; a list item that is not there is appended when a value is set.
+/// Returns whether anything changed.
+pub fn set(value: &mut Value, path: &[Seg], new: Option<Value>) -> bool {
+    let Some((last, parents)) = path.split_last() else {
+        return match new {
+            Some(v) if *value != v => {
+                *value = v;
+                true
+            }
+            _ => false,
+        };
+    };
+    let mut cur = value;
+    for seg in parents {
+        cur = match seg {
+            Seg::Key(k) => {
+                if !cur.is_object() {
+                    if new.is_none() {
+                        return false;
+                    }
+                    *cur = Value::Object(Default::default());
+                }
+                let Value::Object(m) = cur else { return false };
+                if new.is_none() && !m.contains_key(k) {
+                    return false;
+                }
+                m.entry(k.clone())
+                    .or_insert(Value::Object(Default::default()))
+            }
+            Seg::Item { index, key } => {
+                let Value::Array(a) = cur else { return false };
+                let Some(i) = item_index(a, *index, key.as_ref()) else {
+                    return false;
+                };
+                &mut a[i]
+            }
+        };
+    }
+    match (last, cur) {
+        (Seg::Key(k), Value::Object(m)) => match new {
+            Some(v) => m.insert(k.clone(), v.clone()).as_ref() != Some(&v),
+            None => m.remove(k).is_some(),
+        },
+        (Seg::Item { index, key }, Value::Array(a)) => {
+            match (item_index(a, *index, key.as_ref()), new) {
+                (Some(i), Some(v)) => {
+                    let changed = a[i] != v;
+                    a[i] = v;
+                    changed
+                }
+                (Some(i), None) => {
+                    a.remove(i);
+                    true
+                }
+                (None, Some(v)) => {
+                    a.push(v);
+                    true
+                }
+                (None, None) => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// RFC 6901 pointer; an item of unknown index prints as `*`.
 pub fn pointer(path: &[Seg]) -> String {
     let mut out = String::new();

@@ -97,7 +97,8 @@ fn a_job_template_change_is_an_immutable_field_failure() {
         "{e:?}"
     );
     assert!(
-        e.evidence.contains("retried the operation 5 time(s), waiting 5s"),
+        e.evidence
+            .contains("retried the operation 5 time(s), waiting 5s"),
         "{}",
         e.evidence
     );

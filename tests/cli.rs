@@ -574,3 +574,114 @@ fn link_carries_the_applications_settings() {
         .get(drift_doctor::share::OPTION_SETTINGS)
         .is_some_and(|s| s.contains("ignoreDifferences") && !s.contains("operationState")));
 }
+
+/// `plan --format yaml` prints the Application fragment `analyze --app`
+/// reads back: with it, only the drift and the fields of Git steps still
+/// differ, and the audit finds nothing wrong with the plan's own rules.
+#[test]
+fn the_plans_yaml_reads_back_as_settings() {
+    let s = |x: &str| x.to_string();
+    let (git, live) = (
+        scenario("several-causes-one-app", "git"),
+        scenario("several-causes-one-app", "live"),
+    );
+    let plan = run(
+        &[
+            s("plan"),
+            s("--git"),
+            git.clone(),
+            s("--live"),
+            live.clone(),
+            s("--format"),
+            s("yaml"),
+        ],
+        None,
+    );
+    assert_eq!(plan.status.code(), Some(1));
+    let yaml = String::from_utf8(plan.stdout).unwrap();
+    assert!(
+        yaml.starts_with("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"),
+        "{yaml}"
+    );
+    let path = std::env::temp_dir().join(format!("drift-doctor-plan-{}.yaml", std::process::id()));
+    std::fs::write(&path, &yaml).unwrap();
+    let json_plan = run(
+        &[
+            s("plan"),
+            s("--git"),
+            git.clone(),
+            s("--live"),
+            live.clone(),
+            s("--format"),
+            s("json"),
+        ],
+        None,
+    );
+    let planned: serde_json::Value = serde_json::from_slice(&json_plan.stdout).unwrap();
+    let after = run(
+        &[
+            s("analyze"),
+            s("--git"),
+            git,
+            s("--live"),
+            live,
+            s("--app"),
+            path.display().to_string(),
+            s("--format"),
+            s("json"),
+        ],
+        None,
+    );
+    let _ = std::fs::remove_file(&path);
+    let report: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    for audit in report["audit"]
+        .as_array()
+        .expect("an audit of the plan's rules")
+    {
+        assert!(audit.get("findings").is_none(), "{audit}");
+        assert!(audit["hides"].as_u64().unwrap() > 0, "{audit}");
+    }
+    // Every drift the plan names still shows: the plan never hides it.
+    let visible: Vec<(String, String)> = report["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            r["differences"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["visible"] == true)
+                .map(move |d| {
+                    (
+                        r["id"].as_str().unwrap().to_string(),
+                        d["pointer"].as_str().unwrap().to_string(),
+                    )
+                })
+        })
+        .collect();
+    for d in planned["plan"]["drift"].as_array().unwrap() {
+        let key = (
+            d["resource"].as_str().unwrap().to_string(),
+            d["pointer"].as_str().unwrap().to_string(),
+        );
+        assert!(visible.contains(&key), "{key:?} hidden by the plan");
+    }
+}
+
+#[test]
+fn plan_says_when_there_is_nothing_to_plan() {
+    let s = |x: &str| x.to_string();
+    let out = run(
+        &[
+            s("plan"),
+            s("--git"),
+            scenario("all-synced-server-noise", "git"),
+            s("--live"),
+            scenario("all-synced-server-noise", "live"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to plan"));
+}

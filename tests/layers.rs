@@ -51,7 +51,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("knowledge", &["rules"]),
     ("fixes", &["fixes"]),
     // `application` sets an Application's status beside a report; `analyze` calls it.
-    ("pipeline", &["application", "analyze", "view"]),
+    (
+        "pipeline",
+        &["application", "analyze", "verify", "plan", "audit", "view"],
+    ),
     ("shells", &["render", "share", "web"]),
 ];
 

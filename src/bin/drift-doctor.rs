@@ -70,6 +70,14 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     }
 
     #[derive(Clone, Copy, ValueEnum)]
+    enum PlanFormat {
+        Text,
+        Json,
+        Markdown,
+        Yaml,
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
     enum Color {
         Auto,
         Always,
@@ -172,6 +180,19 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Also list differences Argo CD would not count, with the reason
             #[arg(long)]
             include_hidden: bool,
+            /// Colour in text output
+            #[arg(long, value_enum, default_value = "auto")]
+            color: Color,
+        },
+        /// Print one plan for the app: every recommended fix together, checked by comparing again, and an audit of your own ignore rules
+        Plan {
+            #[command(flatten)]
+            inputs: InputArgs,
+            #[command(flatten)]
+            settings: SettingsArgs,
+            /// `yaml` prints only the Application fragment, ready for `analyze --app`
+            #[arg(long, value_enum, default_value = "text")]
+            format: PlanFormat,
             /// Colour in text output
             #[arg(long, value_enum, default_value = "auto")]
             color: Color,
@@ -315,6 +336,81 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         })
     }
 
+    /// Read the inputs and settings and analyse them; the exit status on failure.
+    fn run_analysis(
+        inputs: &InputArgs,
+        settings: &SettingsArgs,
+        include_hidden: bool,
+    ) -> Result<drift_doctor::Report, i32> {
+        let mut stdin_used = false;
+        let mut compare = CompareOptions {
+            strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
+            ignore_aggregated_roles: settings.ignore_aggregated_roles,
+            include_hidden,
+            ..CompareOptions::for_release(settings.argocd_version.unwrap_or_default())
+        };
+        if let Err(e) = read_settings(settings, &mut compare, &mut stdin_used, inputs.max_bytes()) {
+            eprintln!("drift-doctor: {e}");
+            return Err(2);
+        }
+        let sides = match read_sides(inputs, &mut stdin_used) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("drift-doctor: {e}");
+                return Err(2);
+            }
+        };
+        let mut opts = Options {
+            namespace: inputs.namespace.clone(),
+            compare,
+        };
+        let app = match read_application(
+            settings,
+            &mut opts,
+            inputs.namespace.is_some(),
+            &mut stdin_used,
+            inputs.max_bytes(),
+        ) {
+            Ok(app) => app,
+            Err(e) => {
+                eprintln!("drift-doctor: {e}");
+                return Err(2);
+            }
+        };
+        let git_again = match &inputs.git_again {
+            Some(path) => match read_input(path, Side::Git, &mut stdin_used, inputs.max_bytes()) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    eprintln!("drift-doctor: --git-again: {e}");
+                    return Err(2);
+                }
+            },
+            None => None,
+        };
+        let evidence = drift_doctor::Evidence {
+            application: app.as_ref(),
+            git_again: git_again.as_deref(),
+        };
+        let result = match &sides {
+            Sides::Pair { git, live } => drift_doctor::analyze_with(git, live, &opts, evidence),
+            Sides::Diff(diff) => drift_doctor::analyze_diff_with(diff, &opts, evidence),
+        };
+        result.map_err(|e| {
+            eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
+            2
+        })
+    }
+
+    fn use_color(color: Color) -> bool {
+        match color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        }
+    }
+
     /// Read the --app and --argocd-cm files and apply them to `compare`;
     /// returns their texts. Errors name the option and file and, inside
     /// it, the document, line and column.
@@ -422,95 +518,52 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 include_hidden,
                 color,
             } => {
-                let mut stdin_used = false;
-                let mut compare = CompareOptions {
-                    strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
-                    ignore_aggregated_roles: settings.ignore_aggregated_roles,
-                    include_hidden,
-                    ..CompareOptions::for_release(settings.argocd_version.unwrap_or_default())
-                };
-                if let Err(e) =
-                    read_settings(&settings, &mut compare, &mut stdin_used, inputs.max_bytes())
-                {
-                    eprintln!("drift-doctor: {e}");
-                    return 2;
-                }
-                let sides = match read_sides(&inputs, &mut stdin_used) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        eprintln!("drift-doctor: {e}");
-                        return 2;
-                    }
-                };
-                let mut opts = Options {
-                    namespace: inputs.namespace.clone(),
-                    compare,
-                };
-                let namespace_given = inputs.namespace.is_some();
-                let app = match read_application(
-                    &settings,
-                    &mut opts,
-                    namespace_given,
-                    &mut stdin_used,
-                    inputs.max_bytes(),
-                ) {
-                    Ok(app) => app,
-                    Err(e) => {
-                        eprintln!("drift-doctor: {e}");
-                        return 2;
-                    }
-                };
-                let git_again = match &inputs.git_again {
-                    Some(path) => {
-                        match read_input(path, Side::Git, &mut stdin_used, inputs.max_bytes()) {
-                            Ok(t) => Some(t),
-                            Err(e) => {
-                                eprintln!("drift-doctor: --git-again: {e}");
-                                return 2;
-                            }
-                        }
-                    }
-                    None => None,
-                };
-                let evidence = drift_doctor::Evidence {
-                    application: app.as_ref(),
-                    git_again: git_again.as_deref(),
-                };
-                let result = match &sides {
-                    Sides::Pair { git, live } => {
-                        drift_doctor::analyze_with(git, live, &opts, evidence)
-                    }
-                    Sides::Diff(diff) => drift_doctor::analyze_diff_with(diff, &opts, evidence),
-                };
-                let report = match result {
+                let report = match run_analysis(&inputs, &settings, include_hidden) {
                     Ok(r) => r,
-                    Err(e) => {
-                        eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
-                        return 2;
-                    }
+                    Err(code) => return code,
                 };
                 let text = match format {
                     Format::Json => {
                         serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
                     }
                     Format::Markdown => render::markdown::render(&report, None),
-                    Format::Text => {
-                        let color = match color {
-                            Color::Always => true,
-                            Color::Never => false,
-                            Color::Auto => {
-                                std::io::stdout().is_terminal()
-                                    && std::env::var_os("NO_COLOR").is_none()
-                            }
-                        };
-                        render::text::render(&report, color, include_hidden)
-                    }
+                    Format::Text => render::text::render(&report, use_color(color), include_hidden),
                 };
                 let _ = std::io::stdout().write_all(text.as_bytes());
                 if !matches!(format, Format::Json) {
                     for w in &report.warnings {
                         eprintln!("drift-doctor: warning: {w}");
                     }
+                }
+                exit_code(&report)
+            }
+            Command::Plan {
+                inputs,
+                settings,
+                format,
+                color,
+            } => {
+                let report = match run_analysis(&inputs, &settings, false) {
+                    Ok(r) => r,
+                    Err(code) => return code,
+                };
+                let text = match format {
+                    PlanFormat::Json => {
+                        let plan =
+                            serde_json::json!({ "plan": report.plan, "audit": report.audit });
+                        serde_json::to_string_pretty(&plan).unwrap_or_default() + "\n"
+                    }
+                    PlanFormat::Markdown => render::markdown::render_plan(&report),
+                    PlanFormat::Text => render::text::render_plan(&report, use_color(color)),
+                    PlanFormat::Yaml => match &report.plan {
+                        Some(plan) if !plan.application.is_empty() => plan.application.clone(),
+                        _ => "# No ignore rule is needed: nothing to add to the Application.\n"
+                            .into(),
+                    },
+                };
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                for w in &report.warnings {
+                    eprintln!("drift-doctor: warning: {w}");
                 }
                 exit_code(&report)
             }

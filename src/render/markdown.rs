@@ -110,6 +110,8 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if let Some(status) = &report.argocd_status {
         argocd_status(&mut out, status);
     }
+    plan_section(&mut out, report);
+    audit_section(&mut out, report);
     let out_of_sync: Vec<&ResourceReport> = report
         .resources
         .iter()
@@ -159,16 +161,34 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         out.push('\n');
         for f in &r.fixes {
             let _ = writeln!(out, "**Fix ({}):** {}\n", kind_name(f.kind), text(&f.title));
-            let lang = if matches!(f.kind, FixKind::Ignore) || f.snippet.contains(":\n") {
-                "yaml"
+            let mark = if f.recommended {
+                " · **recommended**"
             } else {
-                "text"
+                ""
             };
-            let snippet = f.snippet.trim_end();
-            // A fence longer than any backtick run inside cannot be closed early.
-            let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-            let fence = "`".repeat(longest_run.max(2) + 1);
-            let _ = writeln!(out, "{fence}{lang}\n{snippet}\n{fence}\n");
+            let _ = writeln!(
+                out,
+                "_{}_{mark}: {}\n",
+                f.verified.id(),
+                text(&f.verification)
+            );
+            if let Some(w) = &f.warning {
+                let _ = writeln!(out, "> **Warning:** {}\n", text(w));
+            }
+            for c in &f.collateral {
+                let _ = writeln!(
+                    out,
+                    "- also hides ({} form): {} {} (`{}`)",
+                    c.form,
+                    code(&c.resource),
+                    code(&c.pointer),
+                    c.cause.id()
+                );
+            }
+            if !f.collateral.is_empty() {
+                out.push('\n');
+            }
+            fenced(&mut out, &f.snippet, f.kind == FixKind::Ignore);
         }
     }
     let mut causes: Vec<Cause> = report.summary.causes.keys().copied().collect();
@@ -261,4 +281,102 @@ fn argocd_status(out: &mut String, a: &ArgocdStatus) {
         }
         out.push('\n');
     }
+}
+
+/// A snippet in a fence no backtick run inside can close early.
+fn fenced(out: &mut String, snippet: &str, yaml: bool) {
+    let lang = if yaml || snippet.contains(":\n") {
+        "yaml"
+    } else {
+        "text"
+    };
+    let snippet = snippet.trim_end();
+    let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run.max(2) + 1);
+    let _ = writeln!(out, "{fence}{lang}\n{snippet}\n{fence}\n");
+}
+
+fn plan_section(out: &mut String, report: &Report) {
+    let Some(plan) = &report.plan else {
+        return;
+    };
+    let _ = writeln!(out, "### Plan ({})\n", plan.verified.id());
+    let _ = writeln!(out, "{}\n", text(&plan.verification));
+    if !plan.application.is_empty() {
+        let _ = writeln!(out, "**Add to the Application:**\n");
+        fenced(out, &plan.application, true);
+    }
+    let steps = [
+        ("Change Git", &plan.git),
+        ("Make the render deterministic", &plan.render),
+        (
+            "Change the sync order (checked only by the next sync)",
+            &plan.sync_order,
+        ),
+    ];
+    for (what, list) in steps {
+        for step in list.iter() {
+            let _ = writeln!(
+                out,
+                "- **{what}** in {} (_{}_): {}",
+                code(&step.resource),
+                step.verified.id(),
+                text(&step.snippet)
+            );
+        }
+    }
+    for f in plan.drift.iter().chain(&plan.unresolved) {
+        let label = if f.cause == Cause::Drift {
+            "Drift"
+        } else {
+            "Unresolved"
+        };
+        let _ = writeln!(
+            out,
+            "- **{label}** {} {}: {}",
+            code(&f.resource),
+            code(&f.pointer),
+            text(&f.note)
+        );
+    }
+    out.push('\n');
+}
+
+fn audit_section(out: &mut String, report: &Report) {
+    if report.audit.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "### Your ignore rules\n");
+    for a in &report.audit {
+        let _ = writeln!(
+            out,
+            "- {}: hides {} difference(s){}",
+            text(&a.rule),
+            a.hides,
+            if a.findings.is_empty() {
+                ", no finding"
+            } else {
+                ""
+            }
+        );
+        for f in &a.findings {
+            let _ = writeln!(out, "  - `{}`: {}", f.kind.id(), text(&f.message));
+        }
+    }
+    out.push('\n');
+    for a in report.audit.iter().filter(|a| a.corrected.is_some()) {
+        let _ = writeln!(out, "Corrected {}:\n", text(&a.rule));
+        fenced(out, a.corrected.as_deref().unwrap_or_default(), true);
+    }
+}
+
+/// Only the plan and the audit, for `drift-doctor plan --format markdown`.
+pub fn render_plan(report: &Report) -> String {
+    let mut out = String::from("## drift-doctor plan\n\n");
+    plan_section(&mut out, report);
+    audit_section(&mut out, report);
+    if report.plan.is_none() {
+        out.push_str("Everything is Synced: there is nothing to plan.\n");
+    }
+    out
 }

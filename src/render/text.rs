@@ -97,6 +97,8 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     if let Some(status) = &report.argocd_status {
         argocd_status(&mut out, &st, status);
     }
+    plan_section(&mut out, report, &st);
+    audit_section(&mut out, report, &st);
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
     ordered.sort_by_key(|r| r.status == Status::Synced);
     for r in ordered {
@@ -177,6 +179,39 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 kind,
                 st.bold(&terminal_inert(&f.title))
             );
+            let mark = if f.recommended { " (recommended)" } else { "" };
+            let _ = writeln!(
+                out,
+                "    {}{mark}: {}",
+                st.paint(verified_colour(f.verified), f.verified.id()),
+                terminal_inert(&f.verification)
+            );
+            if let Some(w) = &f.warning {
+                let _ = writeln!(
+                    out,
+                    "    {} {}",
+                    st.paint("1;33", "warning:"),
+                    terminal_inert(w)
+                );
+            }
+            for c in &f.collateral {
+                let _ = writeln!(
+                    out,
+                    "    also hides ({} form): {} {} [{}{}]",
+                    c.form,
+                    terminal_inert(&c.resource),
+                    terminal_inert(&c.pointer),
+                    c.cause.id(),
+                    if c.visible { "" } else { ", already hidden" }
+                );
+            }
+            if !f.instance_wide.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    the argocd-cm form also covers {} other object(s) of this kind here",
+                    f.instance_wide.len()
+                );
+            }
             for line in f.snippet.lines() {
                 let _ = writeln!(out, "      {}", terminal_inert(line));
             }
@@ -254,4 +289,115 @@ fn argocd_status(out: &mut String, st: &Style, a: &ArgocdStatus) {
             t(&v.message)
         );
     }
+}
+
+fn verified_colour(v: Verified) -> &'static str {
+    match v {
+        Verified::Resolves => "32",
+        Verified::Partial => "33",
+        Verified::Unverifiable => "2",
+    }
+}
+
+/// The plan: every recommended fix together, and what is left.
+fn plan_section(out: &mut String, report: &Report, st: &Style) {
+    let Some(plan) = &report.plan else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "\n{} ({}): {}",
+        st.bold("plan"),
+        st.paint(verified_colour(plan.verified), plan.verified.id()),
+        terminal_inert(&plan.verification)
+    );
+    if !plan.application.is_empty() {
+        let _ = writeln!(
+            out,
+            "  1. add to the Application (drift-doctor plan --format yaml prints it):"
+        );
+        for line in plan.application.lines() {
+            let _ = writeln!(out, "       {}", terminal_inert(line));
+        }
+    }
+    let steps = [
+        ("change Git", &plan.git),
+        ("make the render deterministic", &plan.render),
+        (
+            "change the sync order (checked only by the next sync)",
+            &plan.sync_order,
+        ),
+    ];
+    for (what, list) in steps {
+        for step in list.iter() {
+            let _ = writeln!(
+                out,
+                "  - {what}: {} [{}]",
+                terminal_inert(&step.resource),
+                step.verified.id()
+            );
+            for line in step.snippet.lines() {
+                let _ = writeln!(out, "       {}", terminal_inert(line));
+            }
+        }
+    }
+    for f in &plan.drift {
+        let _ = writeln!(
+            out,
+            "  - {} {} {}: {}",
+            st.cause(f.cause),
+            terminal_inert(&f.resource),
+            terminal_inert(&f.pointer),
+            terminal_inert(&f.note)
+        );
+    }
+    for f in &plan.unresolved {
+        let _ = writeln!(
+            out,
+            "  - unresolved {} {} ({}): {}",
+            terminal_inert(&f.resource),
+            terminal_inert(&f.pointer),
+            f.cause.id(),
+            terminal_inert(&f.note)
+        );
+    }
+}
+
+/// The audit of the user's own rules.
+fn audit_section(out: &mut String, report: &Report, st: &Style) {
+    if report.audit.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{}", st.bold("your ignore rules"));
+    for a in &report.audit {
+        let verdict = if a.findings.is_empty() { "ok" } else { "check" };
+        let _ = writeln!(
+            out,
+            "  {} {}: hides {} difference(s)",
+            verdict,
+            terminal_inert(&a.rule),
+            a.hides
+        );
+        for f in &a.findings {
+            let _ = writeln!(out, "    {}: {}", f.kind.id(), terminal_inert(&f.message));
+        }
+        if let Some(c) = &a.corrected {
+            let _ = writeln!(out, "    corrected (checked by comparing again):");
+            for line in c.lines() {
+                let _ = writeln!(out, "       {}", terminal_inert(line));
+            }
+        }
+    }
+}
+
+/// Only the plan and the audit, for `drift-doctor plan`.
+pub fn render_plan(report: &Report, color: bool) -> String {
+    let st = Style { color };
+    let mut out = String::new();
+    plan_section(&mut out, report, &st);
+    audit_section(&mut out, report, &st);
+    if report.plan.is_none() {
+        out.push_str("Everything is Synced: there is nothing to plan.\n");
+    }
+    out.trim_start_matches('\n').to_string()
 }

@@ -118,6 +118,11 @@ pub struct FixTemplate {
     /// A change to the manifests in Git (Markdown sentence, may hold {vars}).
     #[serde(default)]
     pub git: Option<String>,
+    /// What the Git fix changes at each difference's path, when it is a
+    /// change to the manifests (advice such as "nothing to change" has none):
+    /// the fix is verified by making that change and comparing again.
+    #[serde(default)]
+    pub git_change: Option<crate::model::GitChange>,
     /// Waves, hooks or sync options: a sentence and an optional YAML snippet.
     #[serde(default)]
     pub sync_order: Option<String>,

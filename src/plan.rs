@@ -1,0 +1,284 @@
+//! One plan per app: every recommended fix of a report combined (one
+//! Application `spec.ignoreDifferences` block, merged and deduplicated, with
+//! the `syncOptions` it needs; the Git, render and sync-order changes), and
+//! what is left once they are applied together: drift, which needs a sync
+//! or a change in Git, and anything no verified fix resolves.
+
+#![warn(missing_docs)]
+
+use crate::fixes::{single_quoted, yaml_quote};
+use crate::ignore::IgnoreRule;
+use crate::model::*;
+use crate::path;
+use crate::verify::{application_form, fix_rules};
+use crate::CompareOptions;
+use std::collections::BTreeMap;
+
+/// The name the Application fragment carries when the input does not say
+/// which app it belongs to.
+pub const APP_PLACEHOLDER: &str = "my-app";
+
+/// The plan of a report, given what still differs in each resource once its
+/// recommended fixes are applied. None when nothing differs.
+pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option<Plan> {
+    if report.summary.out_of_sync == 0 {
+        return None;
+    }
+    let copts = CompareOptions::for_release(crate::ArgoCdRelease::default());
+    let mut rules: Vec<IgnoreRule> = Vec::new();
+    let mut respect = false;
+    let mut git = Vec::new();
+    let mut render = Vec::new();
+    let mut sync_order: Vec<PlanStep> = Vec::new();
+    for r in &report.resources {
+        for f in &r.fixes {
+            let step = || PlanStep {
+                resource: r.id.clone(),
+                title: f.title.clone(),
+                snippet: f.snippet.clone(),
+                verified: f.verified,
+            };
+            match f.kind {
+                FixKind::Ignore if f.recommended => {
+                    let form = application_form(&f.snippet);
+                    respect |= form.contains("RespectIgnoreDifferences=true");
+                    rules.extend(fix_rules(form, &copts).unwrap_or_default());
+                }
+                FixKind::Git if f.recommended => git.push(step()),
+                FixKind::Render if f.recommended => render.push(step()),
+                // Sync order cannot be checked offline, so it is never
+                // recommended; the plan lists each such change once.
+                FixKind::SyncOrder
+                    if !sync_order
+                        .iter()
+                        .any(|s| s.resource == r.id && s.title == f.title) =>
+                {
+                    sync_order.push(step())
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut drift = Vec::new();
+    let mut unresolved = Vec::new();
+    for (id, left) in remaining {
+        let resource = report.resources.iter().find(|r| &r.id == id);
+        for d in left {
+            let field = PlanField {
+                resource: id.clone(),
+                pointer: d.pointer.clone(),
+                cause: d.cause,
+                note: String::new(),
+            };
+            if d.cause == Cause::Drift {
+                drift.push(PlanField {
+                    note: "A real change: sync to restore Git's value, or change Git if the live value is right.".into(),
+                    ..field
+                });
+            } else {
+                let note = resource
+                    .map(|r| why_unresolved(r, &d.pointer))
+                    .unwrap_or_default();
+                unresolved.push(PlanField { note, ..field });
+            }
+        }
+    }
+    let resolves = unresolved.is_empty();
+    let waiting = unresolved
+        .iter()
+        .filter(|f| f.cause == Cause::SyncOrdering)
+        .count();
+    let mut left = Vec::new();
+    if !drift.is_empty() {
+        left.push(format!(
+            "{} of real drift, which a sync or a change in Git ends",
+            count(drift.len(), "field")
+        ));
+    }
+    if waiting > 0 {
+        left.push(format!(
+            "{} waiting on a sync-order change that only the next sync can confirm",
+            count(waiting, "field")
+        ));
+    }
+    if unresolved.len() > waiting {
+        left.push(format!(
+            "{} no verified fix resolves",
+            count(unresolved.len() - waiting, "field")
+        ));
+    }
+    let verification = if left.is_empty() {
+        format!(
+            "Compared again with every step applied: every resource is Synced ({}).",
+            count(report.summary.resources, "resource")
+        )
+    } else {
+        format!(
+            "Compared again with every step applied: still differing are {}.",
+            left.join("; ")
+        )
+    };
+    let app = report
+        .summary
+        .application
+        .as_deref()
+        .unwrap_or(APP_PLACEHOLDER);
+    Some(Plan {
+        verified: if resolves {
+            Verified::Resolves
+        } else {
+            Verified::Partial
+        },
+        verification,
+        application: application_fragment(app, &rules, respect),
+        git,
+        sync_order,
+        render,
+        drift,
+        unresolved,
+    })
+}
+
+/// `1 field`, `2 fields`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Why no fix of a resource is recommended for a field.
+fn why_unresolved(r: &ResourceReport, pointer: &str) -> String {
+    let fixes: Vec<&Fix> = r
+        .fixes
+        .iter()
+        .filter(|f| f.pointers.iter().any(|p| p == pointer))
+        .collect();
+    if let Some(f) = fixes.iter().find(|f| f.warning.is_some()) {
+        return format!("{} {}", f.title, f.warning.as_deref().unwrap_or_default());
+    }
+    if let Some(f) = fixes
+        .iter()
+        .find(|f| f.verified == Verified::Partial && !f.verification.is_empty())
+    {
+        return f.verification.clone();
+    }
+    if let Some(f) = fixes.iter().find(|f| f.kind == FixKind::SyncOrder) {
+        return format!("{}: {}", f.title, f.verification);
+    }
+    match fixes.first() {
+        Some(f) if !f.verification.is_empty() => format!("{}: {}", f.title, f.verification),
+        _ => "No fix drift-doctor knows resolves it: read its evidence.".into(),
+    }
+}
+
+/// One `spec.ignoreDifferences` entry per object, its pointers and jq
+/// paths merged in their order.
+struct Entry {
+    group: String,
+    kind: String,
+    name: Option<String>,
+    namespace: Option<String>,
+    pointers: Vec<String>,
+    jq: Vec<String>,
+    managers: Vec<String>,
+}
+
+/// The Application fragment `analyze --app` reads back; empty when there
+/// is no rule to write.
+pub fn application_fragment(app: &str, rules: &[IgnoreRule], respect: bool) -> String {
+    if rules.is_empty() {
+        return String::new();
+    }
+    let mut entries: BTreeMap<(String, String, String, String), Entry> = BTreeMap::new();
+    for r in rules {
+        let k = (
+            r.group.clone(),
+            r.kind.clone(),
+            r.namespace.clone().unwrap_or_default(),
+            r.name.clone().unwrap_or_default(),
+        );
+        let e = entries.entry(k).or_insert_with(|| Entry {
+            group: r.group.clone(),
+            kind: r.kind.clone(),
+            name: r.name.clone(),
+            namespace: r.namespace.clone(),
+            pointers: Vec::new(),
+            jq: Vec::new(),
+            managers: Vec::new(),
+        });
+        let add = |into: &mut Vec<String>, from: &[String]| {
+            for x in from {
+                if !into.contains(x) {
+                    into.push(x.clone());
+                }
+            }
+        };
+        add(&mut e.pointers, &r.json_pointers);
+        add(&mut e.jq, &r.jq_path_expressions);
+        add(&mut e.managers, &r.managed_fields_managers);
+    }
+    let mut out = String::new();
+    out.push_str("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n");
+    out.push_str(&format!("  name: {}\n", yaml_quote(app)));
+    out.push_str("spec:\n  ignoreDifferences:\n");
+    for e in entries.values() {
+        out.push_str(&format!(
+            "    - group: {}\n      kind: {}\n",
+            yaml_quote(&e.group),
+            yaml_quote(&e.kind)
+        ));
+        if let Some(n) = e.name.as_deref().filter(|n| !n.is_empty()) {
+            out.push_str(&format!("      name: {}\n", yaml_quote(n)));
+        }
+        if let Some(n) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
+            out.push_str(&format!("      namespace: {}\n", yaml_quote(n)));
+        }
+        if !e.pointers.is_empty() {
+            out.push_str("      jsonPointers:\n");
+            for p in &e.pointers {
+                out.push_str(&format!("        - {}\n", yaml_quote_pointer(p)));
+            }
+        }
+        if !e.jq.is_empty() {
+            out.push_str("      jqPathExpressions:\n");
+            for j in &e.jq {
+                out.push_str(&format!("        - {}\n", single_quoted(j)));
+            }
+        }
+        if !e.managers.is_empty() {
+            out.push_str("      managedFieldsManagers:\n");
+            for m in &e.managers {
+                out.push_str(&format!("        - {}\n", yaml_quote(m)));
+            }
+        }
+    }
+    if respect {
+        out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owners' live values when syncing (add to your existing options)\n      - RespectIgnoreDifferences=true\n");
+    }
+    out
+}
+
+/// A JSON pointer as a YAML scalar: plain where YAML reads it back as the
+/// same string.
+fn yaml_quote_pointer(p: &str) -> String {
+    let plain = p.starts_with('/')
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-~".contains(&b));
+    if plain {
+        p.to_string()
+    } else {
+        serde_json::to_string(p).unwrap_or_default()
+    }
+}
+
+/// The pointers of a plan field as words, for renderers.
+pub fn field_words(pointer: &str) -> String {
+    let p = path::dotted(&path::parse_pointer(pointer));
+    if p.is_empty() {
+        "the object".into()
+    } else {
+        p
+    }
+}

@@ -1,0 +1,582 @@
+//! Every fix is checked before it is proposed: it is applied to the input
+//! and the resource is compared again by the pipeline's own comparison.
+//! An ignore fix goes through the code that applies the user's own rules
+//! (its Application form, read back as settings); a Git fix changes the Git
+//! side and the last-applied annotation the following sync writes. Each fix
+//! then says whether it resolves, what it would also hide, and one fix per
+//! group of differences is recommended: the narrowest that resolves with no
+//! collateral. Drift is never recommended away.
+
+#![warn(missing_docs)]
+
+use crate::compare::{CompareOptions, LAST_APPLIED};
+use crate::fixes::sensitive_reason;
+use crate::identity::ResourceKey;
+use crate::ignore::{self, IgnoreRule};
+use crate::model::*;
+use crate::path;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The source name the rules of a fix under verification carry, so that
+/// what they hide is told apart from what the user's own rules hide.
+const FIX_SOURCE: &str = "(the proposed fix)";
+
+/// Compares one resource again: the pipeline's comparison and classification
+/// of a (changed) Git object and live object under (changed) options.
+pub type Recompare<'a> =
+    dyn Fn(Option<&Value>, Option<&Value>, &CompareOptions) -> Vec<Difference> + 'a;
+
+/// The Application form of an ignore fix's snippet (the part before the
+/// argocd-cm form).
+pub fn application_form(snippet: &str) -> &str {
+    snippet.split("\n---\n").next().unwrap_or(snippet)
+}
+
+/// The argocd-cm form of an ignore fix's snippet, if it has one.
+pub fn argocd_cm_form(snippet: &str) -> Option<&str> {
+    snippet.split_once("\n---\n").map(|(_, cm)| cm)
+}
+
+/// Read the rules of a settings text as the user's rules are read, named as
+/// the proposed fix. None when the text does not read (which a fix's own
+/// snippet always does; a failure means the fix cannot be checked).
+pub fn fix_rules(text: &str, copts: &CompareOptions) -> Option<Vec<IgnoreRule>> {
+    let mut scratch = CompareOptions {
+        ignore_rules: Vec::new(),
+        jq: copts.jq.clone(),
+        ..CompareOptions::for_release(copts.release)
+    };
+    ignore::apply_user_settings(text, &mut scratch).ok()?;
+    Some(
+        scratch
+            .ignore_rules
+            .into_iter()
+            .map(|mut r| {
+                r.source = FIX_SOURCE.to_string();
+                r
+            })
+            .collect(),
+    )
+}
+
+/// Make a Git change at `paths`: drop the field, or write the live value.
+/// Returns the changed Git object and how many fields changed.
+pub fn apply_git_change(
+    git: &Value,
+    live: Option<&Value>,
+    change: GitChange,
+    paths: &[Vec<path::Seg>],
+) -> (Value, usize) {
+    let mut out = git.clone();
+    let mut changed = 0;
+    for segs in paths {
+        if segs.is_empty() {
+            continue;
+        }
+        let (segs, value) = match change {
+            GitChange::Drop => (empty_container_ancestor(&out, segs), None),
+            GitChange::WriteLive => (&segs[..], live.and_then(|l| path::get(l, segs)).cloned()),
+        };
+        if path::set(&mut out, segs, value) {
+            changed += 1;
+        }
+    }
+    (out, changed)
+}
+
+/// The paths a fix changes in Git: the whole field its rule names for a
+/// drop, else each difference it addresses.
+fn change_paths(before: &[Difference], fix: &Fix, change: GitChange) -> Vec<Vec<path::Seg>> {
+    if change == GitChange::Drop && !fix.git_paths.is_empty() {
+        return fix.git_paths.clone();
+    }
+    own_differences(before, fix)
+        .into_iter()
+        .map(|d| d.segs.clone())
+        .collect()
+}
+
+/// Where to drop a field Git does not hold: the empty map or list that
+/// stands for it (`annotations: {}`, `rules: []`), since leaving the key
+/// out is what the fix asks. Otherwise the field itself (a no-op).
+fn empty_container_ancestor<'s>(git: &Value, segs: &'s [path::Seg]) -> &'s [path::Seg] {
+    if path::get(git, segs).is_some() {
+        return segs;
+    }
+    for len in (1..segs.len()).rev() {
+        match path::get(git, &segs[..len]) {
+            Some(Value::Object(m)) if m.is_empty() => return &segs[..len],
+            Some(Value::Array(a)) if a.is_empty() => return &segs[..len],
+            Some(_) => return segs,
+            None => {}
+        }
+    }
+    segs
+}
+
+/// The live object after the sync that follows a Git change: its
+/// last-applied annotation, when it has one, holds the new Git object
+/// (controllers keep writing what they own, so the rest stays).
+fn after_sync(live: &Value, new_git: &Value) -> Value {
+    let mut out = live.clone();
+    if let Some(Value::Object(a)) = out.pointer_mut("/metadata/annotations") {
+        if a.contains_key(LAST_APPLIED) {
+            let text = serde_json::to_string(new_git).unwrap_or_default();
+            a.insert(LAST_APPLIED.to_string(), Value::String(text));
+        }
+    }
+    out
+}
+
+/// What one comparison after a change shows, relative to before.
+struct Outcome {
+    /// Differences the fix addresses that still show.
+    still: Vec<Difference>,
+    /// Visible differences that did not show before.
+    new: Vec<Difference>,
+}
+
+fn outcome(before: &[Difference], own: &BTreeSet<String>, after: Vec<Difference>) -> Outcome {
+    let before_visible: BTreeSet<&str> = before
+        .iter()
+        .filter(|d| d.visible)
+        .map(|d| d.pointer.as_str())
+        .collect();
+    let still = after
+        .iter()
+        .filter(|d| d.visible && own.contains(&d.pointer))
+        .cloned()
+        .collect();
+    let new = after
+        .iter()
+        .filter(|d| d.visible && !before_visible.contains(d.pointer.as_str()))
+        .cloned()
+        .collect();
+    Outcome { still, new }
+}
+
+fn field(d: &Difference) -> String {
+    let p = path::dotted(&d.segs);
+    if p.is_empty() {
+        "the object".to_string()
+    } else {
+        format!("`{p}`")
+    }
+}
+
+fn list(ds: &[Difference]) -> String {
+    let names: Vec<String> = ds.iter().map(field).collect();
+    names.join(", ")
+}
+
+/// `resolves` or `partial`, with the sentence saying what still differs.
+fn judge(what: &str, o: &Outcome) -> (Verified, String) {
+    if o.still.is_empty() && o.new.is_empty() {
+        return (
+            Verified::Resolves,
+            format!("Compared again {what}: the fields it addresses no longer differ."),
+        );
+    }
+    let mut parts = Vec::new();
+    if !o.still.is_empty() {
+        parts.push(format!("{} still differs", list(&o.still)));
+    }
+    if !o.new.is_empty() {
+        let why = o.new.first().map(|d| d.evidence.as_str()).unwrap_or("");
+        parts.push(format!("{} differs instead ({why})", list(&o.new)));
+    }
+    (
+        Verified::Partial,
+        format!("Compared again {what}: {}.", parts.join("; ")),
+    )
+}
+
+/// The inputs of one resource's verification.
+pub struct Subject<'a> {
+    /// The resource.
+    pub key: &'a ResourceKey,
+    /// Its Git object, when Git has it.
+    pub git: Option<&'a Value>,
+    /// Its live object, when live has it.
+    pub live: Option<&'a Value>,
+    /// The options it was compared with.
+    pub copts: &'a CompareOptions,
+}
+
+/// Verify every fix of a resource, mark the recommended ones, and return
+/// what still differs once every recommended fix is applied together.
+pub fn verify_resource(
+    subject: &Subject,
+    report: &mut ResourceReport,
+    recompare: &Recompare,
+) -> Vec<Difference> {
+    let before = report.differences.clone();
+    for fix in report.fixes.iter_mut() {
+        verify_fix(subject, &before, fix, recompare);
+    }
+    recommend(&mut report.fixes);
+    remaining_after(subject, &before, &report.fixes, recompare)
+}
+
+fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Difference> {
+    before
+        .iter()
+        .filter(|d| d.visible && fix.pointers.contains(&d.pointer))
+        .collect()
+}
+
+fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare: &Recompare) {
+    let own: BTreeSet<String> = fix.pointers.iter().cloned().collect();
+    match fix.kind {
+        FixKind::Ignore => verify_ignore(subject, before, &own, fix, recompare),
+        FixKind::Git | FixKind::Render => {
+            let change = match (fix.kind, fix.git_change) {
+                (FixKind::Render, _) => Some(GitChange::WriteLive),
+                (_, change) => change,
+            };
+            match (change, subject.git, subject.live) {
+                (Some(change), Some(git), live) => {
+                    let paths = change_paths(before, fix, change);
+                    let (new_git, changed) = apply_git_change(git, live, change, &paths);
+                    if changed == 0 {
+                        let what = paths
+                            .iter()
+                            .map(|p| format!("`{}`", path::dotted(p)))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        fix.verified = Verified::Partial;
+                        fix.verification = match change {
+                            GitChange::Drop => format!("Git has no {what} to remove: the difference comes from elsewhere (with a three-way diff, the last-applied annotation still holding the field), so this change alone does nothing."),
+                            GitChange::WriteLive => format!("Git already holds the live value of {what}, so this change alone does nothing."),
+                        };
+                        return;
+                    }
+                    let new_live = live.map(|l| after_sync(l, &new_git));
+                    let after = recompare(Some(&new_git), new_live.as_ref(), subject.copts);
+                    let what = match (fix.kind, change) {
+                        (FixKind::Render, _) => "with the template's output pinned to the live value (the template must then render that value every time)",
+                        (_, GitChange::Drop) => "with the field removed from Git and the last-applied annotation the next sync writes",
+                        (_, GitChange::WriteLive) => "with the live value written in Git and the last-applied annotation the next sync writes",
+                    };
+                    let (v, text) = judge(what, &outcome(before, &own, after));
+                    fix.verified = v;
+                    fix.verification = text;
+                }
+                (Some(_), None, _) => {
+                    fix.verification = "Git has no such object to change.".into();
+                }
+                (None, _, _) => {
+                    fix.verification = "This advice is not a change to the manifests, so comparing again cannot check it.".into();
+                }
+            }
+        }
+        FixKind::SyncOrder => {
+            fix.verification = "Sync order shows only while a sync runs, not in the objects: check the result of the next sync.".into();
+        }
+    }
+}
+
+fn verify_ignore(
+    subject: &Subject,
+    before: &[Difference],
+    own: &BTreeSet<String>,
+    fix: &mut Fix,
+    recompare: &Recompare,
+) {
+    let Some(rules) = fix_rules(application_form(&fix.snippet), subject.copts) else {
+        fix.verification =
+            "The rule's Application form does not read as settings, so it was not checked.".into();
+        return;
+    };
+    let mut copts = subject.copts.clone();
+    copts.include_hidden = true;
+    copts.ignore_rules.extend(rules.iter().cloned());
+    let after = recompare(subject.git, subject.live, &copts);
+    let hidden_by_fix = |d: &Difference| {
+        d.hidden_reason
+            .as_deref()
+            .is_some_and(|r| r.contains(FIX_SOURCE))
+    };
+    // What else it hides: differences Argo CD shows today that the rule
+    // hides too, and hidden ones (hidden for another reason) whose field
+    // the rule removes.
+    let mut collateral = Vec::new();
+    for d in after.iter().filter(|d| hidden_by_fix(d)) {
+        if own.contains(&d.pointer) {
+            continue;
+        }
+        let was_visible = before.iter().any(|b| b.pointer == d.pointer && b.visible);
+        collateral.push(Collateral {
+            resource: subject.key.to_string(),
+            pointer: d.pointer.clone(),
+            cause: d.cause,
+            visible: was_visible,
+            form: "application".into(),
+        });
+    }
+    let rule_refs: Vec<&IgnoreRule> = rules.iter().collect();
+    for d in before.iter().filter(|d| !d.visible) {
+        if own.contains(&d.pointer) || collateral.iter().any(|c| c.pointer == d.pointer) {
+            continue;
+        }
+        let value = if d.live.is_null() { &d.git } else { &d.live };
+        if ignore::rule_hiding(&rule_refs, &d.segs, value).is_some() {
+            collateral.push(Collateral {
+                resource: subject.key.to_string(),
+                pointer: d.pointer.clone(),
+                cause: d.cause,
+                visible: false,
+                form: "application".into(),
+            });
+        }
+    }
+    let respect = fix.snippet.contains("RespectIgnoreDifferences=true");
+    let what = if respect {
+        "with the rule in the Application's ignoreDifferences (with RespectIgnoreDifferences=true a sync also keeps the owner's live value instead of writing Git's)"
+    } else {
+        "with the rule in the Application's ignoreDifferences"
+    };
+    let (v, text) = judge(what, &outcome(before, own, after));
+    fix.verified = v;
+    fix.verification = text;
+    fix.warning = unsafe_collateral(subject.key, &collateral);
+    fix.collateral = collateral;
+}
+
+/// Why hiding these differences is not safe: drift, or a security-relevant field.
+fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<String> {
+    if let Some(c) = collateral.iter().find(|c| c.cause == Cause::Drift) {
+        return Some(format!(
+            "It would also hide {} of {}, a real change (drift): never ignore drift.",
+            pointer_words(&c.pointer),
+            c.resource
+        ));
+    }
+    collateral.iter().find_map(|c| {
+        sensitive_reason(key, &c.pointer).map(|why| {
+            format!(
+                "It would also hide {} of {}, a security-relevant field ({why}).",
+                pointer_words(&c.pointer),
+                c.resource
+            )
+        })
+    })
+}
+
+fn pointer_words(pointer: &str) -> String {
+    let p = path::dotted(&path::parse_pointer(pointer));
+    if p.is_empty() {
+        "the whole object".into()
+    } else {
+        format!("`{p}`")
+    }
+}
+
+/// The order fixes are preferred in when several resolve: a change to Git
+/// ends the cause, a deterministic render too, an ignore rule only hides it.
+fn preference(kind: FixKind) -> u8 {
+    match kind {
+        FixKind::Git => 0,
+        FixKind::Render => 1,
+        FixKind::SyncOrder => 2,
+        FixKind::Ignore => 3,
+    }
+}
+
+/// Mark one fix per group of differences (the fixes of one rule share
+/// them) as recommended: the preferred one that resolves with no collateral
+/// and no warning. Drift gets none: it needs a sync or a change in Git.
+fn recommend(fixes: &mut [Fix]) {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, f) in fixes.iter().enumerate() {
+        let overlaps = |g: &Vec<usize>| {
+            g.iter().any(|&j| {
+                fixes[j].cause == f.cause
+                    && fixes[j].pointers.iter().any(|p| f.pointers.contains(p))
+            })
+        };
+        match groups.iter_mut().find(|g| overlaps(g)) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    for g in groups {
+        let best = g
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let f = &fixes[i];
+                f.cause != Cause::Drift
+                    && f.verified == Verified::Resolves
+                    && f.collateral.is_empty()
+                    && f.warning.is_none()
+            })
+            .min_by_key(|&i| preference(fixes[i].kind));
+        if let Some(i) = best {
+            fixes[i].recommended = true;
+        }
+    }
+}
+
+/// What still differs once every recommended fix of the resource is applied
+/// together (ignore rules and Git changes at once).
+fn remaining_after(
+    subject: &Subject,
+    before: &[Difference],
+    fixes: &[Fix],
+    recompare: &Recompare,
+) -> Vec<Difference> {
+    let visible: Vec<Difference> = before.iter().filter(|d| d.visible).cloned().collect();
+    let chosen: Vec<&Fix> = fixes.iter().filter(|f| f.recommended).collect();
+    if chosen.is_empty() {
+        return visible;
+    }
+    let mut copts = subject.copts.clone();
+    let mut git = subject.git.cloned();
+    for f in &chosen {
+        match f.kind {
+            FixKind::Ignore => {
+                if let Some(rules) = fix_rules(application_form(&f.snippet), subject.copts) {
+                    copts.ignore_rules.extend(rules);
+                }
+            }
+            FixKind::Git | FixKind::Render => {
+                let change = if f.kind == FixKind::Render {
+                    Some(GitChange::WriteLive)
+                } else {
+                    f.git_change
+                };
+                if let (Some(change), Some(g)) = (change, git.as_ref()) {
+                    let paths = change_paths(before, f, change);
+                    git = Some(apply_git_change(g, subject.live, change, &paths).0);
+                }
+            }
+            FixKind::SyncOrder => {}
+        }
+    }
+    let live = match (subject.live, git.as_ref()) {
+        (Some(l), Some(g)) if git.as_ref() != subject.git => Some(after_sync(l, g)),
+        (l, _) => l.cloned(),
+    };
+    recompare(git.as_ref(), live.as_ref(), &copts)
+        .into_iter()
+        .filter(|d| d.visible)
+        .collect()
+}
+
+/// For each ignore fix, the objects of its group and kind elsewhere in the
+/// input (its argocd-cm form covers them all) and the differences there it
+/// would also hide.
+pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
+    let kinds: Vec<(String, String, String)> = resources
+        .iter()
+        .map(|r| (r.group.clone(), r.kind.clone(), r.id.clone()))
+        .collect();
+    let mut updates: Vec<(usize, usize, Vec<String>, Vec<Collateral>)> = Vec::new();
+    for (ri, r) in resources.iter().enumerate() {
+        for (fi, f) in r.fixes.iter().enumerate() {
+            if f.kind != FixKind::Ignore {
+                continue;
+            }
+            let same_kind: Vec<String> = kinds
+                .iter()
+                .filter(|(g, k, id)| *g == r.group && *k == r.kind && *id != r.id)
+                .map(|(_, _, id)| id.clone())
+                .collect();
+            let rules = argocd_cm_form(&f.snippet)
+                .and_then(|cm| fix_rules(cm, copts))
+                .unwrap_or_default();
+            let refs: Vec<&IgnoreRule> = rules.iter().collect();
+            let mut hidden = Vec::new();
+            for other in resources.iter().filter(|o| same_kind.contains(&o.id)) {
+                for d in &other.differences {
+                    let value = if d.live.is_null() { &d.git } else { &d.live };
+                    if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
+                        hidden.push(Collateral {
+                            resource: other.id.clone(),
+                            pointer: d.pointer.clone(),
+                            cause: d.cause,
+                            visible: d.visible,
+                            form: "argocd-cm".into(),
+                        });
+                    }
+                }
+            }
+            updates.push((ri, fi, same_kind, hidden));
+        }
+    }
+    for (ri, fi, same_kind, hidden) in updates {
+        let fix = &mut resources[ri].fixes[fi];
+        fix.instance_wide = same_kind;
+        fix.collateral.extend(hidden);
+    }
+}
+
+/// Verify the fixes of a resource read from pasted diff output, where only
+/// the changed lines are known: an ignore fix is applied to each change as
+/// the user's rules are in that mode; a change to Git needs both objects.
+/// Returns what still differs after the recommended fixes.
+pub fn verify_text_resource(
+    report: &mut ResourceReport,
+    copts: &CompareOptions,
+) -> Vec<Difference> {
+    let key = ResourceKey {
+        group: report.group.clone(),
+        kind: report.kind.clone(),
+        namespace: report.namespace.clone(),
+        name: report.name.clone(),
+    };
+    let differences = report.differences.clone();
+    let hides = |rules: &[IgnoreRule], d: &Difference| {
+        let refs: Vec<&IgnoreRule> = rules.iter().filter(|r| r.applies_to(&key)).collect();
+        let value = if d.live.is_null() { &d.git } else { &d.live };
+        ignore::rule_hiding(&refs, &d.segs, value).is_some()
+    };
+    let mut hidden_by_plan: Vec<IgnoreRule> = Vec::new();
+    for fix in report.fixes.iter_mut() {
+        if fix.kind != FixKind::Ignore {
+            fix.verification = "Pasted diff output shows only the changed lines: paste the Git and live YAML to check this change by comparing again.".into();
+            continue;
+        }
+        let Some(rules) = fix_rules(application_form(&fix.snippet), copts) else {
+            continue;
+        };
+        let still: Vec<Difference> = differences
+            .iter()
+            .filter(|d| d.visible && fix.pointers.contains(&d.pointer) && !hides(&rules, d))
+            .cloned()
+            .collect();
+        fix.collateral = differences
+            .iter()
+            .filter(|d| !fix.pointers.contains(&d.pointer) && hides(&rules, d))
+            .map(|d| Collateral {
+                resource: report.id.clone(),
+                pointer: d.pointer.clone(),
+                cause: d.cause,
+                visible: d.visible,
+                form: "application".into(),
+            })
+            .collect();
+        let (v, text) = judge(
+            "with the rule applied to the changes the diff shows",
+            &Outcome {
+                still,
+                new: Vec::new(),
+            },
+        );
+        fix.verified = v;
+        fix.verification = text;
+        fix.warning = unsafe_collateral(&key, &fix.collateral);
+    }
+    recommend(&mut report.fixes);
+    for f in report.fixes.iter().filter(|f| f.recommended) {
+        if let Some(rules) = fix_rules(application_form(&f.snippet), copts) {
+            hidden_by_plan.extend(rules);
+        }
+    }
+    differences
+        .into_iter()
+        .filter(|d| d.visible && !hides(&hidden_by_plan, d))
+        .collect()
+}

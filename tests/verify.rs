@@ -1,0 +1,267 @@
+//! Proven fixes: every fix says what comparing again with it applied
+//! showed, the recommended ones resolve with nothing else hidden, and the
+//! plan's Application fragment, read back as settings, leaves only what the
+//! plan says is left.
+
+mod common;
+
+use drift_doctor::ignore::apply_user_settings;
+use drift_doctor::rules::catalog;
+use drift_doctor::{analyze, Cause, CompareOptions, FixKind, Options, Report, Verified};
+use std::collections::BTreeSet;
+
+struct Fixture {
+    name: String,
+    git: String,
+    live: String,
+    opts: Options,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let mut out = Vec::new();
+    for name in common::scenario_names() {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        #[derive(serde::Deserialize, Default)]
+        struct ScenarioOptions {
+            namespace: Option<String>,
+            #[serde(default)]
+            ignore_aggregated_roles: bool,
+        }
+        let so: ScenarioOptions =
+            std::fs::read_to_string(common::root().join(&dir).join("options.yaml"))
+                .ok()
+                .map(|t| serde_yaml::from_str(&t).expect("options.yaml parses"))
+                .unwrap_or_default();
+        out.push(Fixture {
+            name: format!("scenario {name}"),
+            git: common::read(format!("{dir}/git.yaml")),
+            live: common::read(format!("{dir}/live.yaml")),
+            opts: Options {
+                namespace: so.namespace,
+                compare: CompareOptions {
+                    ignore_aggregated_roles: so.ignore_aggregated_roles,
+                    ..Default::default()
+                },
+            },
+        });
+    }
+    for rule in catalog()
+        .unwrap()
+        .rules
+        .iter()
+        .filter(|r| r.retired.is_none())
+    {
+        for (i, ex) in rule.examples.iter().enumerate() {
+            out.push(Fixture {
+                name: format!("{} example {i}", rule.code),
+                git: ex.git.clone(),
+                live: ex.live.clone(),
+                opts: Options {
+                    namespace: ex.namespace.clone(),
+                    compare: ex.compare_options(CompareOptions::default()).unwrap(),
+                },
+            });
+        }
+    }
+    out
+}
+
+fn visible(report: &Report) -> BTreeSet<(String, String)> {
+    report
+        .resources
+        .iter()
+        .flat_map(|r| {
+            r.differences
+                .iter()
+                .filter(|d| d.visible)
+                .map(move |d| (r.id.clone(), d.pointer.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn recommended_fixes_resolve_and_hide_nothing_else() {
+    let mut recommended = 0;
+    for fx in fixtures() {
+        let report = analyze(&fx.git, &fx.live, &fx.opts).unwrap();
+        common::assert_valid(&report);
+        for r in &report.resources {
+            for f in r.fixes.iter().filter(|f| f.recommended) {
+                recommended += 1;
+                assert_eq!(f.verified, Verified::Resolves, "{}: {}", fx.name, f.title);
+                assert!(
+                    f.collateral.iter().all(|c| c.form != "application"),
+                    "{}: {}",
+                    fx.name,
+                    f.title
+                );
+                assert!(f.warning.is_none(), "{}: {}", fx.name, f.title);
+                assert_ne!(f.cause, Cause::Drift, "{}: {}", fx.name, f.title);
+            }
+            // Every fix says how it was checked.
+            for f in &r.fixes {
+                assert!(
+                    !f.verification.is_empty(),
+                    "{}: {} unchecked",
+                    fx.name,
+                    f.title
+                );
+            }
+        }
+    }
+    assert!(recommended > 50, "only {recommended} recommended fixes");
+}
+
+/// What the plan's Application fragment leaves, read back as settings: the
+/// drift, the unresolved fields, and the fields of the plan's Git and render
+/// steps (changes to Git cannot be read back as settings).
+#[test]
+fn the_plans_application_fragment_leaves_only_what_the_plan_says() {
+    let mut plans = 0;
+    for fx in fixtures() {
+        let report = analyze(&fx.git, &fx.live, &fx.opts).unwrap();
+        let Some(plan) = &report.plan else {
+            assert_eq!(report.summary.out_of_sync, 0, "{}: no plan", fx.name);
+            continue;
+        };
+        plans += 1;
+        let mut compare = fx.opts.compare.clone();
+        if !plan.application.is_empty() {
+            apply_user_settings(&plan.application, &mut compare)
+                .unwrap_or_else(|e| panic!("{}: the plan does not read back: {e}", fx.name));
+        }
+        let after = analyze(
+            &fx.git,
+            &fx.live,
+            &Options {
+                compare,
+                ..fx.opts.clone()
+            },
+        )
+        .unwrap();
+        let left = visible(&after);
+        let mut allowed: BTreeSet<(String, String)> = plan
+            .drift
+            .iter()
+            .chain(&plan.unresolved)
+            .map(|f| (f.resource.clone(), f.pointer.clone()))
+            .collect();
+        for r in &report.resources {
+            for f in r
+                .fixes
+                .iter()
+                .filter(|f| f.recommended && f.kind != FixKind::Ignore)
+            {
+                allowed.extend(f.pointers.iter().map(|p| (r.id.clone(), p.clone())));
+            }
+        }
+        let unexpected: Vec<_> = left.difference(&allowed).collect();
+        assert!(
+            unexpected.is_empty(),
+            "{}: still differing {unexpected:?}",
+            fx.name
+        );
+        for d in &plan.drift {
+            assert!(
+                left.contains(&(d.resource.clone(), d.pointer.clone())),
+                "{}: the plan hides drift at {} {}",
+                fx.name,
+                d.resource,
+                d.pointer
+            );
+        }
+    }
+    assert!(plans > 50, "only {plans} plans");
+}
+
+fn scenario(name: &str) -> Report {
+    let dir = format!("tests/fixtures/scenarios/{name}");
+    analyze(
+        &common::read(format!("{dir}/git.yaml")),
+        &common::read(format!("{dir}/live.yaml")),
+        &Options::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_empty_map_in_git_is_fixed_in_git_not_by_ignoring_the_stamp() {
+    let report = scenario("remarshal-empty-template-annotations");
+    let fixes: Vec<_> = report.resources.iter().flat_map(|r| &r.fixes).collect();
+    let git = fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Git)
+        .expect("a Git fix");
+    assert_eq!(git.verified, Verified::Resolves, "{}", git.verification);
+    assert!(git.recommended);
+    let plan = report.plan.as_ref().unwrap();
+    assert_eq!(plan.verified, Verified::Resolves);
+    assert!(plan.application.is_empty(), "{}", plan.application);
+}
+
+#[test]
+fn sync_order_changes_are_unverifiable_and_listed_in_the_plan() {
+    let report = scenario("crd-and-cr-same-sync");
+    let sync: Vec<_> = report
+        .resources
+        .iter()
+        .flat_map(|r| &r.fixes)
+        .filter(|f| f.kind == FixKind::SyncOrder)
+        .collect();
+    assert!(!sync.is_empty());
+    for f in &sync {
+        assert_eq!(f.verified, Verified::Unverifiable);
+        assert!(!f.recommended);
+    }
+    let plan = report.plan.as_ref().unwrap();
+    assert!(!plan.sync_order.is_empty());
+    assert!(
+        plan.verification.contains("sync-order"),
+        "{}",
+        plan.verification
+    );
+}
+
+#[test]
+fn a_git_drop_where_git_has_no_such_field_is_partial() {
+    let dir = "tests/fixtures/verify/replicas-only-in-last-applied";
+    let report = analyze(
+        &common::read(format!("{dir}/git.yaml")),
+        &common::read(format!("{dir}/live.yaml")),
+        &Options::default(),
+    )
+    .unwrap();
+    common::assert_valid(&report);
+    let fixes: Vec<_> = report.resources.iter().flat_map(|r| &r.fixes).collect();
+    let drop = fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Git && f.pointers.iter().any(|p| p == "/spec/replicas"))
+        .unwrap_or_else(|| panic!("a Git fix on replicas: {fixes:#?}"));
+    assert_eq!(drop.verified, Verified::Partial);
+    assert!(
+        drop.verification.contains("last-applied"),
+        "{}",
+        drop.verification
+    );
+    assert!(!drop.recommended);
+}
+
+#[test]
+fn an_argocd_cm_rule_on_a_secret_names_every_other_secret_it_covers() {
+    let report = scenario("drift-next-to-mutations");
+    let tls = report
+        .resources
+        .iter()
+        .find(|r| r.kind == "Secret" && r.fixes.iter().any(|f| f.kind == FixKind::Ignore))
+        .expect("an ignored Secret field");
+    let f = tls
+        .fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Ignore)
+        .unwrap();
+    assert!(!f.instance_wide.is_empty(), "{f:#?}");
+    assert!(f
+        .instance_wide
+        .iter()
+        .all(|id| id.contains("/Secret/") && *id != tls.id));
+}
