@@ -24,13 +24,48 @@ pub struct Options {
     pub compare: CompareOptions,
 }
 
+/// Evidence beyond the two sides: the Application with its status, and a
+/// second render of the same commit.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Evidence<'a> {
+    /// The Application (`argocd app get APP -o yaml`); its settings are
+    /// applied by the caller ([`crate::application::Application::apply_to`]).
+    pub application: Option<&'a crate::application::Application>,
+    /// A second render of the same commit, as text.
+    pub git_again: Option<&'a str>,
+}
+
 /// Analyse Git (desired) manifests against live objects.
 pub fn analyze(git: &str, live: &str, opts: &Options) -> Result<Report, InputError> {
+    analyze_with(git, live, opts, Evidence::default())
+}
+
+/// [`analyze`] with the evidence users also have: the report gains the
+/// Application's sections, and fields the two renders disagree on are
+/// explained as a non-deterministic render.
+pub fn analyze_with(
+    git: &str,
+    live: &str,
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
+    let again_docs = match evidence.git_again {
+        Some(text) => parse_side(text, Side::Git).map_err(|mut e| {
+            e.message = format!("second render: {}", e.message);
+            e
+        })?,
+        None => Vec::new(),
+    };
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
     let masks = secret_mask::Masks::for_sides(&[(git, &git_docs), (live, &live_docs)]);
-    analyze_masked(&git_docs, &live_docs, opts, &masks)
+    let again = evidence.git_again.map(|_| again_docs.as_slice());
+    let mut report = analyze_masked(&git_docs, &live_docs, again, opts, &masks)?;
+    if let Some(app) = evidence.application {
+        with_application(&mut report, app, opts);
+    }
+    Ok(report)
 }
 
 /// A resource to report: its key and whichever sides exist.
@@ -86,17 +121,34 @@ pub fn analyze_documents(
     live_docs: &[Document],
     opts: &Options,
 ) -> Result<Report, InputError> {
-    analyze_masked(git_docs, live_docs, opts, &secret_mask::Masks::default())
+    analyze_masked(
+        git_docs,
+        live_docs,
+        None,
+        opts,
+        &secret_mask::Masks::default(),
+    )
 }
 
 fn analyze_masked(
     git_docs: &[Document],
     live_docs: &[Document],
+    git_again: Option<&[Document]>,
     opts: &Options,
     masks: &secret_mask::Masks,
 ) -> Result<Report, InputError> {
     let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
     let mut ctx = InputContext::default();
+    if let Some(again) = git_again {
+        let second = crate::pairing::pair(again, &[], opts.namespace.as_deref())?;
+        ctx.second_render = Some(
+            second
+                .git
+                .into_iter()
+                .map(|(k, d)| (k, d.object.clone()))
+                .collect(),
+        );
+    }
     for (key, d) in &paired.live {
         ctx.learn(key, &d.object, false);
     }
@@ -220,6 +272,7 @@ pub(crate) fn build_report(
         },
         emergency,
         warnings: Vec::new(),
+        argocd_status: None,
         resources,
         plan: None,
         audit: Vec::new(),
@@ -461,6 +514,16 @@ pub(crate) fn classify(
     }
 }
 
+/// The Application's sections, and its name in the emergency steps when
+/// the objects' tracking did not name the app.
+fn with_application(report: &mut Report, app: &crate::application::Application, opts: &Options) {
+    report.argocd_status =
+        Some(app.status(report, opts.namespace.as_deref(), opts.compare.strategy));
+    if report.summary.application.is_none() && !app.name().is_empty() {
+        report.emergency = fixes::emergency_steps(&report.resources, Some(app.name()));
+    }
+}
+
 /// What the pasted text tells about a change beyond the rule's verdict.
 enum TextEvidence {
     /// Replaces the evidence (bookkeeping that is no difference; masks that tell what the
@@ -518,6 +581,24 @@ type TextResourceParts = (
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
+    analyze_diff_text(text, opts)
+}
+
+/// [`analyze_diff`] with the Application's sections (a second render needs
+/// whole objects, which diff text does not hold).
+pub fn analyze_diff_with(
+    text: &str,
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
+    let mut report = analyze_diff_text(text, opts)?;
+    if let Some(app) = evidence.application {
+        with_application(&mut report, app, opts);
+    }
+    Ok(report)
+}
+
+fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
     // Read the masked text, as a link carries it: the diff masker finds Secrets by their visible
     // `kind:` even under a header naming another kind, and sender and receiver see the same report.
     let masks = secret_mask::Masks::for_texts(&[text]);

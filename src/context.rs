@@ -53,6 +53,9 @@ pub struct InputContext {
     /// that look at a whole object's text would otherwise serialise it again
     /// for every one of its differences (quadratic for a big object).
     json_texts: JsonTexts,
+    /// A second render of the same commit, by key, when one was given: the
+    /// fields it disagrees on with the first are rendered anew each time.
+    pub second_render: Option<BTreeMap<ResourceKey, Value>>,
 }
 
 impl InputContext {

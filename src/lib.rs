@@ -6,6 +6,7 @@
 //! proposes the narrowest safe fix. No files, no clock, no network.
 
 pub mod analyze;
+pub mod application;
 pub mod argocd_release;
 pub mod audit;
 pub mod compare;
@@ -39,7 +40,7 @@ pub mod view;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use analyze::{analyze, analyze_diff, Options};
+pub use analyze::{analyze, analyze_diff, analyze_diff_with, analyze_with, Evidence, Options};
 pub use argocd_release::ArgoCdRelease;
 pub use compare::{CompareOptions, Strategy};
 pub use input::{InputError, Side};

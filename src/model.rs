@@ -194,6 +194,11 @@ pub struct Report {
     /// diff output that could not be read (each naming its line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What the pasted Application (`--application`) says: Argo CD's own
+    /// verdicts where they disagree, its sync errors classified, and a sync
+    /// loop in its history. Absent when no Application was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argocd_status: Option<ArgocdStatus>,
     /// Every resource compared (skipped live objects left out).
     pub resources: Vec<ResourceReport>,
     /// Every recommended fix combined, verified together.
@@ -202,6 +207,98 @@ pub struct Report {
     /// What each of the user's own ignore rules does in this input.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit: Vec<RuleAudit>,
+}
+
+/// What an Argo CD Application's own status says, next to the analysis.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ArgocdStatus {
+    /// The Application's name.
+    #[serde(default)]
+    pub name: String,
+    /// Argo CD's own sync status of the app (`status.sync.status`), if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_status: Option<String>,
+    /// The Application's settings the analysis used, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
+    /// Every resource whose verdict differs between Argo CD and drift-doctor,
+    /// or that only one of them lists.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<VerdictDisagreement>,
+    /// The errors of the last sync operation and the app's error conditions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_errors: Vec<SyncError>,
+    /// A sync loop read from `status.history`, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_loop: Option<SyncLoop>,
+}
+
+/// One resource on which Argo CD and drift-doctor disagree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictDisagreement {
+    /// `group/Kind/namespace/name`.
+    pub id: String,
+    /// Argo CD's status for it (`Synced`, `OutOfSync`, `Unknown`), absent when
+    /// Argo CD does not list it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argocd: Option<String>,
+    /// drift-doctor's status, absent when the resource was not pasted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift_doctor: Option<Status>,
+    /// Argo CD says it requires pruning (in the cluster, not in Git).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_pruning: bool,
+    /// What the disagreement means and what to do.
+    pub message: String,
+}
+
+/// One sync error or error condition, classified.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncError {
+    /// The stable code of the recognised pattern (`SE000` when none matched).
+    pub code: String,
+    /// The pattern's title.
+    pub title: String,
+    /// The cause it gives, absent when the message was not recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+    /// The resource the error names (`group/Kind/namespace/name`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// Where in the Application it was read (`operationState.syncResult.resources`, …).
+    pub source: String,
+    /// The message as Argo CD wrote it, on one line, cut, Secret values masked.
+    pub message: String,
+    /// Why this pattern gives this cause.
+    pub evidence: String,
+    /// What to do.
+    pub fix: String,
+    /// Text ready to paste, if any.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub snippet: String,
+    /// The risk of the fix, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<String>,
+}
+
+/// Many syncs to one revision in a short time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncLoop {
+    /// The revision synced again and again.
+    pub revision: String,
+    /// How many syncs of it the history holds.
+    pub syncs: usize,
+    /// Seconds between the first and the last of them.
+    pub window_seconds: u64,
+    /// Auto-sync is on (`spec.syncPolicy.automated`).
+    pub auto_sync: bool,
+    /// Auto-sync heals live changes (`selfHeal: true`).
+    pub self_heal: bool,
+    /// Retries of the current operation (`operationState.retryCount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_count: Option<u64>,
+    /// What it means, in one paragraph.
+    pub message: String,
 }
 
 /// The report's counts.

@@ -376,6 +376,205 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
     assert_eq!(newest.release(), drift_doctor::argocd_release::NEWEST);
 }
 
+fn app_fixture(scenario: &str, name: &str) -> String {
+    let own = common::root().join(format!("tests/fixtures/application/{scenario}/{name}"));
+    if own.exists() {
+        own.display().to_string()
+    } else {
+        common::root()
+            .join(format!("tests/fixtures/application/common/{name}"))
+            .display()
+            .to_string()
+    }
+}
+
+/// `analyze` of an Application scenario with its Application, and `extra`.
+fn analyze_app(scenario: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "analyze".to_string(),
+        "--git".into(),
+        app_fixture(scenario, "git.yaml"),
+        "--live".into(),
+        app_fixture(scenario, "live.yaml"),
+        "--application".into(),
+        app_fixture(scenario, "application.yaml"),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(&args, None)
+}
+
+#[test]
+fn application_adds_argocd_status_and_its_settings() {
+    let out = analyze_app("job-immutable", &["--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    common::assert_valid(&report);
+    // The destination namespace placed the Git Job beside the live one.
+    assert_eq!(report.resources.len(), 1);
+    assert_eq!(report.resources[0].id, "batch/Job/billing/db-migrate");
+    let status = report.argocd_status.expect("argocd_status");
+    assert_eq!(status.sync_errors[0].code, "SE001");
+    assert_eq!(
+        status.sync_errors[0].resource.as_deref(),
+        Some("batch/Job/billing/db-migrate")
+    );
+    // The app's name replaces the placeholder in the emergency steps.
+    assert!(report
+        .emergency
+        .iter()
+        .any(|s| s.contains("argocd app set billing")));
+
+    let text = analyze_app("selfheal-loop", &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    let section = text.find("Argo CD's own status: shop").expect("section");
+    let loop_at = text.find("sync loop: Argo CD synced revision").unwrap();
+    let card = text.find("\nOutOfSync apps/Deployment/shop/web").unwrap();
+    assert!(section < loop_at && loop_at < card, "{text}");
+}
+
+#[test]
+fn explicit_flags_win_over_the_applications_settings() {
+    let out = analyze_app(
+        "ssa-conflict",
+        &["--strategy", "legacy", "--format", "json"],
+    );
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let settings = report.argocd_status.unwrap().settings;
+    assert!(
+        settings.iter().any(
+            |s| s.contains("asks for `server-side-apply`") && s.contains("(`legacy`) was used")
+        ),
+        "{settings:?}"
+    );
+    let out = analyze_app("ssa-conflict", &["--format", "json"]);
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report
+        .argocd_status
+        .unwrap()
+        .settings
+        .iter()
+        .any(|s| s.contains("Compared as `server-side-apply`")));
+}
+
+#[test]
+fn a_broken_application_exits_2_naming_the_option() {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-application-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("app.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    let args: Vec<String> = [
+        "analyze",
+        "--git",
+        &app_fixture("healthy-synced", "git.yaml"),
+        "--live",
+        &app_fixture("healthy-synced", "live.yaml"),
+        "--application",
+        bad.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--application"), "{err}");
+    assert!(err.contains("no object of kind Application"), "{err}");
+}
+
+#[test]
+fn git_again_explains_what_two_renders_disagree_on() {
+    let dir = common::root().join("tests/fixtures/second_render/helm-generated");
+    let file = |n: &str| dir.join(n).display().to_string();
+    let args: Vec<String> = [
+        "analyze",
+        "--git",
+        &file("git.yaml"),
+        "--live",
+        &file("live.yaml"),
+        "--git-again",
+        &file("git-again.yaml"),
+        "--namespace",
+        "shop",
+        "--format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(1));
+    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    common::assert_valid(&report);
+    let rules: Vec<(&str, &str)> = report
+        .resources
+        .iter()
+        .flat_map(|r| &r.differences)
+        .map(|d| (d.pointer.as_str(), d.rule.as_str()))
+        .collect();
+    assert!(rules.contains(&("/data/password", "NR009")), "{rules:?}");
+    assert!(rules
+        .iter()
+        .any(|(p, r)| p.ends_with("/env/0/value") && r.starts_with("DR")));
+    // Without --git the second render has nothing to go with.
+    let out = run(
+        &[
+            "analyze".to_string(),
+            "--diff".into(),
+            file("git.yaml"),
+            "--git-again".into(),
+            file("git-again.yaml"),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn link_carries_the_applications_settings() {
+    let args: Vec<String> = [
+        "link",
+        "--git",
+        &app_fixture("ssa-conflict", "git.yaml"),
+        "--live",
+        &app_fixture("ssa-conflict", "live.yaml"),
+        "--application",
+        &app_fixture("ssa-conflict", "application.yaml"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = run(&args, None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let state = drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap();
+    assert_eq!(state.namespace, "shop");
+    assert_eq!(
+        state
+            .options
+            .get(drift_doctor::share::OPTION_STRATEGY)
+            .map(String::as_str),
+        Some("server-side-apply")
+    );
+    assert!(state
+        .options
+        .get(drift_doctor::share::OPTION_SETTINGS)
+        .is_some_and(|s| s.contains("ignoreDifferences") && !s.contains("operationState")));
+}
+
 /// `plan --format yaml` prints the Application fragment `analyze --app`
 /// reads back: with it, only the drift and the fields of Git steps still
 /// differ, and the audit finds nothing wrong with the plan's own rules.

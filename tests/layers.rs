@@ -50,7 +50,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("knowledge", &["rules"]),
     ("fixes", &["fixes"]),
-    ("pipeline", &["analyze", "verify", "plan", "audit", "view"]),
+    // `application` sets an Application's status beside a report; `analyze` calls it.
+    (
+        "pipeline",
+        &["application", "analyze", "verify", "plan", "audit", "view"],
+    ),
     ("shells", &["render", "share", "web"]),
 ];
 

@@ -28,7 +28,11 @@ fn every_rule_example_classifies_to_its_rule() {
                 namespace: ex.namespace.clone(),
                 compare,
             };
-            let report = match analyze(&ex.git, &ex.live, &opts) {
+            let evidence = drift_doctor::Evidence {
+                git_again: ex.git_again.as_deref(),
+                ..Default::default()
+            };
+            let report = match drift_doctor::analyze_with(&ex.git, &ex.live, &opts, evidence) {
                 Ok(r) => r,
                 Err(e) => {
                     failures.push(format!("{} example {i}: input error: {e}", rule.code));

@@ -29,9 +29,10 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
     use clap::{Args, Parser, Subcommand, ValueEnum};
+    use drift_doctor::application::Application;
     use drift_doctor::input::{decode_text, InputError, Side};
     use drift_doctor::render::terminal_inert;
-    use drift_doctor::{analyze, render, rules, CompareOptions, Options, Report, Status, Strategy};
+    use drift_doctor::{render, rules, CompareOptions, Options, Report, Status, Strategy};
     use std::io::{IsTerminal, Read, Write};
 
     const EXAMPLES: &str = "\
@@ -122,6 +123,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             requires = "git"
         )]
         live: Option<String>,
+        /// A second render of the same commit (`argocd app manifests APP --source git` or `helm template` run again): fields the two renders disagree on are a non-deterministic render
+        #[arg(long, value_name = "FILE", requires = "git")]
+        git_again: Option<String>,
         /// Instead of the two sides: what `argocd app diff` or `kubectl diff` printed, or - for stdin
         #[arg(long, value_name = "FILE", conflicts_with_all = ["git", "live"])]
         diff: Option<String>,
@@ -142,9 +146,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     /// How Argo CD compares, and the user's own Argo CD settings.
     #[derive(Args)]
     struct SettingsArgs {
-        /// How Argo CD compares
-        #[arg(long, value_enum, default_value = "legacy")]
-        strategy: StrategyArg,
+        /// How Argo CD compares [default: legacy, or what --application says]
+        #[arg(long, value_enum)]
+        strategy: Option<StrategyArg>,
         /// resource.compareoptions ignoreAggregatedRoles: true
         #[arg(long)]
         ignore_aggregated_roles: bool,
@@ -154,6 +158,9 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// An Application whose spec.ignoreDifferences should apply (YAML; a `spec:` or `ignoreDifferences:` fragment will do)
         #[arg(long, value_name = "FILE")]
         app: Option<String>,
+        /// The Application with its status (`argocd app get APP -o yaml`, `kubectl get application APP -n argocd -o yaml`): its ignoreDifferences, sync options and destination namespace apply (flags given win), and the report adds Argo CD's own verdicts, its sync errors classified and a sync loop in its history
+        #[arg(long, value_name = "FILE")]
+        application: Option<String>,
         /// The argocd-cm ConfigMap whose resource.customizations.ignoreDifferences.*, resource.compareoptions and ignore.normalizer.jq.timeout should apply (a `data:` fragment will do)
         #[arg(long = "argocd-cm", value_name = "FILE")]
         argocd_cm: Option<String>,
@@ -208,10 +215,13 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Print the whole catalogue with each rule's documentation as Markdown
             #[arg(long)]
             markdown: bool,
+            /// The sync errors recognised in an Application's status instead
+            #[arg(long)]
+            sync_errors: bool,
         },
-        /// Print the documentation of one rule
+        /// Print the documentation of one rule or sync error
         Explain {
-            /// A rule code, e.g. AS001
+            /// A rule code, e.g. AS001, or a sync error code, e.g. SE001
             code: String,
         },
     }
@@ -334,7 +344,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     ) -> Result<drift_doctor::Report, i32> {
         let mut stdin_used = false;
         let mut compare = CompareOptions {
-            strategy: settings.strategy.strategy(),
+            strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
             ignore_aggregated_roles: settings.ignore_aggregated_roles,
             include_hidden,
             ..CompareOptions::for_release(settings.argocd_version.unwrap_or_default())
@@ -350,13 +360,40 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 return Err(2);
             }
         };
-        let opts = Options {
+        let mut opts = Options {
             namespace: inputs.namespace.clone(),
             compare,
         };
+        let app = match read_application(
+            settings,
+            &mut opts,
+            inputs.namespace.is_some(),
+            &mut stdin_used,
+            inputs.max_bytes(),
+        ) {
+            Ok(app) => app,
+            Err(e) => {
+                eprintln!("drift-doctor: {e}");
+                return Err(2);
+            }
+        };
+        let git_again = match &inputs.git_again {
+            Some(path) => match read_input(path, Side::Git, &mut stdin_used, inputs.max_bytes()) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    eprintln!("drift-doctor: --git-again: {e}");
+                    return Err(2);
+                }
+            },
+            None => None,
+        };
+        let evidence = drift_doctor::Evidence {
+            application: app.as_ref(),
+            git_again: git_again.as_deref(),
+        };
         let result = match &sides {
-            Sides::Pair { git, live } => analyze(git, live, &opts),
-            Sides::Diff(diff) => drift_doctor::analyze_diff(diff, &opts),
+            Sides::Pair { git, live } => drift_doctor::analyze_with(git, live, &opts, evidence),
+            Sides::Diff(diff) => drift_doctor::analyze_diff_with(diff, &opts, evidence),
         };
         result.map_err(|e| {
             eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
@@ -391,21 +428,51 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         for (option, path) in files {
             let name = format!("{option} {path}");
             let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
-            let located = |e: InputError| {
-                let mut at = String::new();
-                if e.document > 0 {
-                    at.push_str(&format!(", document {}", e.document));
-                }
-                if e.line > 0 {
-                    at.push_str(&format!(", line {}, column {}", e.line, e.column.max(1)));
-                }
-                terminal_inert(&format!("{name}{at}: {}", e.message)).into_owned()
-            };
-            let text = decode_text(&bytes, Side::Git).map_err(located)?;
-            drift_doctor::ignore::apply_user_settings(&text, compare).map_err(located)?;
+            let text = decode_text(&bytes, Side::Git).map_err(|e| located(&name, e))?;
+            drift_doctor::ignore::apply_user_settings(&text, compare)
+                .map_err(|e| located(&name, e))?;
             texts.push(text);
         }
         Ok(texts)
+    }
+
+    /// An error inside a settings file, naming the option and file and, inside
+    /// it, the document, line and column.
+    fn located(name: &str, e: InputError) -> String {
+        let mut at = String::new();
+        if e.document > 0 {
+            at.push_str(&format!(", document {}", e.document));
+        }
+        if e.line > 0 {
+            at.push_str(&format!(", line {}, column {}", e.line, e.column.max(1)));
+        }
+        terminal_inert(&format!("{name}{at}: {}", e.message)).into_owned()
+    }
+
+    /// Read `--application` and apply its settings to `opts`, unless the
+    /// flags gave their own namespace or strategy.
+    fn read_application(
+        settings: &SettingsArgs,
+        opts: &mut Options,
+        namespace_given: bool,
+        stdin_used: &mut bool,
+        max_bytes: u64,
+    ) -> Result<Option<Application>, String> {
+        let Some(path) = &settings.application else {
+            return Ok(None);
+        };
+        let name = format!("--application {path}");
+        let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
+        let text = decode_text(&bytes, Side::Git).map_err(|e| located(&name, e))?;
+        let app = Application::parse(&text).map_err(|e| located(&name, e))?;
+        app.apply_to(
+            &mut opts.namespace,
+            &mut opts.compare,
+            namespace_given,
+            settings.strategy.is_some(),
+        )
+        .map_err(|e| located(&name, e))?;
+        Ok(Some(app))
     }
 
     /// What `--git` and `--live`, or `--diff`, hold.
@@ -515,17 +582,43 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 let release = settings.argocd_version.unwrap_or_default();
                 state.set_release(release);
                 let mut check = CompareOptions::for_release(release);
-                match read_settings(&settings, &mut check, &mut stdin_used, inputs.max_bytes()) {
-                    Ok(texts) => state.set_options(
-                        settings.strategy.strategy(),
-                        settings.ignore_aggregated_roles,
-                        &texts.join("\n---\n"),
-                    ),
+                let mut texts =
+                    match read_settings(&settings, &mut check, &mut stdin_used, inputs.max_bytes())
+                    {
+                        Ok(texts) => texts,
+                        Err(e) => {
+                            eprintln!("drift-doctor: {e}");
+                            return 2;
+                        }
+                    };
+                // The page reads the Application's settings; its namespace and strategy are set here.
+                let mut opts = Options {
+                    namespace: inputs.namespace.clone(),
+                    compare: CompareOptions {
+                        strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
+                        ..CompareOptions::for_release(release)
+                    },
+                };
+                match read_application(
+                    &settings,
+                    &mut opts,
+                    inputs.namespace.is_some(),
+                    &mut stdin_used,
+                    inputs.max_bytes(),
+                ) {
+                    Ok(Some(app)) => texts.push(app.settings_text()),
+                    Ok(None) => {}
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
                         return 2;
                     }
                 }
+                state.namespace = opts.namespace.clone().unwrap_or_default();
+                state.set_options(
+                    opts.compare.strategy,
+                    settings.ignore_aggregated_roles,
+                    &texts.join("\n---\n"),
+                );
                 match read_sides(&inputs, &mut stdin_used) {
                     Ok(Sides::Diff(diff)) => {
                         state.mode = "diff".into();
@@ -572,7 +665,48 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 println!("{url}");
                 0
             }
-            Command::Rules { markdown } => match rules::catalog() {
+            Command::Rules {
+                markdown,
+                sync_errors: true,
+            } => {
+                use drift_doctor::application::sync_errors;
+                let text = if markdown {
+                    sync_errors::catalogue_markdown()
+                } else {
+                    match sync_errors::patterns() {
+                        Ok(list) => list
+                            .iter()
+                            .map(|p| format!("{:<6} {:<24} {}\n", p.code, p.cause.id(), p.title))
+                            .collect(),
+                        Err(e) => {
+                            eprintln!("drift-doctor: {e}");
+                            return 2;
+                        }
+                    }
+                };
+                let _ = std::io::stdout().write_all(text.as_bytes());
+                0
+            }
+            Command::Explain { code } if code.to_uppercase().starts_with("SE") => {
+                let found = drift_doctor::application::sync_errors::patterns()
+                    .ok()
+                    .and_then(|list| list.iter().find(|p| p.code == code.to_uppercase()));
+                match found {
+                    Some(p) => {
+                        let text = drift_doctor::application::sync_errors::explain(p);
+                        let _ = std::io::stdout().write_all(text.as_bytes());
+                        0
+                    }
+                    None => {
+                        eprintln!(
+                            "drift-doctor: no sync error {}; `drift-doctor rules --sync-errors` lists them",
+                            terminal_inert(&code)
+                        );
+                        2
+                    }
+                }
+            }
+            Command::Rules { markdown, .. } => match rules::catalog() {
                 Ok(c) if markdown => {
                     let _ =
                         std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());

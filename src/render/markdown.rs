@@ -107,6 +107,9 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     for warning in &report.warnings {
         let _ = writeln!(out, "> **Warning:** {}\n", text(warning));
     }
+    if let Some(status) = &report.argocd_status {
+        argocd_status(&mut out, status);
+    }
     plan_section(&mut out, report);
     audit_section(&mut out, report);
     let out_of_sync: Vec<&ResourceReport> = report
@@ -206,6 +209,77 @@ fn kind_name(k: FixKind) -> &'static str {
         FixKind::Git => "Git",
         FixKind::SyncOrder => "sync order",
         FixKind::Render => "render",
+    }
+}
+
+/// What the Application says about itself, above the resources.
+fn argocd_status(out: &mut String, a: &ArgocdStatus) {
+    let _ = write!(out, "### Argo CD's own status: {}", code(&a.name));
+    if let Some(s) = &a.sync_status {
+        let _ = write!(out, " ({})", code(s));
+    }
+    out.push_str("\n\n");
+    for s in &a.settings {
+        let _ = writeln!(out, "- Setting: {}", text(s));
+    }
+    if !a.settings.is_empty() {
+        out.push('\n');
+    }
+    if let Some(l) = &a.sync_loop {
+        let _ = writeln!(out, "> **Sync loop:** {}\n", text(&l.message));
+    }
+    if !a.sync_errors.is_empty() {
+        let _ = writeln!(out, "#### Sync errors\n");
+    }
+    for e in &a.sync_errors {
+        let cause = e
+            .cause
+            .map_or_else(|| "unrecognised".to_string(), |c| format!("`{}`", c.id()));
+        let _ = writeln!(
+            out,
+            "- **{}** {} on {}: {}",
+            e.code,
+            cause,
+            code(e.resource.as_deref().unwrap_or("the app")),
+            text(&e.title)
+        );
+        let _ = writeln!(out, "  - Message: {}", code(&e.message));
+        let _ = writeln!(out, "  - Why: {}", text(&e.evidence));
+        let _ = writeln!(out, "  - Fix: {}", text(&e.fix));
+        if let Some(r) = &e.risk {
+            let _ = writeln!(out, "  - Risk: {}", text(r));
+        }
+        let snippet = e.snippet.trim_end();
+        if !snippet.is_empty() {
+            let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            let fence = "`".repeat(longest_run.max(2) + 1);
+            let indented: String = snippet.lines().map(|l| format!("  {l}\n")).collect();
+            let _ = writeln!(out, "\n  {fence}yaml\n{indented}  {fence}");
+        }
+    }
+    if !a.sync_errors.is_empty() {
+        out.push('\n');
+    }
+    if !a.verdicts.is_empty() {
+        let _ = writeln!(out, "#### Where Argo CD's verdict differs\n");
+        let _ = writeln!(out, "| Resource | Argo CD | drift-doctor | What it means |");
+        let _ = writeln!(out, "| --- | --- | --- | --- |");
+        for v in &a.verdicts {
+            let ours = match v.drift_doctor {
+                Some(Status::Synced) => "Synced",
+                Some(Status::OutOfSync) => "OutOfSync",
+                None => "not pasted",
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                cell(&code(&v.id)),
+                cell(&code(v.argocd.as_deref().unwrap_or("not listed"))),
+                ours,
+                cell(&text(&v.message))
+            );
+        }
+        out.push('\n');
     }
 }
 

@@ -94,6 +94,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             terminal_inert(warning)
         );
     }
+    if let Some(status) = &report.argocd_status {
+        argocd_status(&mut out, &st, status);
+    }
     plan_section(&mut out, report, &st);
     audit_section(&mut out, report, &st);
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
@@ -226,6 +229,66 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
         );
     }
     out
+}
+
+/// What the Application says about itself, above the resources.
+fn argocd_status(out: &mut String, st: &Style, a: &ArgocdStatus) {
+    let t = |s: &str| terminal_inert(s).into_owned();
+    let _ = write!(out, "\n{} {}", st.bold("Argo CD's own status:"), t(&a.name));
+    if let Some(s) = &a.sync_status {
+        let _ = write!(out, " ({})", t(s));
+    }
+    out.push('\n');
+    for s in &a.settings {
+        let _ = writeln!(out, "  setting: {}", t(s));
+    }
+    if let Some(l) = &a.sync_loop {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            st.paint("1;33", "sync loop:"),
+            t(&l.message)
+        );
+    }
+    for e in &a.sync_errors {
+        let cause = e
+            .cause
+            .map_or_else(|| "unrecognised".to_string(), |c| st.cause(c));
+        let _ = writeln!(
+            out,
+            "  {} {} {} {}: {}",
+            st.paint("1;31", "sync error"),
+            st.dim(&e.code),
+            cause,
+            t(e.resource.as_deref().unwrap_or("(the app)")),
+            t(&e.title)
+        );
+        let _ = writeln!(out, "    message: {}", t(&e.message));
+        let _ = writeln!(out, "    {}", t(&e.evidence));
+        let _ = writeln!(out, "    fix: {}", t(&e.fix));
+        if let Some(r) = &e.risk {
+            let _ = writeln!(out, "    risk: {}", t(r));
+        }
+        for line in e.snippet.lines() {
+            let _ = writeln!(out, "      {}", t(line));
+        }
+    }
+    for v in &a.verdicts {
+        let ours = match v.drift_doctor {
+            Some(Status::Synced) => "Synced",
+            Some(Status::OutOfSync) => "OutOfSync",
+            None => "not pasted",
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}: Argo CD {}, drift-doctor {}: {}",
+            st.paint("33", "verdict differs"),
+            st.bold(&t(&v.id)),
+            t(v.argocd.as_deref().unwrap_or("does not list it")),
+            ours,
+            t(&v.message)
+        );
+    }
 }
 
 fn verified_colour(v: Verified) -> &'static str {

@@ -7,6 +7,7 @@
 
 pub mod docs;
 pub mod predicates;
+pub mod second_render;
 
 use crate::compare::CompareOptions;
 use crate::context::InputContext;
@@ -185,6 +186,9 @@ pub struct Example {
     /// `ignoreDifferences`), read by [`crate::ignore::apply_user_settings`].
     #[serde(default)]
     pub settings: Option<String>,
+    /// A second render of the same commit, if the rule needs one.
+    #[serde(default)]
+    pub git_again: Option<String>,
     /// The Git side.
     pub git: String,
     /// The live side.

@@ -71,6 +71,10 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("secret_value_masked", secret_value_masked),
     ("injected_collection", injected_collection),
     ("openshift_image_trigger", openshift_image_trigger),
+    (
+        "differs_between_renders",
+        super::second_render::differs_between_renders,
+    ),
 ];
 
 fn find(name: &str) -> Option<Predicate> {
@@ -164,7 +168,7 @@ fn both_strings<'a>(f: &'a Finding<'_>) -> Option<(&'a str, &'a str)> {
     Some((f.git?.as_str()?, f.live?.as_str()?))
 }
 
-fn looks_random(s: &str) -> bool {
+pub(super) fn looks_random(s: &str) -> bool {
     let s = s.trim_end_matches('=');
     if s.len() < 8 || s.len() > 4096 {
         return false;
@@ -194,7 +198,7 @@ fn values_look_random(f: &Finding<'_>) -> Option<Vars> {
         .then(|| vec![var("length", g.len().to_string())])
 }
 
-fn has_timestamp(s: &str) -> bool {
+pub(super) fn has_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
     b.windows(10).any(|w| {
         w[0..4].iter().all(u8::is_ascii_digit)
@@ -245,7 +249,7 @@ fn values_look_like_time(f: &Finding<'_>) -> Option<Vars> {
     (gk[..1] == lk[..1] && gk > lk).then(|| vec![var("value", l.to_string())])
 }
 
-fn is_certificate(s: &str) -> bool {
+pub(super) fn is_certificate(s: &str) -> bool {
     // "LS0tLS1CRUdJTi" is "-----BEGIN" in base64.
     s.contains("-----BEGIN") || s.starts_with("LS0tLS1CRUdJTi")
 }
