@@ -2111,3 +2111,35 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
         type_into(&c, "settings-input", "", "deleteContentBackward").await;
     });
 }
+
+/// The release selector: the report says which release it imitates, and a
+/// link carries the choice.
+#[test]
+fn page_imitates_the_release_the_user_chooses() {
+    with_page("release", |c, _| async move {
+        let shown = js(&c, "return document.getElementById('compared-as').textContent;", vec![]).await;
+        assert_eq!(
+            shown,
+            json!(format!("Compared as Argo CD {} does.", drift_doctor::argocd_release::NEWEST))
+        );
+        let before = report_seq(&c).await;
+        js(
+            &c,
+            "const s = document.getElementById('argocd-version'); s.value = '2.14'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+        wait_new_report(&c, &before, "the report as 2.14 compares").await;
+        let shown = js(&c, "return document.getElementById('compared-as').textContent;", vec![]).await;
+        assert_eq!(shown, json!("Compared as Argo CD 2.14 does."));
+        let link = copy_link(&c).await;
+        let state = drift_doctor::share::decode_share_file(&link).expect("the link decodes");
+        assert_eq!(state.release().to_string(), "2.14");
+        js(
+            &c,
+            "const s = document.getElementById('argocd-version'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+    });
+}

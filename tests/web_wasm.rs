@@ -260,6 +260,7 @@ fn a_shared_state_restores_the_same_input_without_secret_values() {
     original.strategy = "server-side-apply".into();
     original.namespace = "team-a".into();
     original.ignore_aggregated_roles = true;
+    original.argocd_version = "3.4".into();
     let state = original.to_share(Some("v1/Secret/team-a/db".into()));
     let shared = match engine.handle(Request::Share(state)) {
         Response::Shared(s) => s,
@@ -282,6 +283,7 @@ fn a_shared_state_restores_the_same_input_without_secret_values() {
             &back.strategy,
             &back.namespace,
             back.ignore_aggregated_roles,
+            &back.argocd_version,
             back.mode
         ),
         (
@@ -289,6 +291,7 @@ fn a_shared_state_restores_the_same_input_without_secret_values() {
             &original.strategy,
             &original.namespace,
             true,
+            &original.argocd_version,
             original.mode
         )
     );

@@ -325,6 +325,7 @@ impl Controller {
         input.namespace = before.namespace;
         input.strategy = before.strategy;
         input.ignore_aggregated_roles = before.ignore_aggregated_roles;
+        input.argocd_version = before.argocd_version;
         self.0.refs.apply(&input);
         let notice = undo.as_ref().map(|_| Notice {
             error: false,

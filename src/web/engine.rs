@@ -18,7 +18,7 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
         strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
         ignore_aggregated_roles: input.ignore_aggregated_roles,
         include_hidden: input.include_hidden,
-        ..CompareOptions::default()
+        ..CompareOptions::for_release(input.release())
     };
     // The worker's clock for each jq rule's time budget (the core has none).
     compare

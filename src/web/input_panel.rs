@@ -12,6 +12,12 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// Why the comparison options do not apply to pasted diff output.
+/// The older release lines offered besides the newest: every line back to
+/// the oldest whose comparison differs in a way [`crate::argocd_release::CHANGES`] dates.
+const RELEASES: &[&str] = &[
+    "3.5", "3.4", "3.3", "3.2", "3.1", "3.0", "2.14", "2.13", "2.12", "2.11", "2.10",
+];
+
 const IN_DIFF_OUTPUT: &str =
     "Pasted diff output already shows what Argo CD or kubectl compared: this option does not apply to it.";
 
@@ -175,6 +181,15 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                         <option value="legacy" selected=true>{ "Client-side three-way (default)" }</option>
                         <option value="server-side-apply">{ "Server-side apply" }</option>
                         <option value="server-side-diff">{ "Server-side diff" }</option>
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="argocd-version">{ "Argo CD release" }</label>
+                    <select id="argocd-version" ref={refs.release.clone()} onchange={on_option_now.clone()}>
+                        <option value="" selected=true>{ format!("{} (newest)", crate::argocd_release::NEWEST) }</option>
+                        for r in RELEASES.iter() {
+                            <option value={*r}>{ *r }</option>
+                        }
                     </select>
                 </div>
                 <div class="field check">

@@ -93,6 +93,7 @@ pub struct Refs {
     pub namespace: NodeRef,
     pub strategy: NodeRef,
     pub aggregated: NodeRef,
+    pub release: NodeRef,
     pub example: NodeRef,
     pub big: Rc<RefCell<[Option<String>; 3]>>,
 }
@@ -151,6 +152,7 @@ impl Refs {
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
+            argocd_version: select_value(&self.release),
             include_hidden,
         }
     }
@@ -168,6 +170,7 @@ impl Refs {
         if let Some(i) = self.aggregated.cast::<web_sys::HtmlInputElement>() {
             i.set_checked(input.ignore_aggregated_roles);
         }
+        set_select_value(&self.release, &input.argocd_version);
     }
 }
 

@@ -46,6 +46,9 @@ pub struct Input {
     /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
     pub strategy: String,
     pub ignore_aggregated_roles: bool,
+    /// The Argo CD release to imitate (`MAJOR.MINOR`); empty for the newest.
+    #[serde(default)]
+    pub argocd_version: String,
     /// Also compute the differences Argo CD does not count (several times
     /// slower on big inputs, so only when the page shows them).
     pub include_hidden: bool,
@@ -195,8 +198,15 @@ impl Input {
             namespace: String::new(),
             strategy: crate::Strategy::default().id().to_string(),
             ignore_aggregated_roles: false,
+            argocd_version: String::new(),
             include_hidden: false,
         }
+    }
+
+    /// The Argo CD release the input asks for (the newest when it names
+    /// none or one this build cannot read).
+    pub fn release(&self) -> crate::ArgoCdRelease {
+        crate::ArgoCdRelease::parse(self.argocd_version.trim()).unwrap_or_default()
     }
 
     /// The state a link carries: this input, and the resource the user had
@@ -220,6 +230,7 @@ impl Input {
             self.ignore_aggregated_roles,
             &self.settings,
         );
+        state.set_release(self.release());
         state
     }
 
@@ -240,6 +251,11 @@ impl Input {
                 "legacy".into()
             },
             ignore_aggregated_roles: state.option(OPTION_AGGREGATED_ROLES) == "true",
+            argocd_version: if state.options.contains_key(crate::share::OPTION_ARGOCD_VERSION) {
+                state.release().to_string()
+            } else {
+                String::new()
+            },
             include_hidden: false,
         }
     }

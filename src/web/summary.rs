@@ -65,6 +65,9 @@ pub fn Summary(props: &SummaryProps) -> Html {
                     { stat(s.skipped, "skipped", "stat-skipped") }
                 }
             </div>
+            if !props.report.argocd_version.is_empty() {
+                <p class="compared-as muted" id="compared-as">{ format!("Compared as Argo CD {} does.", props.report.argocd_version) }</p>
+            }
             if s.skipped > 0 {
                 <p class="skipped-note" id="skipped-note"><strong>{ format!("{} skipped: ", s.skipped) }</strong>{ skipped_help }</p>
             }
