@@ -1566,7 +1566,8 @@ async fn careful_user(c: &Client, clipboard: bool) {
     );
     assert!(
         first["summary"].as_f64().unwrap() <= 720.0
-            && (first["plan"].as_f64().unwrap() <= 720.0 || first["finding"].as_f64().unwrap() <= 720.0),
+            && (first["plan"].as_f64().unwrap() <= 720.0
+                || first["finding"].as_f64().unwrap() <= 720.0),
         "the summary and the plan or the first finding are on the first screen: {first}"
     );
     cdp(c, "Emulation.clearDeviceMetricsOverride", json!({})).await;
@@ -2117,10 +2118,18 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
 #[test]
 fn page_imitates_the_release_the_user_chooses() {
     with_page("release", |c, _| async move {
-        let shown = js(&c, "return document.getElementById('compared-as').textContent;", vec![]).await;
+        let shown = js(
+            &c,
+            "return document.getElementById('compared-as').textContent;",
+            vec![],
+        )
+        .await;
         assert_eq!(
             shown,
-            json!(format!("Compared as Argo CD {} does.", drift_doctor::argocd_release::NEWEST))
+            json!(format!(
+                "Compared as Argo CD {} does.",
+                drift_doctor::argocd_release::NEWEST
+            ))
         );
         let before = report_seq(&c).await;
         js(
@@ -2130,7 +2139,12 @@ fn page_imitates_the_release_the_user_chooses() {
         )
         .await;
         wait_new_report(&c, &before, "the report as 2.14 compares").await;
-        let shown = js(&c, "return document.getElementById('compared-as').textContent;", vec![]).await;
+        let shown = js(
+            &c,
+            "return document.getElementById('compared-as').textContent;",
+            vec![],
+        )
+        .await;
         assert_eq!(shown, json!("Compared as Argo CD 2.14 does."));
         let link = copy_link(&c).await;
         let state = drift_doctor::share::decode_share_file(&link).expect("the link decodes");

@@ -137,6 +137,23 @@ fn argocd_secret_in_the_settings_never_reaches_the_link() {
     assert!(settings.contains("resource.customizations.ignoreDifferences.apps_Deployment"));
 }
 
+/// A rule selecting Secrets is no Secret: a link keeps it as written, while
+/// a Secret that is an item of a List is masked.
+#[test]
+fn a_rule_naming_the_secret_kind_is_kept_and_a_listed_secret_masked() {
+    let settings = "kind: Application\nmetadata:\n  name: a\nspec:\n  ignoreDifferences:\n  - kind: Secret\n    name: db\n    jsonPointers: [/data]\n";
+    let listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: db}\n  stringData:\n    password: hunter2-listed\n";
+    let mut state = sides(listed, listed);
+    state.set_options(drift_doctor::Strategy::Legacy, false, settings);
+    let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
+    assert_eq!(
+        shared.options[drift_doctor::share::OPTION_SETTINGS],
+        settings
+    );
+    assert!(!shared.git.contains("hunter2-listed"), "{}", shared.git);
+    assert!(!shared.live.contains("hunter2-listed"));
+}
+
 #[test]
 fn misspelt_and_misplaced_fields_are_masked() {
     let state = sides(

@@ -52,11 +52,24 @@ pub fn kind_for_masking<'a>(kind: &'a str, objects: [Option<&Value>; 2]) -> &'a 
     }
 }
 
-/// An object whose `kind` is Secret (any letter case, any apiVersion).
+/// Fields only an `ignoreDifferences` rule has: a mapping with one of them
+/// and none of [`OBJECT_FIELDS`] selects objects of its kind rather than
+/// being one.
+pub(super) const RULE_FIELDS: [&str; 3] =
+    ["jsonPointers", "jqPathExpressions", "managedFieldsManagers"];
+
+/// Fields of an object (a Secret with any of them is masked whatever else it has).
+pub(super) const OBJECT_FIELDS: [&str; 4] = ["apiVersion", "metadata", "data", "stringData"];
+
+/// An object whose `kind` is Secret (any letter case, any apiVersion); a
+/// rule selecting Secrets is not one.
 pub(super) fn is_secret_map(m: &Map<String, Value>) -> bool {
-    m.get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(is_secret_kind)
+    let selector = RULE_FIELDS.iter().any(|k| m.contains_key(*k))
+        && !OBJECT_FIELDS.iter().any(|k| m.contains_key(*k));
+    !selector
+        && m.get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(is_secret_kind)
 }
 
 /// Mask, in place, every value of every object whose kind is Secret (see the module's rule): `data` values are

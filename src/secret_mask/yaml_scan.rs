@@ -657,7 +657,13 @@ impl<'a> Scan<'a> {
     /// Some(true): a Secret (any letter case, any apiVersion); Some(false): another kind; None: no kind visible.
     pub(super) fn map_is_secret(&self, m: usize) -> Option<bool> {
         let kind = self.map_scalar(m, "kind")?;
-        Some(is_secret_kind(&kind))
+        if !is_secret_kind(&kind) {
+            return Some(false);
+        }
+        // A rule selecting Secrets (an ignoreDifferences entry: kind, name,
+        // jsonPointers) names the kind but holds no Secret value.
+        let has = |keys: &[&str]| keys.iter().any(|k| self.has_key(m, k));
+        Some(!has(&RULE_FIELDS) || has(&OBJECT_FIELDS))
     }
 
     pub(super) fn has_key(&self, m: usize, key: &str) -> bool {

@@ -251,7 +251,10 @@ impl Input {
                 "legacy".into()
             },
             ignore_aggregated_roles: state.option(OPTION_AGGREGATED_ROLES) == "true",
-            argocd_version: if state.options.contains_key(crate::share::OPTION_ARGOCD_VERSION) {
+            argocd_version: if state
+                .options
+                .contains_key(crate::share::OPTION_ARGOCD_VERSION)
+            {
                 state.release().to_string()
             } else {
                 String::new()
