@@ -57,6 +57,10 @@ pub const OPTION_STRATEGY: &str = "strategy";
 pub const OPTION_AGGREGATED_ROLES: &str = "ignoreAggregatedRoles";
 /// Key of [`ShareState::options`]: the pasted Argo CD settings.
 pub const OPTION_SETTINGS: &str = "argocdSettings";
+/// Key of [`ShareState::options`]: the pasted Application with its status.
+pub const OPTION_APPLICATION: &str = "application";
+/// Key of [`ShareState::options`]: a second render of the same commit.
+pub const OPTION_GIT_AGAIN: &str = "gitAgain";
 /// The share-link option holding the Argo CD release the analysis imitates.
 pub const OPTION_ARGOCD_VERSION: &str = "argocdVersion";
 
@@ -80,6 +84,18 @@ impl ShareState {
         if !settings.trim().is_empty() {
             self.options
                 .insert(OPTION_SETTINGS.into(), settings.to_string());
+        }
+    }
+
+    /// Record the Application and the second render the analysis had, left
+    /// out when empty.
+    pub fn set_evidence(&mut self, application: &str, git_again: &str) {
+        for (key, text) in [(OPTION_APPLICATION, application), (OPTION_GIT_AGAIN, git_again)] {
+            if text.trim().is_empty() {
+                self.options.remove(key);
+            } else {
+                self.options.insert(key.into(), text.to_string());
+            }
         }
     }
 
@@ -267,9 +283,22 @@ pub fn mask_state(state: &ShareState) -> (ShareState, usize) {
         .options
         .get(OPTION_SETTINGS)
         .map_or("", String::as_str);
-    let masks = Masks::for_texts(&[&state.git, &state.live, &state.diff, settings]);
+    let option = |key: &str| state.options.get(key).map_or("", String::as_str);
+    let masks = Masks::for_texts(&[
+        &state.git,
+        &state.live,
+        &state.diff,
+        settings,
+        option(OPTION_APPLICATION),
+        option(OPTION_GIT_AGAIN),
+    ]);
     let mut texts: Vec<&mut String> = vec![&mut out.git, &mut out.live, &mut out.diff];
-    texts.extend(out.options.get_mut(OPTION_SETTINGS));
+    // Settings, the Application and the second render, in that order.
+    for (key, value) in out.options.iter_mut() {
+        if [OPTION_SETTINGS, OPTION_APPLICATION, OPTION_GIT_AGAIN].contains(&key.as_str()) {
+            texts.push(value);
+        }
+    }
     let mut n = 0;
     for text in texts {
         if !text.is_empty() {

@@ -3,8 +3,9 @@
 
 use super::protocol::{
     ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared, LINE_GIT,
-    LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
+    LINE_LIVE, LINE_SAME, APPLICATION_SIDE, GIT_AGAIN_SIDE, SETTINGS_SIDE,
 };
+use crate::application::Application;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
 use crate::{CompareOptions, Options, Report, Strategy};
@@ -35,12 +36,49 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
     })
 }
 
-/// Analyse an input as the page asks: both sides, or the pasted diff text.
+/// An error of one of the page's own fields.
+fn error_of(e: &crate::InputError, side: &str) -> ErrorInfo {
+    let mut info = ErrorInfo::from(e);
+    info.side = side.to_string();
+    info
+}
+
+/// The pasted Application, read, with its settings applied to `opts` (the
+/// page's own namespace and strategy win when set).
+fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>, ErrorInfo> {
+    if input.application.trim().is_empty() {
+        return Ok(None);
+    }
+    let app = Application::parse(&input.application).map_err(|e| error_of(&e, APPLICATION_SIDE))?;
+    let strategy_given = Strategy::from_id(&input.strategy).unwrap_or_default() != Strategy::default();
+    app.apply_to(
+        &mut opts.namespace,
+        &mut opts.compare,
+        !input.namespace.trim().is_empty(),
+        strategy_given,
+    )
+    .map_err(|e| error_of(&e, APPLICATION_SIDE))?;
+    Ok(Some(app))
+}
+
+/// Analyse an input as the page asks: both sides, or the pasted diff text,
+/// with the Application and the second render when given.
 pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
-    let opts = options(input)?;
+    let mut opts = options(input)?;
+    let app = application(input, &mut opts)?;
+    let git_again = (input.mode == Mode::Sides && !input.git_again.trim().is_empty())
+        .then_some(input.git_again.as_str());
+    if let Some(text) = git_again {
+        // Its errors belong to its own editor.
+        crate::input::parse_side(text, crate::Side::Git).map_err(|e| error_of(&e, GIT_AGAIN_SIDE))?;
+    }
+    let evidence = crate::Evidence {
+        application: app.as_ref(),
+        git_again,
+    };
     let result = match input.mode {
-        Mode::Sides => crate::analyze(&input.git, &input.live, &opts),
-        Mode::Diff => crate::analyze_diff(&input.diff, &opts),
+        Mode::Sides => crate::analyze_with(&input.git, &input.live, &opts, evidence),
+        Mode::Diff => crate::analyze_diff_with(&input.diff, &opts, evidence),
     };
     result.map_err(|e| ErrorInfo::from(&e))
 }
@@ -147,7 +185,9 @@ impl Engine {
             };
         }
         if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
-            let opts = match options(input) {
+            let opts = match options(input).and_then(|mut opts| {
+                application(input, &mut opts).map(|_| opts)
+            }) {
                 Ok(opts) => opts,
                 Err(e) => return (None, e.text),
             };

@@ -129,13 +129,15 @@ pub fn InputPanel(props: &PanelProps) -> Html {
         Callback::from(move |_: MouseEvent| ctl.set_mode(Mode::Sides))
     };
     let settings_error = state.error_for(Field::Settings);
+    let evidence_open = state.error_for(Field::Application).is_some()
+        || state.error_for(Field::GitAgain).is_some();
     let editor = |field: Field, side: &'static str, title: &'static str, hint: &'static str| {
         let big = field.big_slot().and_then(|i| state.big[i]);
         html! {
             <Editor side={side} title={title} node={refs.node(field).clone()} error={state.error_for(field)}
                 hint={hint} placeholder={AttrValue::from(field.placeholder())}
                 on_edit={on_edit(field)} on_file={on_file(field)} on_replace={on_replace(field)}
-                on_paste={(field != Field::Settings).then(|| on_paste(field))}
+                on_paste={matches!(field, Field::Git | Field::Live | Field::Diff).then(|| on_paste(field))}
                 big={big} on_show_big={on_show_big(field)} on_clear={on_clear(field)} />
         }
     };
@@ -232,6 +234,15 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                 { editor(Field::Diff, "diff", "Diff output",
                     "What argocd app diff or kubectl diff printed (plain or unified, several apps one after another, copied from a terminal or a ticket).") }
             </div>
+            <details class="evidence" open={evidence_open}>
+                <summary>{ "The Application's own evidence (optional): its status, sync errors and history, and a second render" }</summary>
+                { editor(Field::Application, "application", "Application with its status",
+                    "What argocd app get APP -o yaml (or kubectl get application APP -n argocd -o yaml) printed: its ignoreDifferences, sync options and destination namespace apply, and the report shows Argo CD's own verdicts, its sync errors classified and a sync loop in its history.") }
+                <div hidden={diff_mode}>
+                    { editor(Field::GitAgain, "git-again", "Second render of the same commit",
+                        "Run argocd app manifests APP --source git (or helm template) again for the same commit and paste it: fields the two renders disagree on are a non-deterministic render.") }
+                </div>
+            </details>
             <details class="settings" open={settings_error.is_some()}>
                 <summary>{ "Your Argo CD settings (optional): ignoreDifferences already in place" }</summary>
                 { editor(Field::Settings, "settings", "Application and/or argocd-cm YAML",

@@ -3,7 +3,7 @@
 //! analysis `Input`.
 
 use super::editor::{BigInfo, LARGE_INPUT};
-use super::protocol::{Input, Mode, SETTINGS_SIDE};
+use super::protocol::{Input, Mode, APPLICATION_SIDE, GIT_AGAIN_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
 use crate::input::Side;
@@ -19,10 +19,21 @@ pub enum Field {
     Live,
     Diff,
     Settings,
+    /// The Application with its status (its sync errors, verdicts, history).
+    Application,
+    /// A second render of the same commit.
+    GitAgain,
 }
 
 impl Field {
-    pub const ALL: [Field; 4] = [Field::Git, Field::Live, Field::Diff, Field::Settings];
+    pub const ALL: [Field; 6] = [
+        Field::Git,
+        Field::Live,
+        Field::Diff,
+        Field::Settings,
+        Field::Application,
+        Field::GitAgain,
+    ];
 
     /// The field as a sentence names it.
     pub fn what(self) -> &'static str {
@@ -31,6 +42,8 @@ impl Field {
             Field::Live => "the live side",
             Field::Diff => "the diff output",
             Field::Settings => "your Argo CD settings",
+            Field::Application => "the Application",
+            Field::GitAgain => "the second render",
         }
     }
 
@@ -41,6 +54,8 @@ impl Field {
             Field::Live => "argocd app manifests APP --source live",
             Field::Diff => "argocd app diff APP",
             Field::Settings => "kubectl get application APP -n argocd -o yaml",
+            Field::Application => "argocd app get APP -o yaml",
+            Field::GitAgain => "argocd app manifests APP --source git",
         }
     }
 
@@ -49,6 +64,10 @@ impl Field {
         match self {
             Field::Settings => "kind: Application\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]".into(),
             Field::Diff => format!("Paste what `{}` (or kubectl diff) printed.", self.command()),
+            Field::GitAgain => format!(
+                "Paste what `{}` (or helm template) printed when run again for the same commit.",
+                self.command()
+            ),
             _ => format!("Paste what `{}` printed.", self.command()),
         }
     }
@@ -58,7 +77,7 @@ impl Field {
             Field::Git => Some(0),
             Field::Live => Some(1),
             Field::Diff => Some(2),
-            Field::Settings => None,
+            Field::Settings | Field::Application | Field::GitAgain => None,
         }
     }
 
@@ -69,6 +88,8 @@ impl Field {
             Field::Live => "live",
             Field::Diff => "diff",
             Field::Settings => SETTINGS_SIDE,
+            Field::Application => APPLICATION_SIDE,
+            Field::GitAgain => GIT_AGAIN_SIDE,
         }
     }
 
@@ -77,7 +98,7 @@ impl Field {
         match self {
             Field::Live => Side::Live,
             Field::Diff => Side::Diff,
-            Field::Git | Field::Settings => Side::Git,
+            Field::Git | Field::Settings | Field::Application | Field::GitAgain => Side::Git,
         }
     }
 }
@@ -90,6 +111,8 @@ pub struct Refs {
     pub live: NodeRef,
     pub diff: NodeRef,
     pub settings: NodeRef,
+    pub application: NodeRef,
+    pub git_again: NodeRef,
     pub namespace: NodeRef,
     pub strategy: NodeRef,
     pub aggregated: NodeRef,
@@ -105,6 +128,8 @@ impl Refs {
             Field::Live => &self.live,
             Field::Diff => &self.diff,
             Field::Settings => &self.settings,
+            Field::Application => &self.application,
+            Field::GitAgain => &self.git_again,
         }
     }
 
@@ -149,6 +174,8 @@ impl Refs {
             live: text(Field::Live, mode == Mode::Sides),
             diff: text(Field::Diff, mode == Mode::Diff),
             settings: self.text(Field::Settings),
+            application: self.text(Field::Application),
+            git_again: text(Field::GitAgain, mode == Mode::Sides),
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
@@ -163,6 +190,8 @@ impl Refs {
         self.set_text(Field::Live, input.live.clone());
         self.set_text(Field::Diff, input.diff.clone());
         self.set_text(Field::Settings, input.settings.clone());
+        self.set_text(Field::Application, input.application.clone());
+        self.set_text(Field::GitAgain, input.git_again.clone());
         if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
             i.set_value(&input.namespace);
         }

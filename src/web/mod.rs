@@ -32,6 +32,7 @@ mod report_panel;
 mod rules_view;
 mod sharing;
 mod state;
+mod status_view;
 mod summary;
 mod util;
 mod worker;

@@ -42,6 +42,12 @@ pub struct Input {
     /// The user's Application and/or argocd-cm YAML (their ignoreDifferences
     /// and compare options), possibly empty.
     pub settings: String,
+    /// The Application with its status (`argocd app get APP -o yaml`), possibly empty.
+    #[serde(default)]
+    pub application: String,
+    /// A second render of the same commit (sides mode), possibly empty.
+    #[serde(default)]
+    pub git_again: String,
     pub namespace: String,
     /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
     pub strategy: String,
@@ -139,6 +145,10 @@ impl From<&crate::InputError> for ErrorInfo {
 
 /// The side name of errors in the pasted Argo CD settings.
 pub const SETTINGS_SIDE: &str = "settings";
+/// The `ErrorInfo::side` of an error in the pasted Application.
+pub const APPLICATION_SIDE: &str = "application";
+/// The `ErrorInfo::side` of an error in the second render.
+pub const GIT_AGAIN_SIDE: &str = "git-again";
 
 /// Which side a diff line belongs to.
 pub const LINE_SAME: u8 = 0;
@@ -195,6 +205,8 @@ impl Input {
             live: live.to_string(),
             diff: String::new(),
             settings: String::new(),
+            application: String::new(),
+            git_again: String::new(),
             namespace: String::new(),
             strategy: crate::Strategy::default().id().to_string(),
             ignore_aggregated_roles: false,
@@ -231,6 +243,7 @@ impl Input {
             &self.settings,
         );
         state.set_release(self.release());
+        state.set_evidence(&self.application, &self.git_again);
         state
     }
 
@@ -244,6 +257,8 @@ impl Input {
             live: state.live.clone(),
             diff: state.diff.clone(),
             settings: state.option(OPTION_SETTINGS),
+            application: state.option(crate::share::OPTION_APPLICATION),
+            git_again: state.option(crate::share::OPTION_GIT_AGAIN),
             namespace: state.namespace.clone(),
             strategy: if crate::Strategy::from_id(&strategy).is_some() {
                 strategy

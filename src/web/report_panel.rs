@@ -7,6 +7,7 @@ use super::controller::Controller;
 use super::input_panel::PanelProps;
 use super::persist;
 use super::plan_view::{AuditPanel, PlanPanel};
+use super::status_view::ArgocdStatusPanel;
 use super::sharing::{share_file, SharePanel};
 use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO, PAGE_SIZE};
 use super::summary::{Emergency, Summary, Warnings};
@@ -138,6 +139,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 <Summary report={shown.report.clone()} example={example_title.map(AttrValue::from)} filter={state.filter} on_filter={on_filter} />
                 <Warnings report={shown.report.clone()} />
                 <Emergency report={shown.report.clone()} />
+                <ArgocdStatusPanel report={shown.report.clone()} />
                 <PlanPanel report={shown.report.clone()} />
                 <AuditPanel report={shown.report.clone()} />
                 { resource_list(state, shown, ctl) }
