@@ -521,6 +521,14 @@ fn with_application(report: &mut Report, app: &crate::application::Application, 
         Some(app.status(report, opts.namespace.as_deref(), opts.compare.strategy));
     if report.summary.application.is_none() && !app.name().is_empty() {
         report.emergency = fixes::emergency_steps(&report.resources, Some(app.name()));
+        if let Some(plan) = report.plan.as_mut() {
+            crate::plan::name_fragment(&mut plan.application, app.name());
+        }
+        for audit in report.audit.iter_mut() {
+            if let Some(c) = audit.corrected.as_mut() {
+                crate::plan::name_fragment(c, app.name());
+            }
+        }
     }
 }
 

@@ -380,6 +380,9 @@ fn why_no_field(
     matched: &[usize],
     subjects: &[AuditSubject],
 ) -> (String, Option<IgnoreRule>) {
+    if let Some(message) = failing_jq(rule, matched, subjects) {
+        return (message, None);
+    }
     for (pi, p) in rule.json_pointers.iter().enumerate() {
         let objects: Vec<&Value> = matched
             .iter()
@@ -405,6 +408,23 @@ fn why_no_field(
         "None of the fields it names differs in the objects it selects: it hides nothing here (keep it only if it is there for another state of these objects).".into(),
         None,
     )
+}
+
+/// A jq expression of the rule that fails on every object it selects
+/// (Argo CD then skips it for that object, so it hides nothing).
+fn failing_jq(rule: &IgnoreRule, matched: &[usize], subjects: &[AuditSubject]) -> Option<String> {
+    rule.jq_path_expressions.iter().find_map(|expr| {
+        let objects: Vec<&Value> = matched.iter().filter_map(|&i| subjects[i].live.or(subjects[i].git)).collect();
+        let fails = !objects.is_empty()
+            && objects
+                .iter()
+                .all(|o| rule.jq.delete(&rule.source, expr, o).is_none());
+        fails.then(|| {
+            format!(
+                "Its jq expression `{expr}` fails on every object it selects (an error, or not exactly one result), and Argo CD skips a failing expression: it hides nothing."
+            )
+        })
+    })
 }
 
 /// The correction of one pointer.

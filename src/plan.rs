@@ -139,6 +139,20 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option
     })
 }
 
+/// Name an Application fragment (the plan's, an audit's corrected rule)
+/// after `app` when it carries the placeholder because the objects did not
+/// say which app they belong to.
+pub fn name_fragment(fragment: &mut String, app: &str) {
+    let placeholder = format!("metadata:\n  name: {APP_PLACEHOLDER}\n");
+    if fragment.contains(&placeholder) {
+        *fragment = fragment.replacen(
+            &placeholder,
+            &format!("metadata:\n  name: {}\n", yaml_quote(app)),
+            1,
+        );
+    }
+}
+
 /// `1 field`, `2 fields`.
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {

@@ -90,7 +90,10 @@ impl ShareState {
     /// Record the Application and the second render the analysis had, left
     /// out when empty.
     pub fn set_evidence(&mut self, application: &str, git_again: &str) {
-        for (key, text) in [(OPTION_APPLICATION, application), (OPTION_GIT_AGAIN, git_again)] {
+        for (key, text) in [
+            (OPTION_APPLICATION, application),
+            (OPTION_GIT_AGAIN, git_again),
+        ] {
             if text.trim().is_empty() {
                 self.options.remove(key);
             } else {

@@ -76,7 +76,7 @@ fn hidden_by_user_rule(report: &Report) -> Vec<String> {
 #[test]
 fn every_rule_is_audited_in_order() {
     let r = report();
-    assert_eq!(r.audit.len(), 9);
+    assert_eq!(r.audit.len(), 10);
     for (i, a) in r.audit.iter().enumerate() {
         assert!(a.rule.ends_with(&format!("[{i}]")), "{}", a.rule);
     }
@@ -180,4 +180,17 @@ fn no_settings_no_audit() {
     )
     .unwrap();
     assert!(report.audit.is_empty());
+}
+
+#[test]
+fn a_jq_expression_failing_on_every_object_matches_nothing() {
+    let r = report();
+    let a = rule(&r, 9);
+    assert_eq!(kinds(a), [AuditKind::MatchesNothing]);
+    assert_eq!(a.hides, 0);
+    assert!(
+        a.findings[0].message.contains("fails on every object"),
+        "{}",
+        a.findings[0].message
+    );
 }

@@ -2085,6 +2085,55 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
         assert_eq!(shown[3], json!(true), "the plan comes before the resources");
         assert!(shown[4].as_u64().unwrap() >= 1 && shown[4].as_u64().unwrap() as usize <= fixes);
 
+        // Copy puts exactly the core's texts on the clipboard: the
+        // Application YAML, and the plan as Markdown.
+        let grant = |name: &'static str| Raw {
+            method: http::Method::POST,
+            path: "permissions",
+            body: Some(json!({ "descriptor": { "name": name }, "state": "granted" })),
+        };
+        let granted = c.issue_cmd(grant("clipboard-read")).await.is_ok()
+            && c.issue_cmd(grant("clipboard-write")).await.is_ok();
+        let markdown = drift_doctor::render::markdown::render_plan(&report);
+        for (button, status, expected) in [
+            (
+                "#plan .snippet button.copy",
+                "#plan .snippet .copy-status",
+                plan.application.clone(),
+            ),
+            (
+                "#copy-plan-markdown",
+                "#plan .plan-head .copy-status",
+                markdown,
+            ),
+        ] {
+            js(
+                &c,
+                &format!("document.querySelector('{button}').click(); return true;"),
+                vec![],
+            )
+            .await;
+            wait_until(
+                &c,
+                &format!("document.querySelector('{status}').textContent !== ''"),
+                "the copy status",
+                10,
+            )
+            .await;
+            if !granted {
+                eprintln!("note: clipboard permissions not granted; {button} not read back");
+                continue;
+            }
+            let copied = c
+                .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
+                .await
+                .unwrap();
+            match copied.as_str() {
+                Some(text) => assert_eq!(text, expected, "{button} copies the core's text"),
+                None => eprintln!("note: the clipboard could not be read back for {button}"),
+            }
+        }
+
         // A rule with a version in its group: audited, with the correction.
         js(
             &c,
@@ -2166,7 +2215,12 @@ fn page_reads_the_applications_own_evidence() {
     let dir = root().join("tests/fixtures/application");
     let read = |scenario: &str, name: &str| {
         let own = dir.join(scenario).join(name);
-        std::fs::read_to_string(if own.exists() { own } else { dir.join("common").join(name) }).unwrap()
+        std::fs::read_to_string(if own.exists() {
+            own
+        } else {
+            dir.join("common").join(name)
+        })
+        .unwrap()
     };
     let (git, live, app_text) = (
         read("ssa-conflict", "git.yaml"),
@@ -2175,7 +2229,8 @@ fn page_reads_the_applications_own_evidence() {
     );
     let app = drift_doctor::application::Application::parse(&app_text).unwrap();
     let mut opts = page_options(false);
-    app.apply_to(&mut opts.namespace, &mut opts.compare, false, false).unwrap();
+    app.apply_to(&mut opts.namespace, &mut opts.compare, false, false)
+        .unwrap();
     let report = drift_doctor::analyze_with(
         &git,
         &live,
@@ -2186,13 +2241,21 @@ fn page_reads_the_applications_own_evidence() {
         },
     )
     .unwrap();
-    let status = report.argocd_status.clone().expect("the Application's sections");
+    let status = report
+        .argocd_status
+        .clone()
+        .expect("the Application's sections");
     assert!(!status.sync_errors.is_empty());
     with_page("application", move |c, _| async move {
         let before = report_seq(&c).await;
         paste(&c, &git, &live, "insertFromPaste").await;
         wait_new_report(&c, &before, "the sides").await;
-        js(&c, "document.querySelector('details.evidence').open = true; return true;", vec![]).await;
+        js(
+            &c,
+            "document.querySelector('details.evidence').open = true; return true;",
+            vec![],
+        )
+        .await;
         let before = report_seq(&c).await;
         type_into(&c, "application-input", &app_text, "insertFromPaste").await;
         wait_new_report(&c, &before, "the report with the Application").await;
@@ -2209,10 +2272,16 @@ fn page_reads_the_applications_own_evidence() {
         let codes: Vec<&str> = status.sync_errors.iter().map(|e| e.code.as_str()).collect();
         assert_eq!(shown[0], json!(codes), "{shown}");
         assert_eq!(shown[1], json!(status.settings), "{shown}");
-        assert_eq!(shown[2], json!(true), "the Application's section comes before the resources");
+        assert_eq!(
+            shown[2],
+            json!(true),
+            "the Application's section comes before the resources"
+        );
         let link = copy_link(&c).await;
         let state = drift_doctor::share::decode_share_file(&link).expect("the link decodes");
-        assert!(state.options.contains_key(drift_doctor::share::OPTION_APPLICATION));
+        assert!(state
+            .options
+            .contains_key(drift_doctor::share::OPTION_APPLICATION));
         type_into(&c, "application-input", "", "deleteContentBackward").await;
     });
 }

@@ -8,6 +8,8 @@ mod common;
 use drift_doctor::ignore::apply_user_settings;
 use drift_doctor::rules::catalog;
 use drift_doctor::{analyze, Cause, CompareOptions, FixKind, Options, Report, Verified};
+use proptest::prelude::*;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 struct Fixture {
@@ -264,4 +266,142 @@ fn an_argocd_cm_rule_on_a_secret_names_every_other_secret_it_covers() {
         .instance_wide
         .iter()
         .all(|id| id.contains("/Secret/") && *id != tls.id));
+}
+
+/// The plan's promises for one input: recommended fixes resolve with nothing
+/// else hidden, and the plan's Application fragment read back as settings
+/// leaves only the drift, the unresolved fields and those of Git steps, with
+/// every drift still shown. An error message when one does not hold.
+fn plan_holds(git: &str, live: &str, opts: &Options) -> Result<(), String> {
+    let report = analyze(git, live, opts).map_err(|e| e.to_string())?;
+    for r in &report.resources {
+        for f in r.fixes.iter().filter(|f| f.recommended) {
+            if f.verified != Verified::Resolves || f.cause == Cause::Drift || f.warning.is_some() {
+                return Err(format!("{}: recommended {f:?}", r.id));
+            }
+        }
+    }
+    let Some(plan) = &report.plan else {
+        return Ok(());
+    };
+    let mut compare = opts.compare.clone();
+    if !plan.application.is_empty() {
+        apply_user_settings(&plan.application, &mut compare).map_err(|e| e.to_string())?;
+    }
+    let after = analyze(
+        git,
+        live,
+        &Options {
+            compare,
+            ..opts.clone()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let left = visible(&after);
+    let mut allowed: BTreeSet<(String, String)> = plan
+        .drift
+        .iter()
+        .chain(&plan.unresolved)
+        .map(|f| (f.resource.clone(), f.pointer.clone()))
+        .collect();
+    for r in &report.resources {
+        for f in r
+            .fixes
+            .iter()
+            .filter(|f| f.recommended && f.kind != FixKind::Ignore)
+        {
+            allowed.extend(f.pointers.iter().map(|p| (r.id.clone(), p.clone())));
+        }
+    }
+    if let Some(extra) = left.difference(&allowed).next() {
+        return Err(format!("still differing after the plan: {extra:?}"));
+    }
+    if let Some(d) = plan
+        .drift
+        .iter()
+        .find(|d| !left.contains(&(d.resource.clone(), d.pointer.clone())))
+    {
+        return Err(format!(
+            "the plan hides drift at {} {}",
+            d.resource, d.pointer
+        ));
+    }
+    Ok(())
+}
+
+/// A Deployment as Git renders it, and the same object live after any mix
+/// of what happens to objects in a cluster: an autoscaler, a rollout
+/// restart, an injected sidecar, a hand-edited image or environment value.
+fn git_and_live() -> impl Strategy<Value = (String, String)> {
+    (
+        "[a-z][a-z0-9-]{0,10}",
+        1u32..5,
+        "[a-z]{1,8}:[0-9]\\.[0-9]",
+        proptest::collection::btree_map("[A-Z][A-Z_]{0,5}", "[a-z0-9]{1,5}", 0..3),
+        proptest::collection::vec(any::<bool>(), 5),
+    )
+        .prop_map(|(name, replicas, image, env, change)| {
+            let env: Vec<Value> = env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect();
+            let mut container = json!({"name": "app", "image": image});
+            if !env.is_empty() {
+                container["env"] = Value::Array(env);
+            }
+            let git = json!({
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": name, "namespace": "ns"},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                         "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container]}}}
+            });
+            let mut live = git.clone();
+            live["metadata"]["annotations"] = json!({
+                "kubectl.kubernetes.io/last-applied-configuration": serde_json::to_string(&git).unwrap()
+            });
+            let mut docs = vec![git.clone()];
+            let mut live_docs = Vec::new();
+            if change[0] {
+                live["spec"]["replicas"] = json!(replicas + 3);
+                let hpa = json!({
+                    "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"name": name, "namespace": "ns"},
+                    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                             "minReplicas": 1, "maxReplicas": 10}
+                });
+                docs.push(hpa.clone());
+                live_docs.push(hpa);
+            }
+            if change[1] {
+                live["spec"]["template"]["metadata"]["annotations"] =
+                    json!({"kubectl.kubernetes.io/restartedAt": "2026-11-30T10:00:00Z"});
+            }
+            if change[2] {
+                let containers = live["spec"]["template"]["spec"]["containers"].as_array_mut().unwrap();
+                containers.push(json!({"name": "istio-proxy", "image": "docker.io/istio/proxyv2:1.22.3"}));
+                live["spec"]["template"]["metadata"]["labels"]["security.istio.io/tlsMode"] = json!("istio");
+            }
+            if change[3] {
+                live["spec"]["template"]["spec"]["containers"][0]["image"] = json!(format!("{image}-hotfix"));
+            }
+            if change[4] {
+                if let Some(Value::Array(env)) = live["spec"]["template"]["spec"]["containers"][0].get_mut("env") {
+                    env[0]["value"] = json!("edited");
+                }
+            }
+            live_docs.insert(0, live);
+            let text = |docs: &[Value]| {
+                docs.iter()
+                    .map(|d| serde_yaml::to_string(d).unwrap())
+                    .collect::<Vec<_>>()
+                    .join("---\n")
+            };
+            (text(&docs), text(&live_docs))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn the_plan_holds_for_generated_objects((git, live) in git_and_live()) {
+        let outcome = plan_holds(&git, &live, &Options::default());
+        prop_assert!(outcome.is_ok(), "{:?}\n--- git\n{git}\n--- live\n{live}", outcome);
+    }
 }

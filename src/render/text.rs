@@ -314,7 +314,7 @@ fn plan_section(out: &mut String, report: &Report, st: &Style) {
     if !plan.application.is_empty() {
         let _ = writeln!(
             out,
-            "  1. add to the Application (drift-doctor plan --format yaml prints it):"
+            "  - add to the Application (drift-doctor plan --format yaml prints it):"
         );
         for line in plan.application.lines() {
             let _ = writeln!(out, "       {}", terminal_inert(line));

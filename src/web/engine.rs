@@ -2,8 +2,8 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared, LINE_GIT,
-    LINE_LIVE, LINE_SAME, APPLICATION_SIDE, GIT_AGAIN_SIDE, SETTINGS_SIDE,
+    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared,
+    APPLICATION_SIDE, GIT_AGAIN_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::share;
@@ -50,7 +50,8 @@ fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>,
         return Ok(None);
     }
     let app = Application::parse(&input.application).map_err(|e| error_of(&e, APPLICATION_SIDE))?;
-    let strategy_given = Strategy::from_id(&input.strategy).unwrap_or_default() != Strategy::default();
+    let strategy_given =
+        Strategy::from_id(&input.strategy).unwrap_or_default() != Strategy::default();
     app.apply_to(
         &mut opts.namespace,
         &mut opts.compare,
@@ -70,7 +71,8 @@ pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
         .then_some(input.git_again.as_str());
     if let Some(text) = git_again {
         // Its errors belong to its own editor.
-        crate::input::parse_side(text, crate::Side::Git).map_err(|e| error_of(&e, GIT_AGAIN_SIDE))?;
+        crate::input::parse_side(text, crate::Side::Git)
+            .map_err(|e| error_of(&e, GIT_AGAIN_SIDE))?;
     }
     let evidence = crate::Evidence {
         application: app.as_ref(),
@@ -185,9 +187,9 @@ impl Engine {
             };
         }
         if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
-            let opts = match options(input).and_then(|mut opts| {
-                application(input, &mut opts).map(|_| opts)
-            }) {
+            let opts = match options(input)
+                .and_then(|mut opts| application(input, &mut opts).map(|_| opts))
+            {
                 Ok(opts) => opts,
                 Err(e) => return (None, e.text),
             };

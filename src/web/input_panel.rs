@@ -129,8 +129,8 @@ pub fn InputPanel(props: &PanelProps) -> Html {
         Callback::from(move |_: MouseEvent| ctl.set_mode(Mode::Sides))
     };
     let settings_error = state.error_for(Field::Settings);
-    let evidence_open = state.error_for(Field::Application).is_some()
-        || state.error_for(Field::GitAgain).is_some();
+    let evidence_open =
+        state.error_for(Field::Application).is_some() || state.error_for(Field::GitAgain).is_some();
     let editor = |field: Field, side: &'static str, title: &'static str, hint: &'static str| {
         let big = field.big_slot().and_then(|i| state.big[i]);
         html! {
