@@ -1,19 +1,57 @@
 #!/usr/bin/env bash
-# Prints wall time and peak memory of `drift-doctor analyze --format json` on
-# the benchmark pairs that ../shared/bench/gen.py (next to the repository, or
-# BENCH_GEN=path/to/gen.py) writes (N=300 and N=3000 apps by default), median
-# of several runs. Numbers only: no test asserts a time.
+# Prints, for the benchmark pairs ../shared/bench/gen.py writes (N=300 and
+# N=3000 apps by default; BENCH_GEN names another generator), the median wall
+# time and peak memory of `drift-doctor analyze --format json` and, in the same
+# run on the same files, of the peer a user would script instead
+# (../shared/bench/peers/jsondiffpatch.mjs: js-yaml + jsondiffpatch), and the
+# ratio. Also the page's default example, so small inputs are watched too.
+# Numbers only: no test asserts a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GEN="${BENCH_GEN:-../shared/bench/gen.py}"
+BENCH="${BENCH_DIR:-../shared/bench}"
+GEN="${BENCH_GEN:-$BENCH/gen.py}"
+PEER="$BENCH/peers/jsondiffpatch.mjs"
 SIZES="${SIZES:-300 3000}"
 RUNS="${RUNS:-5}"
+TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
 OUT=target/bench
 mkdir -p "$OUT"
 cargo build --release --locked --quiet --bin drift-doctor
 BIN=target/release/drift-doctor
 
-printf '%-6s %10s %10s %12s %12s\n' N git_MB live_MB median_ms peak_MiB
+# The peer, installed once beside its script (its imports resolve there).
+peer_dir="$TOOLS_DIR/bench-peer"
+if [ -f "$PEER" ] && command -v node >/dev/null && [ ! -d "$peer_dir/node_modules/jsondiffpatch" ]; then
+  mkdir -p "$peer_dir"
+  (cd "$peer_dir" && npm install --silent --no-audit --no-fund jsondiffpatch@0.7.7 js-yaml@4 >/dev/null)
+fi
+have_peer=false
+if [ -f "$PEER" ] && [ -d "$peer_dir/node_modules/jsondiffpatch" ]; then
+  cp "$PEER" "$peer_dir/jsondiffpatch.mjs"
+  have_peer=true
+fi
+
+# median_ms peak_MiB of a command, over $RUNS runs
+measure() {
+  local times=() peak=0 stats wall rss
+  for _ in $(seq "$RUNS"); do
+    stats=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null; } 2>&1 | tail -n1 ) || true
+    wall=${stats% *}; rss=${stats#* }
+    times+=("$wall")
+    [ "$rss" -gt "$peak" ] && peak=$rss
+  done
+  local median
+  median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%.0f %.1f' "$(echo "$median * 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
+}
+
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS runs"
+printf '%-8s %8s %8s %12s %10s %12s %10s %7s\n' input git_MB live_MB ours_ms ours_MiB peer_ms peer_MiB ratio
+ex=tests/fixtures/scenarios/mixed-app
+read -r ms mib <<<"$(measure "$BIN" analyze --git "$ex/git.yaml" --live "$ex/live.yaml" --format json)"
+printf '%-8s %8.3f %8.3f %12s %10s %12s %10s %7s\n' example \
+  "$(echo "$(stat -c %s "$ex/git.yaml") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$ex/live.yaml") / 1048576" | bc -l)" \
+  "$ms" "$mib" - - -
 for n in $SIZES; do
   dir="$OUT/n$n"
   if [ ! -f "$dir/git.yaml" ]; then
@@ -22,18 +60,15 @@ for n in $SIZES; do
   fi
   git_file=$(ls "$dir"/git* | head -n1)
   live_file=$(ls "$dir"/live* | head -n1)
-  times=()
-  peak=0
-  for _ in $(seq "$RUNS"); do
-    stats=$( { /usr/bin/time -f '%e %M' "$BIN" analyze --git "$git_file" --live "$live_file" --format json >/dev/null; } 2>&1 | tail -n1 ) || true
-    wall=${stats% *}; rss=${stats#* }
-    times+=("$wall")
-    [ "$rss" -gt "$peak" ] && peak=$rss
-  done
-  median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-6s %10.2f %10.2f %12.0f %12.1f\n' "$n" \
+  read -r ms mib <<<"$(measure "$BIN" analyze --git "$git_file" --live "$live_file" --format json)"
+  peer_ms=- peer_mib=- ratio=-
+  if $have_peer; then
+    read -r peer_ms peer_mib <<<"$(measure node "$peer_dir/jsondiffpatch.mjs" "$git_file" "$live_file")"
+    ratio=$(awk -v a="$peer_ms" -v b="$ms" 'BEGIN { printf "%.2fx", a / b }')
+  fi
+  printf '%-8s %8.2f %8.2f %12s %10s %12s %10s %7s\n' "N=$n" \
     "$(echo "$(stat -c %s "$git_file") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$live_file") / 1048576" | bc -l)" \
-    "$(echo "$median * 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
+    "$ms" "$mib" "$peer_ms" "$peer_mib" "$ratio"
 done
-echo
-echo "Peers on the N=300 pair (../shared/bench/README.md): jsondiffpatch+js-yaml 457 ms / 108 MiB, deepdiff 3.03 s / 108 MiB, GNU diff 56 ms / 11 MiB (text only)."
+$have_peer || echo "(the peer was not run: node, npm or $PEER is missing)"
+echo "ratio: the peer's time over ours (above 1: drift-doctor is faster)."

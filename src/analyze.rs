@@ -59,7 +59,13 @@ pub fn analyze_with(
         None => Vec::new(),
     };
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
-    let masks = secret_mask::Masks::for_sides(&[(git, &git_docs), (live, &live_docs)]);
+    // The second render's values are numbered after both sides', before the
+    // comparison starts (it runs on several threads).
+    let mut sides = vec![(git, git_docs.as_slice()), (live, live_docs.as_slice())];
+    if let Some(text) = evidence.git_again {
+        sides.push((text, again_docs.as_slice()));
+    }
+    let masks = secret_mask::Masks::for_sides(&sides);
     let again = evidence.git_again.map(|_| again_docs.as_slice());
     let mut report = analyze_masked(&git_docs, &live_docs, again, opts, &masks)?;
     if let Some(app) = evidence.application {
@@ -67,6 +73,10 @@ pub fn analyze_with(
     }
     Ok(report)
 }
+
+/// Below this many resources, comparing them on one thread is quicker than
+/// starting more.
+const PARALLEL_PAIRS: usize = 64;
 
 /// A resource to report: its key and whichever sides exist.
 struct Pair<'a> {
@@ -208,8 +218,15 @@ fn analyze_masked(
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
     let mut remaining = Vec::new();
-    for pair in &pairs {
-        let (resource, left) = report_resource(pair, &ctx, catalog.ok(), &opts.compare, masks);
+    // Each pair is compared and its fixes verified on its own: in parallel
+    // natively, in order in the page's worker; results keep the pairs' order.
+    let outcomes = crate::parallel::map_ordered(
+        pairs.iter().collect(),
+        PARALLEL_PAIRS,
+        |_| 1,
+        |pair: &Pair| report_resource(pair, &ctx, catalog.ok(), &opts.compare, masks),
+    );
+    for (resource, left) in outcomes {
         if !left.is_empty() {
             remaining.push((resource.id.clone(), left));
         }

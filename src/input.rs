@@ -311,7 +311,9 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputEr
         PARALLEL_PARSE_BYTES,
         |(_, chunk)| chunk.len(),
         |(start, chunk)| {
-            let value = parse_yaml_document(&chunk);
+            let value = parse_list_items(&chunk)
+                .map(Ok)
+                .unwrap_or_else(|| parse_yaml_document(&chunk));
             (start, chunk, value)
         },
     );
@@ -332,6 +334,77 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputEr
         out.push((value, document, start, source));
     }
     Ok(out)
+}
+
+/// A large `kind: List` document (what `kubectl get -o yaml` and
+/// `argocd app manifests --source live` print) read item by item, on every
+/// core and without holding the whole document's parse events at once.
+/// None when the document is not such a list, or when anything does not
+/// read item by item (an anchor used across items, a duplicate key): the
+/// caller then reads the document whole, with its exact error position.
+fn parse_list_items(chunk: &str) -> Option<Value> {
+    if chunk.len() < PARALLEL_PARSE_BYTES {
+        return None;
+    }
+    let lines: Vec<&str> = chunk.split_inclusive('\n').collect();
+    let items_at = lines
+        .iter()
+        .position(|l| l.trim_end() == "items:" && !l.starts_with(char::is_whitespace))?;
+    let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let is_content = |l: &str| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#')
+    };
+    let first = lines[items_at + 1..].iter().position(|l| is_content(l))? + items_at + 1;
+    let seq_indent = indent_of(lines[first]);
+    let is_entry = |l: &str| {
+        let rest = &l[indent_of(l)..];
+        indent_of(l) == seq_indent && (rest.starts_with("- ") || rest.trim_end() == "-")
+    };
+    if !is_entry(lines[first]) {
+        return None;
+    }
+    // The sequence ends at the first content line outside it.
+    let end = lines[first..]
+        .iter()
+        .position(|l| {
+            is_content(l)
+                && (indent_of(l) < seq_indent || (indent_of(l) == seq_indent && !is_entry(l)))
+        })
+        .map_or(lines.len(), |i| i + first);
+    let mut items: Vec<String> = Vec::new();
+    for l in &lines[first..end] {
+        if is_entry(l) {
+            // `- key: v` becomes `  key: v`: the item's mapping, indented alike.
+            let dash = indent_of(l);
+            items.push(format!("{}{}", " ".repeat(dash + 1), &l[dash + 1..]));
+        } else if let Some(item) = items.last_mut() {
+            item.push_str(l);
+        }
+    }
+    let head: String = lines[..items_at]
+        .iter()
+        .chain(std::iter::once(&"items: []\n"))
+        .chain(lines[end..].iter())
+        .copied()
+        .collect();
+    let Ok(Value::Object(mut list)) = parse_yaml_document(&head) else {
+        return None;
+    };
+    if !list
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+    {
+        return None;
+    }
+    let parsed =
+        crate::parallel::map_ordered(items, PARALLEL_PARSE_BYTES, String::len, |item: String| {
+            parse_yaml_document(&item).ok()
+        });
+    let values: Option<Vec<Value>> = parsed.into_iter().collect();
+    list.insert("items".into(), Value::Array(values?));
+    Some(Value::Object(list))
 }
 
 /// YAML into JSON values the way Kubernetes reads YAML (keys become

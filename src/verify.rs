@@ -290,28 +290,26 @@ fn verify_ignore(
         return;
     };
     let mut copts = subject.copts.clone();
-    copts.include_hidden = true;
     copts.ignore_rules.extend(rules.iter().cloned());
+    // Without the hidden differences (computing them costs several times
+    // the comparison): what the rule hides of what Argo CD shows today is
+    // what no longer shows once it is in place.
     let after = recompare(subject.git, subject.live, &copts);
-    let hidden_by_fix = |d: &Difference| {
-        d.hidden_reason
-            .as_deref()
-            .is_some_and(|r| r.contains(FIX_SOURCE))
-    };
-    // What else it hides: differences Argo CD shows today that the rule
-    // hides too, and hidden ones (hidden for another reason) whose field
-    // the rule removes.
+    let after_visible: BTreeSet<&str> = after
+        .iter()
+        .filter(|d| d.visible)
+        .map(|d| d.pointer.as_str())
+        .collect();
     let mut collateral = Vec::new();
-    for d in after.iter().filter(|d| hidden_by_fix(d)) {
-        if own.contains(&d.pointer) {
+    for d in before.iter().filter(|d| d.visible) {
+        if own.contains(&d.pointer) || after_visible.contains(d.pointer.as_str()) {
             continue;
         }
-        let was_visible = before.iter().any(|b| b.pointer == d.pointer && b.visible);
         collateral.push(Collateral {
             resource: subject.key.to_string(),
             pointer: d.pointer.clone(),
             cause: d.cause,
-            visible: was_visible,
+            visible: true,
             form: "application".into(),
         });
     }

@@ -44,9 +44,9 @@ pub use object::{
 };
 pub use text::mask_secrets_in_text;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::{Mutex, MutexGuard};
 
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
@@ -80,13 +80,15 @@ const MASK_PREFIX: &str = "<secret ";
 /// edited and shared again keeps its masks and adds new ones.
 #[derive(Default)]
 pub struct Masks {
-    numbers: RefCell<Numbering>,
+    // A lock, not a cell: the resources of one report are compared on
+    // several threads, and every value is numbered before they start.
+    numbers: Mutex<Numbering>,
 }
 
 /// Shows how many masks were given, never the values behind them.
 impl std::fmt::Debug for Masks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.numbers.borrow();
+        let n = self.numbering();
         f.debug_struct("Masks")
             .field("values", &n.by_value.len())
             .field("highest", &n.highest)
@@ -101,6 +103,10 @@ struct Numbering {
 }
 
 impl Masks {
+    fn numbering(&self) -> MutexGuard<'_, Numbering> {
+        self.numbers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The numbering of one report or link of these texts (same texts, same order, so the report and the link of
     /// one state agree): masks already in the texts keep their numbers; then, text by text, the Secrets of the
     /// objects that parse are numbered in the order of their kind, namespace and name (so the order of documents
@@ -137,7 +143,13 @@ impl Masks {
             for (_, o) in objects {
                 mask_secret_object(&mut o.clone(), &masks);
             }
-            let _ = mask_secrets_in_text(text, &masks);
+            // The text scanner finds what no parsed object shows (a text that
+            // does not read as YAML: diff output, a broken Secret); a text read
+            // into objects holds nothing more, and scanning it again would
+            // cost more than the whole comparison.
+            if docs.is_empty() {
+                let _ = mask_secrets_in_text(text, &masks);
+            }
         }
         masks
     }
@@ -147,7 +159,7 @@ impl Masks {
         if let Some(m) = std::str::from_utf8(plain).ok().filter(|s| is_mask(s)) {
             return m.to_string();
         }
-        let mut n = self.numbers.borrow_mut();
+        let mut n = self.numbering();
         let number = match n.by_value.get(plain) {
             Some(&k) => k,
             None => {
@@ -181,7 +193,7 @@ impl Masks {
                 }
             }
         }
-        let mut n = self.numbers.borrow_mut();
+        let mut n = self.numbering();
         n.highest = n.highest.max(highest);
     }
 }
