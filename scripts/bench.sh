@@ -23,6 +23,8 @@ BIN=target/release/drift-doctor
 peer_dir="$TOOLS_DIR/bench-peer"
 if [ -f "$PEER" ] && command -v node >/dev/null && [ ! -d "$peer_dir/node_modules/jsondiffpatch" ]; then
   mkdir -p "$peer_dir"
+  # Its own package.json, so npm installs here and not in a parent folder.
+  [ -f "$peer_dir/package.json" ] || echo '{"private": true}' >"$peer_dir/package.json"
   (cd "$peer_dir" && npm install --silent --no-audit --no-fund jsondiffpatch@0.7.7 js-yaml@4 >/dev/null)
 fi
 have_peer=false

@@ -397,10 +397,15 @@ pub struct Fix {
     /// Every other difference in this input the fix would also hide.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub collateral: Vec<Collateral>,
-    /// For an ignore fix: every object of its group and kind in this input,
-    /// which the argocd-cm form covers (it applies to every app on the instance).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub instance_wide: Vec<String>,
+    /// For an ignore fix: how many other objects of its group and kind this
+    /// input holds, which the argocd-cm form also covers (it applies to every
+    /// app on the instance).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub instance_wide: usize,
+    /// How many differences of those other objects the argocd-cm form would
+    /// hide; the first of them are listed in `collateral` (form `argocd-cm`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub instance_wide_hidden: usize,
     /// The fix to apply first for its differences: it resolves, with no collateral.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recommended: bool,
@@ -416,6 +421,10 @@ pub struct Fix {
     /// than each differing leaf.
     #[serde(skip)]
     pub git_paths: Vec<Vec<crate::path::Seg>>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Fix {
@@ -436,7 +445,8 @@ impl Fix {
             verified: Verified::Unverifiable,
             verification: String::new(),
             collateral: Vec::new(),
-            instance_wide: Vec::new(),
+            instance_wide: 0,
+            instance_wide_hidden: 0,
             recommended: false,
             warning: None,
             git_change: None,

@@ -16,7 +16,7 @@ use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The source name the rules of a fix under verification carry, so that
 /// what they hide is told apart from what the user's own rules hide.
@@ -463,51 +463,84 @@ fn remaining_after(
         .collect()
 }
 
-/// For each ignore fix, the objects of its group and kind elsewhere in the
-/// input (its argocd-cm form covers them all) and the differences there it
-/// would also hide.
+/// How many of the differences an argocd-cm form hides elsewhere are listed
+/// in a fix's collateral (the count says how many there are).
+const INSTANCE_WIDE_SHOWN: usize = 10;
+
+/// For each ignore fix, the other objects of its group and kind in the input
+/// (its argocd-cm form covers them all) and the differences there it would
+/// also hide. Fixes of one kind mostly share their argocd-cm form, so each
+/// form is applied to the objects of its kind once.
 pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
-    let kinds: Vec<(String, String, String)> = resources
-        .iter()
-        .map(|r| (r.group.clone(), r.kind.clone(), r.id.clone()))
-        .collect();
-    let mut updates: Vec<(usize, usize, Vec<String>, Vec<Collateral>)> = Vec::new();
+    let mut by_kind: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, r) in resources.iter().enumerate() {
+        by_kind
+            .entry((r.group.clone(), r.kind.clone()))
+            .or_default()
+            .push(i);
+    }
+    // (group, kind, argocd-cm form) -> what it hides: (object, difference)
+    let mut hidden_by_form: BTreeMap<(String, String, String), Vec<(usize, Collateral)>> =
+        BTreeMap::new();
+    let mut updates: Vec<(usize, usize, usize, Vec<Collateral>, usize)> = Vec::new();
     for (ri, r) in resources.iter().enumerate() {
+        let kind = (r.group.clone(), r.kind.clone());
+        let same_kind = by_kind.get(&kind).map_or(&[][..], Vec::as_slice);
         for (fi, f) in r.fixes.iter().enumerate() {
             if f.kind != FixKind::Ignore {
                 continue;
             }
-            let same_kind: Vec<String> = kinds
-                .iter()
-                .filter(|(g, k, id)| *g == r.group && *k == r.kind && *id != r.id)
-                .map(|(_, _, id)| id.clone())
-                .collect();
-            let rules = argocd_cm_form(&f.snippet)
-                .and_then(|cm| fix_rules(cm, copts))
-                .unwrap_or_default();
-            let refs: Vec<&IgnoreRule> = rules.iter().collect();
-            let mut hidden = Vec::new();
-            for other in resources.iter().filter(|o| same_kind.contains(&o.id)) {
-                for d in &other.differences {
-                    let value = if d.live.is_null() { &d.git } else { &d.live };
-                    if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
-                        hidden.push(Collateral {
-                            resource: other.id.clone(),
-                            pointer: d.pointer.clone(),
-                            cause: d.cause,
-                            visible: d.visible,
-                            form: "argocd-cm".into(),
-                        });
+            let form = argocd_cm_form(&f.snippet).unwrap_or_default().to_string();
+            let hidden = hidden_by_form
+                .entry((kind.0.clone(), kind.1.clone(), form))
+                .or_insert_with_key(|(_, _, form)| {
+                    let rules = fix_rules(form, copts).unwrap_or_default();
+                    let refs: Vec<&IgnoreRule> = rules.iter().collect();
+                    let mut out = Vec::new();
+                    for &oi in same_kind {
+                        let other = &resources[oi];
+                        for d in &other.differences {
+                            let value = if d.live.is_null() { &d.git } else { &d.live };
+                            if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
+                                out.push((
+                                    oi,
+                                    Collateral {
+                                        resource: other.id.clone(),
+                                        pointer: d.pointer.clone(),
+                                        cause: d.cause,
+                                        visible: d.visible,
+                                        form: "argocd-cm".into(),
+                                    },
+                                ));
+                            }
+                        }
                     }
-                }
-            }
-            updates.push((ri, fi, same_kind, hidden));
+                    out
+                });
+            let elsewhere: Vec<&Collateral> = hidden
+                .iter()
+                .filter(|(oi, _)| *oi != ri)
+                .map(|(_, c)| c)
+                .collect();
+            let shown = elsewhere
+                .iter()
+                .take(INSTANCE_WIDE_SHOWN)
+                .map(|c| (*c).clone())
+                .collect();
+            updates.push((
+                ri,
+                fi,
+                same_kind.len().saturating_sub(1),
+                shown,
+                elsewhere.len(),
+            ));
         }
     }
-    for (ri, fi, same_kind, hidden) in updates {
+    for (ri, fi, others, shown, hidden) in updates {
         let fix = &mut resources[ri].fixes[fi];
-        fix.instance_wide = same_kind;
-        fix.collateral.extend(hidden);
+        fix.instance_wide = others;
+        fix.instance_wide_hidden = hidden;
+        fix.collateral.extend(shown);
     }
 }
 

@@ -261,11 +261,17 @@ fn an_argocd_cm_rule_on_a_secret_names_every_other_secret_it_covers() {
         .iter()
         .find(|f| f.kind == FixKind::Ignore)
         .unwrap();
-    assert!(!f.instance_wide.is_empty(), "{f:#?}");
-    assert!(f
-        .instance_wide
+    let secrets = report
+        .resources
         .iter()
-        .all(|id| id.contains("/Secret/") && *id != tls.id));
+        .filter(|r| r.kind == "Secret")
+        .count();
+    assert_eq!(f.instance_wide, secrets - 1, "{f:#?}");
+    assert!(f
+        .collateral
+        .iter()
+        .filter(|c| c.form == "argocd-cm")
+        .all(|c| c.resource.contains("/Secret/") && c.resource != tls.id));
 }
 
 /// The plan's promises for one input: recommended fixes resolve with nothing

@@ -205,11 +205,11 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                     if c.visible { "" } else { ", already hidden" }
                 );
             }
-            if !f.instance_wide.is_empty() {
+            if f.instance_wide > 0 {
                 let _ = writeln!(
                     out,
-                    "    the argocd-cm form also covers {} other object(s) of this kind here",
-                    f.instance_wide.len()
+                    "    the argocd-cm form also covers {} other object(s) of this kind here (and every app on the instance), hiding {} difference(s) there",
+                    f.instance_wide, f.instance_wide_hidden
                 );
             }
             for line in f.snippet.lines() {
