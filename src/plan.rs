@@ -153,6 +153,19 @@ pub fn name_fragment(fragment: &mut String, app: &str) {
     }
 }
 
+/// The plan's steps besides the Application fragment, each list with what
+/// it asks, in the order to take them (renderers and the page share it).
+pub fn step_groups(plan: &Plan) -> [(&'static str, &[PlanStep]); 3] {
+    [
+        ("Change Git", &plan.git),
+        ("Make the render deterministic", &plan.render),
+        (
+            "Change the sync order (only the next sync can confirm it)",
+            &plan.sync_order,
+        ),
+    ]
+}
+
 /// `1 field`, `2 fields`.
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {

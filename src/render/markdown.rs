@@ -306,14 +306,7 @@ fn plan_section(out: &mut String, report: &Report) {
         let _ = writeln!(out, "**Add to the Application:**\n");
         fenced(out, &plan.application, true);
     }
-    let steps = [
-        ("Change Git", &plan.git),
-        ("Make the render deterministic", &plan.render),
-        (
-            "Change the sync order (checked only by the next sync)",
-            &plan.sync_order,
-        ),
-    ];
+    let steps = crate::plan::step_groups(plan);
     for (what, list) in steps {
         for step in list.iter() {
             let _ = writeln!(

@@ -320,14 +320,7 @@ fn plan_section(out: &mut String, report: &Report, st: &Style) {
             let _ = writeln!(out, "       {}", terminal_inert(line));
         }
     }
-    let steps = [
-        ("change Git", &plan.git),
-        ("make the render deterministic", &plan.render),
-        (
-            "change the sync order (checked only by the next sync)",
-            &plan.sync_order,
-        ),
-    ];
+    let steps = crate::plan::step_groups(plan);
     for (what, list) in steps {
         for step in list.iter() {
             let _ = writeln!(

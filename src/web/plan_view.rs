@@ -99,9 +99,9 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
                     <Snippet text={AttrValue::from(plan.application.clone())} label="Copy the Application YAML" />
                 </div>
             }
-            { steps("Change Git", &plan.git) }
-            { steps("Make the render deterministic", &plan.render) }
-            { steps("Change the sync order (only the next sync can confirm it)", &plan.sync_order) }
+            for (title, list) in crate::plan::step_groups(plan) {
+                { steps(title, list) }
+            }
             if !left.is_empty() {
                 <div class="plan-steps">
                     <h4>{ format!("Left after the plan: {}", plural(left.len(), "field", "fields")) }</h4>
