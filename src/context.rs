@@ -36,6 +36,11 @@ pub struct Scaler {
 pub struct InputContext {
     /// Every scaler found, Git or live.
     pub scalers: Vec<Scaler>,
+    /// The scalers by what they target (namespace, kind, name), and the
+    /// ones already seen by their description: found in one lookup each,
+    /// not by a walk over every scaler (thousands in a big app).
+    scaler_targets: BTreeMap<(String, String, String), Vec<usize>>,
+    scalers_seen: BTreeSet<String>,
     /// Group/kind pairs whose CRD is defined in the Git input, with its sync wave.
     pub crds_in_git: BTreeMap<(String, String), Option<String>>,
     /// Group/kinds whose CRD exists live.
@@ -291,9 +296,13 @@ impl InputContext {
         let push = |ctx: &mut InputContext, what: &str, field: &str, is_vpa: bool| {
             if let Some((g, k, n)) = scale_target(obj, field) {
                 let describe = format!("{what} {}/{}", ns, key.name);
-                if ctx.scalers.iter().any(|s| s.describe == describe) {
+                if !ctx.scalers_seen.insert(describe.clone()) {
                     return;
                 }
+                ctx.scaler_targets
+                    .entry((ns.clone(), k.clone(), n.clone()))
+                    .or_default()
+                    .push(ctx.scalers.len());
                 let mode = obj
                     .pointer("/spec/updatePolicy/updateMode")
                     .and_then(Value::as_str)
@@ -384,9 +393,11 @@ impl InputContext {
 
     /// Scalers that target this object (same namespace, kind and name).
     pub fn scalers_of<'a>(&'a self, key: &'a ResourceKey) -> impl Iterator<Item = &'a Scaler> + 'a {
-        self.scalers.iter().filter(move |s| {
-            s.namespace == key.namespace && s.target_kind == key.kind && s.target_name == key.name
-        })
+        self.scaler_targets
+            .get(&(key.namespace.clone(), key.kind.clone(), key.name.clone()))
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.scalers.get(i))
     }
 }
 
