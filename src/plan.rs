@@ -61,8 +61,13 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option
     }
     let mut drift = Vec::new();
     let mut unresolved = Vec::new();
+    let by_id: BTreeMap<&str, &ResourceReport> = report
+        .resources
+        .iter()
+        .map(|r| (r.id.as_str(), r))
+        .collect();
     for (id, left) in remaining {
-        let resource = report.resources.iter().find(|r| &r.id == id);
+        let resource = by_id.get(id.as_str()).copied();
         for d in left {
             let field = PlanField {
                 resource: id.clone(),

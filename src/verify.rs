@@ -220,11 +220,17 @@ pub fn verify_resource(
 }
 
 fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Difference> {
+    let own: BTreeSet<&str> = fix.pointers.iter().map(String::as_str).collect();
     before
         .iter()
-        .filter(|d| d.visible && fix.pointers.contains(&d.pointer))
+        .filter(|d| d.visible && own.contains(d.pointer.as_str()))
         .collect()
 }
+
+/// A change to Git is made field by field; beyond this many fields (a
+/// generated input changing thousands of list items) it is not checked,
+/// so that verification stays linear in the input.
+const MAX_FIELDS_CHANGED: usize = 1_000;
 
 fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare: &Recompare) {
     let own: BTreeSet<String> = fix.pointers.iter().cloned().collect();
@@ -238,6 +244,13 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
             match (change, subject.git, subject.live) {
                 (Some(change), Some(git), live) => {
                     let paths = change_paths(before, fix, change);
+                    if paths.len() > MAX_FIELDS_CHANGED {
+                        fix.verification = format!(
+                            "It changes {} fields, more than the {MAX_FIELDS_CHANGED} drift-doctor changes one by one to compare again: not checked.",
+                            paths.len()
+                        );
+                        return;
+                    }
                     let (new_git, changed) = apply_git_change(git, live, change, &paths);
                     if changed == 0 {
                         let what = paths
@@ -386,12 +399,15 @@ fn preference(kind: FixKind) -> u8 {
 /// them) as recommended: the preferred one that resolves with no collateral
 /// and no warning. Drift gets none: it needs a sync or a change in Git.
 fn recommend(fixes: &mut [Fix]) {
+    let pointer_sets: Vec<BTreeSet<&str>> = fixes
+        .iter()
+        .map(|f| f.pointers.iter().map(String::as_str).collect())
+        .collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, f) in fixes.iter().enumerate() {
         let overlaps = |g: &Vec<usize>| {
             g.iter().any(|&j| {
-                fixes[j].cause == f.cause
-                    && fixes[j].pointers.iter().any(|p| f.pointers.contains(p))
+                fixes[j].cause == f.cause && !pointer_sets[j].is_disjoint(&pointer_sets[i])
             })
         };
         match groups.iter_mut().find(|g| overlaps(g)) {
@@ -573,14 +589,15 @@ pub fn verify_text_resource(
         let Some(rules) = fix_rules(application_form(&fix.snippet), copts) else {
             continue;
         };
+        let own: BTreeSet<&str> = fix.pointers.iter().map(String::as_str).collect();
         let still: Vec<Difference> = differences
             .iter()
-            .filter(|d| d.visible && fix.pointers.contains(&d.pointer) && !hides(&rules, d))
+            .filter(|d| d.visible && own.contains(d.pointer.as_str()) && !hides(&rules, d))
             .cloned()
             .collect();
         fix.collateral = differences
             .iter()
-            .filter(|d| !fix.pointers.contains(&d.pointer) && hides(&rules, d))
+            .filter(|d| !own.contains(d.pointer.as_str()) && hides(&rules, d))
             .map(|d| Collateral {
                 resource: report.id.clone(),
                 pointer: d.pointer.clone(),
