@@ -63,8 +63,8 @@ pub const CHANGES: &[ReleaseChange] = &[
     },
     ReleaseChange {
         behaviour: Behaviour::ServerSideDiffForServerSideApply,
-        since: ArgoCdRelease::new(3, 5),
-        upstream: "argo-cd PR #29103 \"Default to SSD with SSA and remove SMD\" (issue #24134): ServerSideApply=true is compared with server-side diff; releases before it (3.4 and older) use the structured-merge diff (argo-cd #11139: no CRD defaults)",
+        since: ArgoCdRelease::new(3, 6),
+        upstream: "argo-cd PR #29103 \"Default to SSD with SSA and remove SMD\" (issue #24134), in the 3.6 upgrade notes (argo-cd PR #29769): ServerSideApply=true is compared with server-side diff; releases before it (3.5 and older) use the structured-merge diff (argo-cd #11139: no CRD defaults)",
     },
 ];
 

@@ -327,11 +327,12 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
         }
         cmd.output().unwrap()
     };
-    // Up to 3.4 ServerSideApply=true is the structured-merge diff; later,
+    // Up to 3.5 ServerSideApply=true is the structured-merge diff; from 3.6,
     // server-side diff, whose dry run fills the CRD default.
     for (version, code, stated) in [
         (Some("3.4"), 1, "3.4"),
-        (Some("v3.5.1"), 0, "3.5"),
+        (Some("v3.5.1"), 1, "3.5"),
+        (Some("3.6"), 0, "3.6"),
         (
             None,
             0,
