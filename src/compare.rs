@@ -10,6 +10,8 @@
 //! and live are what Argo CD shows; differences between raw Git and raw live
 //! that it does not show are kept as hidden, with the reason.
 
+#![warn(missing_docs)]
+
 use crate::argocd_release::{ArgoCdRelease, Behaviour};
 use crate::context::CrdDefinition;
 use crate::identity::ResourceKey;
@@ -43,6 +45,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The strategy's id, as `--strategy` and links spell it.
     pub fn id(self) -> &'static str {
         match self {
             Strategy::Legacy => "legacy",
@@ -51,6 +54,7 @@ impl Strategy {
         }
     }
 
+    /// A strategy from its id or a common alias (`ssa`, `ssd`, `three-way`).
     pub fn from_id(id: &str) -> Option<Strategy> {
         match id {
             "legacy" | "client-side" | "three-way" => Some(Strategy::Legacy),
@@ -89,6 +93,7 @@ impl IgnoreStatus {
         }
     }
 
+    /// The setting's value as argocd-cm spells it.
     pub fn id(self) -> &'static str {
         match self {
             IgnoreStatus::All => "all",
@@ -125,11 +130,14 @@ impl IgnoreStatus {
     }
 }
 
+/// How objects are compared: Argo CD's diff strategy, the release imitated and the user's settings.
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
+    /// The diff strategy (`--strategy`, or an Application's `ServerSideApply=true`).
     pub strategy: Strategy,
     /// The Argo CD release whose comparison is imitated.
     pub release: ArgoCdRelease,
+    /// argocd-cm `resource.compareoptions` `ignoreAggregatedRoles`.
     pub ignore_aggregated_roles: bool,
     /// `resource.compareoptions` `ignoreResourceStatusField` (default `all`).
     pub ignore_resource_status_field: IgnoreStatus,
@@ -186,7 +194,9 @@ impl CompareOptions {
 /// A difference between two objects, before it gets a cause.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawDiff {
+    /// Where the objects differ.
     pub path: Vec<Seg>,
+    /// Added live, removed from live, or changed.
     pub change: Change,
     /// Desired (predicted) value; None when absent there.
     pub git: Option<Value>,
@@ -199,7 +209,9 @@ pub struct RawDiff {
 /// The outcome for one resource present on both sides.
 #[derive(Debug, Clone, Default)]
 pub struct Compared {
+    /// The differences Argo CD shows.
     pub visible: Vec<RawDiff>,
+    /// The differences Argo CD does not count, each with its reason (computed only with `include_hidden`).
     pub hidden: Vec<RawDiff>,
     /// The three-way original came from the last-applied annotation.
     pub three_way: bool,

@@ -3,6 +3,8 @@
 //! `stringData`, empty role rules, Endpoints protocols, and the canonical
 //! form of quantities (the typed round trip Argo CD calls "remarshal").
 
+#![warn(missing_docs)]
+
 use crate::k8s;
 use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
 use serde_json::{Map, Value};
@@ -22,9 +24,13 @@ const SERVER_METADATA: &[&str] = &[
     "namespace",
 ];
 
+/// Argo CD's normalisations of one object before comparing, for its kind and the user's settings.
 pub struct Normalizer<'a> {
+    /// The object's API group.
     pub group: &'a str,
+    /// The object's kind.
     pub kind: &'a str,
+    /// argocd-cm `ignoreAggregatedRoles`: an aggregated ClusterRole's `rules` are left out.
     pub ignore_aggregated_roles: bool,
     /// Keep `status` (argocd-cm `ignoreResourceStatusField` does not ignore
     /// this object's status); by default Argo CD drops it.
@@ -38,6 +44,9 @@ impl Normalizer<'_> {
         self.normalize_inner(obj, false)
     }
 
+    /// The object as Argo CD compares it: nulls, server bookkeeping, the
+    /// last-applied and tracking annotations and (by default) `status`
+    /// dropped, and the typed round trip's zero values removed.
     pub fn normalize(&self, obj: &Value) -> Value {
         self.normalize_inner(obj, true)
     }
@@ -214,6 +223,7 @@ fn normalize_endpoints(v: &mut Value) {
     subsets.sort_by_key(|s| s.to_string());
 }
 
+/// Standard base64 with padding, as Kubernetes writes Secret `data`.
 pub fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -159,6 +159,7 @@ impl JqRuntime {
         self.lock().max_steps = Some(steps);
     }
 
+    /// The time budget of one expression on one object.
     pub fn timeout(&self) -> Duration {
         self.lock().timeout
     }
@@ -263,6 +264,7 @@ impl JqRuntime {
 
 /// An expression as jaq compiled it, or why it is not run.
 pub struct Compiled {
+    /// The program jaq compiled, or why it is not run.
     pub program: Result<Program, Refusal>,
 }
 
@@ -270,7 +272,9 @@ pub struct Compiled {
 /// the expression it points at (0-based) when there is one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
+    /// What is wrong, as a sentence.
     pub message: String,
+    /// Where in the expression (a 0-based character offset), when known.
     pub offset: Option<usize>,
 }
 
@@ -294,8 +298,11 @@ fn shorten(expr: &str) -> String {
 /// Why an evaluation was stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
+    /// The time budget ran out.
     Time,
+    /// The step budget ran out (an expression that would not end).
     Steps,
+    /// The nesting of calls went too deep.
     Stack,
 }
 
@@ -388,6 +395,7 @@ impl DataT for Bounded {
     type Data<'a> = Env<'a>;
 }
 
+/// What a running expression carries: its compiled definitions and its budget.
 #[derive(Clone)]
 pub struct Env<'a> {
     lut: &'a jaq_core::Lut<Bounded>,

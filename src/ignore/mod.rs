@@ -7,6 +7,8 @@
 //! [`settings`] reads them, with argocd-cm's `resource.compareoptions` and
 //! `ignore.normalizer.jq.timeout`.
 
+#![warn(missing_docs)]
+
 pub mod jq;
 pub mod settings;
 
@@ -18,21 +20,30 @@ use crate::path::Seg;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Default)]
+/// One `ignoreDifferences` rule of the user's settings (an Application's or argocd-cm's), as Argo CD reads it.
 pub struct IgnoreRule {
     /// Where the rule came from, for explanations.
     pub source: String,
+    /// The API group it selects (`*` globs); empty for the core group.
     pub group: String,
+    /// The kind it selects (`*` globs).
     pub kind: String,
+    /// The object's name, when the rule selects one object.
     pub name: Option<String>,
+    /// The object's namespace, when the rule selects one.
     pub namespace: Option<String>,
+    /// `jsonPointers`: RFC 6901 pointers to remove before comparing.
     pub json_pointers: Vec<String>,
+    /// `jqPathExpressions`: jq paths to delete before comparing.
     pub jq_path_expressions: Vec<String>,
+    /// `managedFieldsManagers`: field managers whose live fields are trusted.
     pub managed_fields_managers: Vec<String>,
     /// Runs the jq expressions: shared by the rules of one analysis.
     pub jq: JqRuntime,
 }
 
 impl IgnoreRule {
+    /// Whether the rule selects this object (group and kind by glob, name and namespace when given).
     pub fn applies_to(&self, key: &ResourceKey) -> bool {
         crate::path::glob(&self.group, &key.group)
             && crate::path::glob(&self.kind, &key.kind)
