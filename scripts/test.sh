@@ -25,6 +25,8 @@ cargo clippy --locked --all-targets -- -D warnings
 
 say "lints (cargo clippy, the core as the page's wasm32 build sees it)"
 cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
+say "lints (cargo clippy, the page and worker binaries for wasm32)"
+cargo clippy --locked --target wasm32-unknown-unknown --bin drift-doctor-web --bin drift-doctor-worker -- -D warnings
 
 say "native tests (cargo test)"
 cargo test --locked
