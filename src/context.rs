@@ -192,7 +192,7 @@ impl CrdDefinition {
 
 /// Whether a schema declares a `default` anywhere.
 fn has_default(schema: &Value, depth: usize) -> bool {
-    if depth > 64 {
+    if depth > crate::limits::MAX_WALK_DEPTH {
         return false;
     }
     match schema {
@@ -215,7 +215,7 @@ pub fn apply_schema_defaults(schema: &Value, obj: &mut Value) {
 }
 
 fn default_walk(schema: &Value, obj: &mut Value, depth: usize) {
-    if depth > 96 {
+    if depth > crate::limits::MAX_WALK_DEPTH {
         return;
     }
     match obj {

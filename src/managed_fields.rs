@@ -98,7 +98,7 @@ fn skeleton(fields: &Value, depth: usize) -> Value {
     let Some(map) = fields.as_object() else {
         return Value::Bool(true);
     };
-    if depth > 64 || map.keys().all(|k| k == ".") {
+    if depth > crate::limits::MAX_WALK_DEPTH || map.keys().all(|k| k == ".") {
         return Value::Bool(true);
     }
     let is_list = map

@@ -150,7 +150,7 @@ pub fn drop_omitted_zero_values(v: &mut Value) {
 }
 
 fn drop_zero(v: &mut Value, depth: usize) {
-    if depth > 96 {
+    if depth > crate::limits::MAX_WALK_DEPTH {
         return;
     }
     match v {

@@ -61,7 +61,7 @@ pub fn built_in_outside_client_go_scheme(group: &str, kind: &str) -> bool {
 }
 
 /// Recursion guard for walks over values (the schema itself is recursive, e.g. JSONSchemaProps).
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = crate::limits::MAX_WALK_DEPTH;
 
 #[cfg(test)]
 mod tests {

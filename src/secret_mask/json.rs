@@ -32,7 +32,7 @@ impl JsonSpans<'_> {
     }
 
     pub(super) fn value(&mut self, depth: usize) -> Option<JVal> {
-        if depth > 200 {
+        if depth > crate::limits::MAX_WALK_DEPTH {
             return None;
         }
         self.ws();

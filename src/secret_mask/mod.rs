@@ -66,8 +66,8 @@ const API_SERVER_B64: GeneralPurpose = GeneralPurpose::new(
         .with_decode_allow_trailing_bits(true),
 );
 
-/// Deepest nesting that the recursive walks follow (serde_json and serde_yaml stop at 128 anyway).
-pub(super) const MAX_DEPTH: usize = 256;
+/// Deepest nesting that the recursive walks follow.
+pub(super) const MAX_DEPTH: usize = crate::limits::MAX_WALK_DEPTH;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Masks
