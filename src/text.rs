@@ -25,6 +25,17 @@ pub fn value_or_absent(v: Option<&Value>) -> String {
     }
 }
 
+/// A value as the page shows it beside the other side: strings quoted (so
+/// an empty string and a missing value read apart), others compact JSON,
+/// [`ABSENT`] for an absent side.
+pub fn value_quoted(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => ABSENT.to_string(),
+        Some(Value::String(s)) => serde_json::to_string(s).unwrap_or_else(|_| s.clone()),
+        Some(other) => other.to_string(),
+    }
+}
+
 /// The name of a value's JSON type, as messages about input name it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {

@@ -7,7 +7,7 @@ use super::fix_view::FixList;
 use super::protocol::RuleDoc;
 use super::state::{DiffState, Shared};
 use super::summary::CauseBadge;
-use super::util::{inline_code, plural, value_text};
+use super::util::{inline_code, plural};
 use crate::{Cause, Difference, Presence, ResourceReport, Status};
 use serde_json::Value;
 use yew::prelude::*;
@@ -185,7 +185,7 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
 /// A value as text; a long one shows its start, and all of it on request
 /// (not a scrolling box: those are each a Tab stop).
 fn value_box(v: &Value) -> Html {
-    let text = value_text(v);
+    let text = crate::text::value_quoted(Some(v));
     let n = text.chars().count();
     if n <= LONG_VALUE {
         return html! { <code class="value">{ text }</code> };

@@ -3,7 +3,6 @@
 /// How long "Copied." stays on screen (ms).
 pub const COPIED_SHOWN_MS: u32 = 4000;
 
-use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -49,15 +48,6 @@ pub fn select_value(r: &NodeRef) -> String {
 pub fn set_select_value(r: &NodeRef, v: &str) {
     if let Some(t) = r.cast::<HtmlSelectElement>() {
         t.set_value(v);
-    }
-}
-
-/// A JSON value as one line of text (`(not set)` for an absent side).
-pub fn value_text(v: &Value) -> String {
-    match v {
-        Value::Null => "(not set)".into(),
-        Value::String(s) => serde_json::to_string(s).unwrap_or_else(|_| s.clone()),
-        other => serde_json::to_string(other).unwrap_or_default(),
     }
 }
 
