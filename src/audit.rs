@@ -194,12 +194,7 @@ fn finding(kind: AuditKind, message: String) -> AuditFinding {
 }
 
 fn field(pointer: &str) -> String {
-    let p = path::dotted(&path::parse_pointer(pointer));
-    if p.is_empty() {
-        "the whole object".into()
-    } else {
-        format!("`{p}`")
-    }
+    crate::text::field_code(&path::parse_pointer(pointer))
 }
 
 /// The first other rule that alone hides every field this one hides.

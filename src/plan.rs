@@ -9,7 +9,6 @@
 use crate::fixes::{single_quoted, yaml_quote};
 use crate::ignore::IgnoreRule;
 use crate::model::*;
-use crate::path;
 use crate::verify::{application_form, fix_rules};
 use crate::CompareOptions;
 use std::collections::BTreeMap;
@@ -302,15 +301,5 @@ fn yaml_quote_pointer(p: &str) -> String {
         p.to_string()
     } else {
         serde_json::to_string(p).unwrap_or_default()
-    }
-}
-
-/// The pointers of a plan field as words, for renderers.
-pub fn field_words(pointer: &str) -> String {
-    let p = path::dotted(&path::parse_pointer(pointer));
-    if p.is_empty() {
-        "the object".into()
-    } else {
-        p
     }
 }

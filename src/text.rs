@@ -70,6 +70,16 @@ pub fn field_words(path: &[crate::path::Seg]) -> String {
     }
 }
 
+/// [`field_words`] as a code span in a sentence (`` `spec.replicas` ``), or
+/// "the whole object".
+pub fn field_code(path: &[crate::path::Seg]) -> String {
+    if path.is_empty() {
+        "the whole object".to_string()
+    } else {
+        format!("`{}`", crate::path::dotted(path))
+    }
+}
+
 /// Replace `{name}` placeholders; unknown ones stay as written.
 pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);

@@ -157,12 +157,7 @@ fn outcome(before: &[Difference], own: &BTreeSet<String>, after: Vec<Difference>
 }
 
 fn field(d: &Difference) -> String {
-    let p = path::dotted(&d.segs);
-    if p.is_empty() {
-        "the object".to_string()
-    } else {
-        format!("`{p}`")
-    }
+    crate::text::field_code(&d.segs)
 }
 
 fn list(ds: &[Difference]) -> String {
@@ -376,12 +371,7 @@ fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<Str
 }
 
 fn pointer_words(pointer: &str) -> String {
-    let p = path::dotted(&path::parse_pointer(pointer));
-    if p.is_empty() {
-        "the whole object".into()
-    } else {
-        format!("`{p}`")
-    }
+    crate::text::field_code(&path::parse_pointer(pointer))
 }
 
 /// The order fixes are preferred in when several resolve: a change to Git
