@@ -647,11 +647,7 @@ fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
         if let Some(obj) = &r.live_object {
             ctx.learn(&key, obj, false);
         }
-        let presence = match r.presence {
-            crate::difftext::TextPresence::Both => Presence::Both,
-            crate::difftext::TextPresence::GitOnly => Presence::GitOnly,
-            crate::difftext::TextPresence::LiveOnly => Presence::LiveOnly,
-        };
+        let presence = r.presence;
         let entry = merged
             .entry(key)
             .or_insert((presence, Vec::new(), None, None));

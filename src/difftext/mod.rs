@@ -57,6 +57,7 @@ mod yaml;
 mod tests;
 
 use crate::diff_headers::{argo_header, kubectl_ident, normal_header, unified_header};
+pub use crate::model::Presence;
 use std::borrow::Cow;
 
 use serde_json::Value;
@@ -79,17 +80,6 @@ pub enum TextFormat {
     ArgoUnified,
     /// `kubectl diff` (unified by default; also used when `KUBECTL_EXTERNAL_DIFF` gives another format).
     KubectlUnified,
-}
-
-/// Which sides the resource exists on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TextPresence {
-    /// In Git and in the cluster.
-    Both,
-    /// Only in Git: Argo CD would create it (the live file is empty).
-    GitOnly,
-    /// Only in the cluster: extraneous, would be pruned (the desired file is empty).
-    LiveOnly,
 }
 
 /// One difference found in the text.
@@ -126,7 +116,7 @@ pub struct TextResource {
     /// The tool whose output this was.
     pub format: TextFormat,
     /// Which sides the object exists on.
-    pub presence: TextPresence,
+    pub presence: Presence,
     /// For one-side-only resources: one change with the empty path and the whole object.
     pub changes: Vec<TextChange>,
     /// For one-side-only resources: the whole object parsed from the `>`/`+` (git) or `<`/`-` (live) lines.
@@ -427,9 +417,9 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
             done.extend(cur.take());
             let mut b = Builder::new(g, k, ns, name, TextFormat::KubectlUnified, ln);
             b.presence = Some(if dir.contains("MERGED-") {
-                TextPresence::GitOnly
+                Presence::GitOnly
             } else {
-                TextPresence::LiveOnly
+                Presence::LiveOnly
             });
             done.push(b);
             skipping = false;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::hunks::{RawHunk, Tag};
 use super::paths::{self, ViewLine, Workspace};
-use super::{shape, yaml, Seg, TextChange, TextFormat, TextPresence, TextResource};
+use super::{shape, yaml, Presence, Seg, TextChange, TextFormat, TextResource};
 
 pub(super) struct Builder<'a> {
     group: String,
@@ -20,7 +20,7 @@ pub(super) struct Builder<'a> {
     pub(super) format: TextFormat,
     pub(super) line: usize,
     pub(super) file_header: bool,
-    pub(super) presence: Option<TextPresence>,
+    pub(super) presence: Option<Presence>,
     pub(super) hunks: Vec<RawHunk<'a>>,
 }
 
@@ -118,7 +118,7 @@ impl<'a> Builder<'a> {
             namespace: self.namespace.clone(),
             name: self.name.clone(),
             format: self.format,
-            presence: self.presence.unwrap_or(TextPresence::Both),
+            presence: self.presence.unwrap_or(Presence::Both),
             changes: Vec::new(),
             git_object: None,
             live_object: None,
@@ -156,10 +156,10 @@ impl<'a> Builder<'a> {
                     hidden: None,
                 };
                 if whole_add {
-                    res.presence = TextPresence::GitOnly;
+                    res.presence = Presence::GitOnly;
                     res.git_object = Some(object);
                 } else {
-                    res.presence = TextPresence::LiveOnly;
+                    res.presence = Presence::LiveOnly;
                     res.live_object = Some(object);
                 }
                 res.changes.push(change);

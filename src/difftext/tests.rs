@@ -204,7 +204,7 @@ fn deeper_lines_without_parents_are_guessed() {
 fn one_side_resources_carry_the_whole_object() {
     let rs = parse_diff_text(ARGO_NORMAL).unwrap();
     let cm = find(&rs, "ConfigMap", "app-config-7t2c5h8m9k");
-    assert_eq!(cm.presence, TextPresence::LiveOnly);
+    assert_eq!(cm.presence, Presence::LiveOnly);
     assert_eq!(cm.git_object, None);
     let live = cm.live_object.as_ref().unwrap();
     assert_eq!(live["data"], json!({"LOG_LEVEL": "info", "RETRIES": "3"}));
@@ -214,7 +214,7 @@ fn one_side_resources_carry_the_whole_object() {
     assert_eq!(cm.changes[0].live.as_ref(), Some(live));
 
     let svc = find(&rs, "Service", "guestbook-canary");
-    assert_eq!(svc.presence, TextPresence::GitOnly);
+    assert_eq!(svc.presence, Presence::GitOnly);
     let git = svc.git_object.as_ref().unwrap();
     assert_eq!(
         git["spec"]["ports"],
@@ -450,11 +450,11 @@ Only in /tmp/LIVE-1: batch.v1.Job.default.old-job\n";
     assert_eq!(change(&rs[0], "/metadata/generation").git, Some(json!(2)));
     assert_eq!(
         (rs[1].kind.as_str(), rs[1].presence),
-        ("ConfigMap", TextPresence::GitOnly)
+        ("ConfigMap", Presence::GitOnly)
     );
     assert_eq!(
         (rs[2].kind.as_str(), rs[2].group.as_str(), rs[2].presence),
-        ("Job", "batch", TextPresence::LiveOnly)
+        ("Job", "batch", Presence::LiveOnly)
     );
 }
 
@@ -984,13 +984,13 @@ fn round_trip_through_every_rendering() {
         let cm = find(&rs, "ConfigMap", "new");
         assert_eq!(
             (cm.presence, cm.git_object.as_ref()),
-            (TextPresence::GitOnly, Some(&created)),
+            (Presence::GitOnly, Some(&created)),
             "{text}"
         );
         let svc = find(&rs, "Service", "old");
         assert_eq!(
             (svc.presence, svc.live_object.as_ref()),
-            (TextPresence::LiveOnly, Some(&extra)),
+            (Presence::LiveOnly, Some(&extra)),
             "{text}"
         );
         let d = find(&rs, "Deployment", "web");
@@ -1140,7 +1140,7 @@ fn the_writer_reproduces_the_fixture_yaml() {
     for (name, text) in ALL {
         let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
         for r in parse_diff_text(text).unwrap() {
-            if r.presence == TextPresence::Both {
+            if r.presence == Presence::Both {
                 continue;
             }
             let Some(obj) = r.git_object.as_ref().or(r.live_object.as_ref()) else {

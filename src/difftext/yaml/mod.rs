@@ -21,8 +21,9 @@ use scalars::{block_scalar, parse_folded_flow, unescape_double};
 pub(crate) use write::go_key_cmp;
 pub(crate) use write::to_yaml;
 
-/// Deepest nesting followed; anything deeper is kept as text (bounds recursion and work).
-pub(crate) const MAX_DEPTH: usize = 100;
+/// Deepest nesting followed, as the manifest readers allow; anything deeper
+/// is kept as text (bounds recursion and work).
+pub(crate) const MAX_DEPTH: usize = crate::limits::MAX_NESTING;
 
 // ---------------------------------------------------------------------------------------------
 // Single lines
