@@ -6,12 +6,16 @@
 //! made it; the comparison asks [`ArgoCdRelease::has`] rather than comparing
 //! release numbers itself.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 
 /// An Argo CD release line, `MAJOR.MINOR`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArgoCdRelease {
+    /// The major version (`3` in 3.4).
     pub major: u16,
+    /// The minor version (`4` in 3.4).
     pub minor: u16,
 }
 
@@ -42,6 +46,7 @@ pub enum Behaviour {
 /// One dated change of the comparison.
 #[derive(Debug, Clone, Copy)]
 pub struct ReleaseChange {
+    /// What changed.
     pub behaviour: Behaviour,
     /// The first release line that has it.
     pub since: ArgoCdRelease,
@@ -69,6 +74,7 @@ pub const CHANGES: &[ReleaseChange] = &[
 ];
 
 impl ArgoCdRelease {
+    /// The release line `major.minor`.
     pub const fn new(major: u16, minor: u16) -> ArgoCdRelease {
         ArgoCdRelease { major, minor }
     }
