@@ -52,10 +52,7 @@ pub fn analyze_with(
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
     let again_docs = match evidence.git_again {
-        Some(text) => parse_side(text, Side::Git).map_err(|mut e| {
-            e.message = format!("second render: {}", e.message);
-            e
-        })?,
+        Some(text) => parse_side(text, Side::SecondRender)?,
         None => Vec::new(),
     };
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
@@ -67,7 +64,11 @@ pub fn analyze_with(
     }
     let masks = secret_mask::Masks::for_sides(&sides);
     let again = evidence.git_again.map(|_| again_docs.as_slice());
-    let mut report = analyze_masked(&git_docs, &live_docs, again, opts, &masks)?;
+    let named = evidence
+        .application
+        .map(|a| a.name())
+        .filter(|n| !n.is_empty());
+    let mut report = analyze_masked(&git_docs, &live_docs, again, named, opts, &masks)?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
@@ -135,6 +136,7 @@ pub fn analyze_documents(
         git_docs,
         live_docs,
         None,
+        None,
         opts,
         &secret_mask::Masks::default(),
     )
@@ -144,6 +146,7 @@ fn analyze_masked(
     git_docs: &[Document],
     live_docs: &[Document],
     git_again: Option<&[Document]>,
+    named_app: Option<&str>,
     opts: &Options,
     masks: &secret_mask::Masks,
 ) -> Result<Report, InputError> {
@@ -233,8 +236,9 @@ fn analyze_masked(
         resources.push(resource);
     }
     crate::verify::instance_wide(&mut resources, &opts.compare);
-    let mut report = build_report(resources, skipped, app, opts.compare.release);
-    report.plan = crate::plan::build(&report, &remaining);
+    let mut report = build_report(resources, skipped, app, named_app, opts.compare.release);
+    let app_name = fragment_app_name(&report, named_app);
+    report.plan = crate::plan::build(&report, &remaining, &app_name);
     if !opts.compare.ignore_rules.is_empty() {
         let subjects: Vec<crate::audit::AuditSubject> = pairs
             .iter()
@@ -248,12 +252,7 @@ fn analyze_masked(
             |key: &ResourceKey, git: Option<&Value>, live: Option<&Value>, c: &CompareOptions| {
                 differences_of(key, git, live, &ctx, catalog.ok(), c, masks).1
             };
-        let app = report
-            .summary
-            .application
-            .clone()
-            .unwrap_or_else(|| crate::plan::APP_PLACEHOLDER.to_string());
-        report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app);
+        report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
     report.warnings = opts.compare.jq.warnings();
     Ok(report)
@@ -263,6 +262,7 @@ pub(crate) fn build_report(
     resources: Vec<ResourceReport>,
     skipped: usize,
     application: Option<String>,
+    named_app: Option<&str>,
     release: crate::ArgoCdRelease,
 ) -> Report {
     let mut causes: BTreeMap<Cause, usize> = BTreeMap::new();
@@ -275,7 +275,7 @@ pub(crate) fn build_report(
         .iter()
         .filter(|r| r.status == Status::OutOfSync)
         .count();
-    let emergency = fixes::emergency_steps(&resources, application.as_deref());
+    let emergency = fixes::emergency_steps(&resources, application.as_deref().or(named_app));
     Report {
         version: REPORT_VERSION,
         argocd_version: release.to_string(),
@@ -531,22 +531,23 @@ pub(crate) fn classify(
     }
 }
 
-/// The Application's sections, and its name in the emergency steps when
-/// the objects' tracking did not name the app.
+/// The Application's sections.
 fn with_application(report: &mut Report, app: &crate::application::Application, opts: &Options) {
     report.argocd_status =
         Some(app.status(report, opts.namespace.as_deref(), opts.compare.strategy));
-    if report.summary.application.is_none() && !app.name().is_empty() {
-        report.emergency = fixes::emergency_steps(&report.resources, Some(app.name()));
-        if let Some(plan) = report.plan.as_mut() {
-            crate::plan::name_fragment(&mut plan.application, app.name());
-        }
-        for audit in report.audit.iter_mut() {
-            if let Some(c) = audit.corrected.as_mut() {
-                crate::plan::name_fragment(c, app.name());
-            }
-        }
-    }
+}
+
+/// The name the plan's and the audit's Application fragments carry: the app
+/// the objects' tracking names, else the pasted Application's, else a
+/// placeholder to replace.
+fn fragment_app_name(report: &Report, named_app: Option<&str>) -> String {
+    report
+        .summary
+        .application
+        .as_deref()
+        .or(named_app)
+        .unwrap_or(crate::plan::APP_PLACEHOLDER)
+        .to_string()
 }
 
 /// What the pasted text tells about a change beyond the rule's verdict.
@@ -606,7 +607,7 @@ type TextResourceParts = (
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    analyze_diff_text(text, opts)
+    analyze_diff_text(text, opts, None)
 }
 
 /// [`analyze_diff`] with the Application's sections (a second render needs
@@ -616,14 +617,22 @@ pub fn analyze_diff_with(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    let mut report = analyze_diff_text(text, opts)?;
+    let named = evidence
+        .application
+        .map(|a| a.name())
+        .filter(|n| !n.is_empty());
+    let mut report = analyze_diff_text(text, opts, named)?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
     Ok(report)
 }
 
-fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
+fn analyze_diff_text(
+    text: &str,
+    opts: &Options,
+    named_app: Option<&str>,
+) -> Result<Report, InputError> {
     // Read the masked text, as a link carries it: the diff masker finds Secrets by their visible
     // `kind:` even under a header naming another kind, and sender and receiver see the same report.
     let masks = secret_mask::Masks::for_texts(&[text]);
@@ -741,8 +750,15 @@ fn analyze_diff_text(text: &str, opts: &Options) -> Result<Report, InputError> {
         resources.push(resource);
     }
     crate::verify::instance_wide(&mut resources, &opts.compare);
-    let mut report = build_report(resources, 0, ctx.application.clone(), opts.compare.release);
-    report.plan = crate::plan::build(&report, &remaining);
+    let mut report = build_report(
+        resources,
+        0,
+        ctx.application.clone(),
+        named_app,
+        opts.compare.release,
+    );
+    let app_name = fragment_app_name(&report, named_app);
+    report.plan = crate::plan::build(&report, &remaining, &app_name);
     report.warnings = opts.compare.jq.warnings();
     report
         .warnings

@@ -152,7 +152,7 @@ fn audit_rule(
                 AuditKind::TooBroad,
                 format!(
                     "It hides {} of {}, {what}{}.",
-                    field(&d.pointer),
+                    crate::text::pointer_code(&d.pointer),
                     subjects[*i].key,
                     if unsafe_fields.len() > 1 {
                         format!(", and {} more such field(s)", unsafe_fields.len() - 1)
@@ -191,10 +191,6 @@ fn audit_rule(
 
 fn finding(kind: AuditKind, message: String) -> AuditFinding {
     AuditFinding { kind, message }
-}
-
-fn field(pointer: &str) -> String {
-    crate::text::field_code(&path::parse_pointer(pointer))
 }
 
 /// The first other rule that alone hides every field this one hides.
@@ -330,7 +326,7 @@ fn already_normalised(
             .map(|d| {
                 format!(
                     "Argo CD already leaves {} of {} out of the comparison ({}), so the rule has nothing to hide.",
-                    field(&d.pointer),
+                    crate::text::pointer_code(&d.pointer),
                     s.key,
                     d.hidden_reason.unwrap_or_default()
                 )

@@ -174,6 +174,15 @@ pub(crate) fn yaml_quote(s: &str) -> String {
     }
 }
 
+/// The two forms of an ignore fix's snippet as [`ignore_snippet`] writes
+/// them: the Application form, and the argocd-cm form after the `---` line.
+pub fn snippet_forms(snippet: &str) -> (&str, Option<&str>) {
+    match snippet.split_once("\n---\n") {
+        Some((application, cm)) => (application, Some(cm)),
+        None => (snippet, None),
+    }
+}
+
 /// Render the Application and argocd-cm forms of an ignore rule.
 pub fn ignore_snippet(
     key: &ResourceKey,

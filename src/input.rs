@@ -18,6 +18,8 @@ pub enum Side {
     Live,
     /// A diff text (`argocd app diff`, `kubectl diff`, `diff -u`).
     Diff,
+    /// A second render of the same commit (`--git-again`).
+    SecondRender,
 }
 
 impl Side {
@@ -27,6 +29,7 @@ impl Side {
             Side::Git => "git",
             Side::Live => "live",
             Side::Diff => "diff",
+            Side::SecondRender => "git-again",
         }
     }
 }

@@ -19,7 +19,7 @@ pub const APP_PLACEHOLDER: &str = "my-app";
 
 /// The plan of a report, given what still differs in each resource once its
 /// recommended fixes are applied. None when nothing differs.
-pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option<Plan> {
+pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str) -> Option<Plan> {
     if report.summary.out_of_sync == 0 {
         return None;
     }
@@ -122,11 +122,6 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option
             left.join("; ")
         )
     };
-    let app = report
-        .summary
-        .application
-        .as_deref()
-        .unwrap_or(APP_PLACEHOLDER);
     Some(Plan {
         verified: if resolves {
             Verified::Resolves
@@ -141,20 +136,6 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)]) -> Option
         drift,
         unresolved,
     })
-}
-
-/// Name an Application fragment (the plan's, an audit's corrected rule)
-/// after `app` when it carries the placeholder because the objects did not
-/// say which app they belong to.
-pub fn name_fragment(fragment: &mut String, app: &str) {
-    let placeholder = format!("metadata:\n  name: {APP_PLACEHOLDER}\n");
-    if fragment.contains(&placeholder) {
-        *fragment = fragment.replacen(
-            &placeholder,
-            &format!("metadata:\n  name: {}\n", yaml_quote(app)),
-            1,
-        );
-    }
 }
 
 /// The plan's steps besides the Application fragment, each list with what

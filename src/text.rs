@@ -80,6 +80,11 @@ pub fn field_code(path: &[crate::path::Seg]) -> String {
     }
 }
 
+/// [`field_code`] of a JSON pointer.
+pub fn pointer_code(pointer: &str) -> String {
+    field_code(&crate::path::parse_pointer(pointer))
+}
+
 /// Replace `{name}` placeholders; unknown ones stay as written.
 pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);

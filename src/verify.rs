@@ -27,15 +27,9 @@ const FIX_SOURCE: &str = "(the proposed fix)";
 pub type Recompare<'a> =
     dyn Fn(Option<&Value>, Option<&Value>, &CompareOptions) -> Vec<Difference> + 'a;
 
-/// The Application form of an ignore fix's snippet (the part before the
-/// argocd-cm form).
+/// The Application form of an ignore fix's snippet.
 pub fn application_form(snippet: &str) -> &str {
-    snippet.split("\n---\n").next().unwrap_or(snippet)
-}
-
-/// The argocd-cm form of an ignore fix's snippet, if it has one.
-pub fn argocd_cm_form(snippet: &str) -> Option<&str> {
-    snippet.split_once("\n---\n").map(|(_, cm)| cm)
+    crate::fixes::snippet_forms(snippet).0
 }
 
 /// Read the rules of a settings text as the user's rules are read, named as
@@ -355,7 +349,7 @@ fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<Str
     if let Some(c) = collateral.iter().find(|c| c.cause == Cause::Drift) {
         return Some(format!(
             "It would also hide {} of {}, a real change (drift): never ignore drift.",
-            pointer_words(&c.pointer),
+            crate::text::pointer_code(&c.pointer),
             c.resource
         ));
     }
@@ -363,15 +357,11 @@ fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<Str
         sensitive_reason(key, &c.pointer).map(|why| {
             format!(
                 "It would also hide {} of {}, a security-relevant field ({why}).",
-                pointer_words(&c.pointer),
+                crate::text::pointer_code(&c.pointer),
                 c.resource
             )
         })
     })
-}
-
-fn pointer_words(pointer: &str) -> String {
-    crate::text::field_code(&path::parse_pointer(pointer))
 }
 
 /// The order fixes are preferred in when several resolve: a change to Git
@@ -496,7 +486,10 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
             if f.kind != FixKind::Ignore {
                 continue;
             }
-            let form = argocd_cm_form(&f.snippet).unwrap_or_default().to_string();
+            let form = crate::fixes::snippet_forms(&f.snippet)
+                .1
+                .unwrap_or_default()
+                .to_string();
             let hidden = hidden_by_form
                 .entry((kind.0.clone(), kind.1.clone(), form))
                 .or_insert_with_key(|(_, _, form)| {

@@ -3,7 +3,7 @@
 
 use super::protocol::{
     ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared,
-    APPLICATION_SIDE, GIT_AGAIN_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
+    APPLICATION_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::share;
@@ -69,11 +69,6 @@ pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
     let app = application(input, &mut opts)?;
     let git_again = (input.mode == Mode::Sides && !input.git_again.trim().is_empty())
         .then_some(input.git_again.as_str());
-    if let Some(text) = git_again {
-        // Its errors belong to its own editor.
-        crate::input::parse_side(text, crate::Side::Git)
-            .map_err(|e| error_of(&e, GIT_AGAIN_SIDE))?;
-    }
     let evidence = crate::Evidence {
         application: app.as_ref(),
         git_again,

@@ -9,8 +9,7 @@ use super::protocol::RuleDoc;
 use super::rules_view::jq_path;
 use super::state::Shared;
 use super::util::{
-    copy_to_clipboard, inline_code, plural, plural_word, select_contents, split_ignore_snippet,
-    COPIED_SHOWN_MS,
+    copy_to_clipboard, inline_code, plural, plural_word, select_contents, COPIED_SHOWN_MS,
 };
 use crate::{Fix, FixKind, ResourceReport};
 use gloo::timers::callback::Timeout;
@@ -171,11 +170,13 @@ fn prose(text: &str) -> Html {
 pub fn FixView(props: &FixProps) -> Html {
     let f = &props.fix;
     let body = match f.kind {
-        FixKind::Ignore => match split_ignore_snippet(&f.snippet) {
-            Some((app, cm)) => html! {
-                <SnippetTabs id={props.id.clone()} app={AttrValue::from(app)} cm={AttrValue::from(cm)} />
+        FixKind::Ignore => match crate::fixes::snippet_forms(&f.snippet) {
+            (app, Some(cm)) => html! {
+                <SnippetTabs id={props.id.clone()} app={AttrValue::from(format!("{app}\n"))} cm={AttrValue::from(cm.to_string())} />
             },
-            None => html! { <Snippet text={AttrValue::from(f.snippet.clone())} label="Copy" /> },
+            (_, None) => {
+                html! { <Snippet text={AttrValue::from(f.snippet.clone())} label="Copy" /> }
+            }
         },
         FixKind::Git | FixKind::Render => prose(&f.snippet),
         // What to do (prose), then the annotation to add (code).

@@ -3,7 +3,7 @@
 //! analysis `Input`.
 
 use super::editor::{BigInfo, LARGE_INPUT};
-use super::protocol::{Input, Mode, APPLICATION_SIDE, GIT_AGAIN_SIDE, SETTINGS_SIDE};
+use super::protocol::{Input, Mode, APPLICATION_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
 use crate::input::Side;
@@ -89,7 +89,7 @@ impl Field {
             Field::Diff => "diff",
             Field::Settings => SETTINGS_SIDE,
             Field::Application => APPLICATION_SIDE,
-            Field::GitAgain => GIT_AGAIN_SIDE,
+            Field::GitAgain => Side::SecondRender.name(),
         }
     }
 
@@ -98,7 +98,8 @@ impl Field {
         match self {
             Field::Live => Side::Live,
             Field::Diff => Side::Diff,
-            Field::Git | Field::Settings | Field::Application | Field::GitAgain => Side::Git,
+            Field::GitAgain => Side::SecondRender,
+            Field::Git | Field::Settings | Field::Application => Side::Git,
         }
     }
 }

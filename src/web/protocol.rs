@@ -147,8 +147,6 @@ impl From<&crate::InputError> for ErrorInfo {
 pub const SETTINGS_SIDE: &str = "settings";
 /// The `ErrorInfo::side` of an error in the pasted Application.
 pub const APPLICATION_SIDE: &str = "application";
-/// The `ErrorInfo::side` of an error in the second render.
-pub const GIT_AGAIN_SIDE: &str = "git-again";
 
 /// Which side a diff line belongs to.
 pub const LINE_SAME: u8 = 0;

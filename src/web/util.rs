@@ -79,21 +79,6 @@ pub fn inline_code(text: &str) -> Html {
     }
 }
 
-/// Split an ignore fix into its Application form and its argocd-cm form, at
-/// the first line that is exactly `---`.
-pub fn split_ignore_snippet(snippet: &str) -> Option<(String, String)> {
-    let mut offset = 0;
-    for line in snippet.split_inclusive('\n') {
-        if line.trim_end_matches('\n').trim_end_matches('\r') == "---" {
-            let first = snippet[..offset].to_string();
-            let second = snippet[offset + line.len()..].to_string();
-            return Some((first, second));
-        }
-        offset += line.len();
-    }
-    None
-}
-
 /// Copy `text` with the asynchronous Clipboard API; `done` gets whether it
 /// worked. Never throws: a missing API or a refusal is reported as `false`.
 pub fn copy_to_clipboard(text: String, done: Callback<bool>) {
