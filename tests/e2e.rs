@@ -2287,3 +2287,61 @@ fn page_reads_the_applications_own_evidence() {
         type_into(&c, "application-input", "", "deleteContentBackward").await;
     });
 }
+
+/// A jq rule whose outputs multiply without a loop (2^40 bindings) cannot be
+/// stopped inside the worker: the page ends the worker after the rule's time
+/// budget, starts a new one and gets the report with the rule skipped, as the
+/// CLI skips it; the page keeps working afterwards.
+#[test]
+fn page_survives_a_jq_rule_that_never_ends() {
+    with_page("runaway-jq", |c, _| async move {
+        js(
+            &c,
+            "document.querySelector('details.settings').open = true; return true;",
+            vec![],
+        )
+        .await;
+        let bindings: String = (0..40).map(|i| format!("(1, 1) as $v{i} | ")).collect();
+        let settings = format!(
+            "data:\n  ignore.normalizer.jq.timeout: 200ms\n---\nignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - '.data[{bindings}\"a\"]'\n"
+        );
+        type_into(&c, "settings-input", &settings, "insertFromPaste").await;
+        let config_map = |value: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: {value}\n")
+        };
+        let before = report_seq(&c).await;
+        let started = std::time::Instant::now();
+        paste(
+            &c,
+            &config_map("one"),
+            &config_map("two"),
+            "insertFromPaste",
+        )
+        .await;
+        wait_new_report(&c, &before, "the report with the runaway rule skipped").await;
+        let warnings = text(&c, "section.warnings").await;
+        assert!(
+            warnings.contains("jq expression `.data[(1, 1) as $v0")
+                && warnings.contains("timed out after 200ms; skipped"),
+            "{warnings}"
+        );
+        assert_eq!(page_summary(&c).await.1, 1, "the difference still counts");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "took {:?}",
+            started.elapsed()
+        );
+        // The new worker answers the next analysis.
+        type_into(&c, "settings-input", "", "deleteContentBackward").await;
+        let before = report_seq(&c).await;
+        paste(
+            &c,
+            &config_map("one"),
+            &config_map("three"),
+            "insertFromPaste",
+        )
+        .await;
+        wait_new_report(&c, &before, "the next report").await;
+        assert_eq!(text(&c, "section.warnings").await, "");
+    });
+}

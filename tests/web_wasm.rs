@@ -14,7 +14,7 @@ use wasm_bindgen_test::*;
 use web::app::{App, AppProps, Backend};
 use web::client::Handler;
 use web::engine::Engine;
-use web::protocol::{Input, Request, Response};
+use web::protocol::{Input, JqExpression, Request, Response};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -77,6 +77,7 @@ fn every_example_analyses() {
         match engine.handle(Request::Analyze {
             seq: i as u32,
             input: input(ex.name),
+            timed_out: vec![],
         }) {
             Response::Analyzed {
                 outcome: Ok(json), ..
@@ -94,7 +95,11 @@ fn the_engine_reports_input_errors_with_their_side_and_line() {
     let mut engine = Engine::default();
     let mut bad = input("real-drift");
     bad.live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [a, b\n".into();
-    match engine.handle(Request::Analyze { seq: 1, input: bad }) {
+    match engine.handle(Request::Analyze {
+        seq: 1,
+        input: bad,
+        timed_out: vec![],
+    }) {
         Response::Analyzed {
             outcome: Err(e), ..
         } => {
@@ -112,6 +117,7 @@ fn the_engine_gives_yaml_side_by_side_with_secrets_masked() {
     let report = match engine.handle(Request::Analyze {
         seq: 7,
         input: ex.clone(),
+        timed_out: vec![],
     }) {
         Response::Analyzed {
             outcome: Ok(json), ..
@@ -341,6 +347,7 @@ fn diff_output_is_analysed_in_diff_mode() {
     engine.handle(Request::Analyze {
         seq: 3,
         input: diff,
+        timed_out: vec![],
     });
     let changed = page
         .resources
@@ -374,4 +381,39 @@ fn errors_in_the_pasted_settings_name_the_settings_side() {
     let e = web::engine::analyze(&bad).expect_err("the settings cannot be read");
     assert_eq!(e.side, web::protocol::SETTINGS_SIDE);
     assert!(e.line > 0, "{e:?}");
+}
+
+/// The page ends a worker whose jq expression outlives its limit and asks a
+/// new one again, naming the expression: the engine then skips it with the
+/// warning the CLI gives, and the difference it would hide still counts.
+#[wasm_bindgen_test]
+fn a_jq_expression_that_timed_out_is_skipped_with_the_clis_warning() {
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: one\n";
+    let live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: two\n";
+    let mut given = Input::sides(git, live);
+    given.settings =
+        "ignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - .data.a\n".into();
+    let report = |timed_out: Vec<JqExpression>| -> drift_doctor::Report {
+        match Engine::default().handle(Request::Analyze {
+            seq: 1,
+            input: given.clone(),
+            timed_out,
+        }) {
+            Response::Analyzed {
+                outcome: Ok(json), ..
+            } => serde_json::from_str(&json).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let ignored = report(vec![]);
+    assert_eq!(ignored.summary.out_of_sync, 0, "the rule hides data.a");
+    let skipped = report(vec![JqExpression {
+        source: "ignoreDifferences[0]".into(),
+        expr: ".data.a".into(),
+    }]);
+    assert_eq!(skipped.summary.out_of_sync, 1);
+    assert_eq!(
+        skipped.warnings,
+        ["rule ignoreDifferences[0]: jq expression `.data.a` timed out after 1s; skipped"]
+    );
 }

@@ -297,7 +297,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     /// thread, which the process ends with, and the next one gets a new
     /// worker.
     fn jq_executor() -> drift_doctor::ignore::jq::Executor {
-        use drift_doctor::ignore::jq::{Job, Outcome};
+        use drift_doctor::ignore::jq::{Evaluation, Job, Outcome};
         use std::sync::mpsc;
         type Work = (Job, mpsc::Sender<Outcome>);
         let spawn = || -> Option<mpsc::Sender<Work>> {
@@ -313,27 +313,29 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             Some(jobs)
         };
         let worker = std::sync::Mutex::new(None::<mpsc::Sender<Work>>);
-        std::sync::Arc::new(move |job: Job, limit: std::time::Duration| {
-            let mut worker = worker.lock().unwrap_or_else(|e| e.into_inner());
-            if worker.is_none() {
-                *worker = spawn();
-            }
-            let Some(jobs) = worker.as_ref() else {
-                return Some(job());
-            };
-            let (reply, answer) = mpsc::channel();
-            if let Err(mpsc::SendError((job, _))) = jobs.send((job, reply)) {
-                *worker = None;
-                return Some(job());
-            }
-            match answer.recv_timeout(limit) {
-                Ok(outcome) => Some(outcome),
-                Err(_) => {
-                    *worker = None;
-                    None
+        std::sync::Arc::new(
+            move |_: &Evaluation<'_>, job: Job, limit: std::time::Duration| {
+                let mut worker = worker.lock().unwrap_or_else(|e| e.into_inner());
+                if worker.is_none() {
+                    *worker = spawn();
                 }
-            }
-        })
+                let Some(jobs) = worker.as_ref() else {
+                    return Some(job());
+                };
+                let (reply, answer) = mpsc::channel();
+                if let Err(mpsc::SendError((job, _))) = jobs.send((job, reply)) {
+                    *worker = None;
+                    return Some(job());
+                }
+                match answer.recv_timeout(limit) {
+                    Ok(outcome) => Some(outcome),
+                    Err(_) => {
+                        *worker = None;
+                        None
+                    }
+                }
+            },
+        )
     }
 
     /// Read the inputs and settings and analyse them; the exit status on failure.

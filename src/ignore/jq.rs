@@ -74,8 +74,19 @@ pub type Job = Box<dyn FnOnce() -> Outcome + Send>;
 /// Runs a job and waits at most the given time for it: None when it gave up
 /// (the shell's way to bound what the step and stack budgets cannot see,
 /// such as an expression whose outputs multiply without a loop). Natively
-/// the CLI runs jobs on a thread it can leave behind.
-pub type Executor = Arc<dyn Fn(Job, Duration) -> Option<Outcome> + Send + Sync>;
+/// the CLI runs jobs on a thread it can leave behind; the page's worker runs
+/// them inline and tells the page, which can end the worker.
+pub type Executor = Arc<dyn Fn(&Evaluation<'_>, Job, Duration) -> Option<Outcome> + Send + Sync>;
+
+/// Which rule and expression a job evaluates, for a shell that has to name
+/// the expression it stopped from outside (see [`JqRuntime::mark_timed_out`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Evaluation<'a> {
+    /// The rule, as warnings name it.
+    pub source: &'a str,
+    /// The expression's text.
+    pub expr: &'a str,
+}
 
 /// How much longer than the time budget an executor waits, so that the
 /// budget's own check, when it sees the overrun, is what reports it.
@@ -196,6 +207,28 @@ impl JqRuntime {
             .collect()
     }
 
+    /// Skip `expr` of rule `source` in this analysis, with the warning a
+    /// timeout gives: for a shell that stopped an earlier run of the same
+    /// analysis from outside because this expression outlived its budget.
+    pub fn mark_timed_out(&self, source: &str, expr: &str) {
+        let (timeout, max_steps) = {
+            let state = self.lock();
+            (state.timeout, state.max_steps.unwrap_or(MAX_STEPS))
+        };
+        self.stop(source, expr, Stop::Time, timeout, max_steps);
+    }
+
+    fn stop(&self, source: &str, expr: &str, stop: Stop, timeout: Duration, max_steps: u64) {
+        let message = format!(
+            "rule {source}: jq expression `{}` {}; skipped",
+            shorten(expr),
+            stop.describe(timeout, max_steps)
+        );
+        self.lock()
+            .stopped
+            .insert((source.to_string(), expr.to_string()), message);
+    }
+
     fn is_stopped(&self, source: &str, expr: &str) -> bool {
         self.lock()
             .stopped
@@ -241,21 +274,16 @@ impl JqRuntime {
             Some(executor) => {
                 let obj = obj.clone();
                 let job: Job = Box::new(move || run(&obj));
-                executor(job, timeout.saturating_add(EXECUTOR_GRACE)).unwrap_or(Err(Stop::Time))
+                let evaluation = Evaluation { source, expr };
+                executor(&evaluation, job, timeout.saturating_add(EXECUTOR_GRACE))
+                    .unwrap_or(Err(Stop::Time))
             }
             None => run(obj),
         };
         match outcome {
             Ok(out) => out,
             Err(stop) => {
-                let message = format!(
-                    "rule {source}: jq expression `{}` {}; skipped",
-                    shorten(expr),
-                    stop.describe(timeout, max_steps)
-                );
-                self.lock()
-                    .stopped
-                    .insert((source.to_string(), expr.to_string()), message);
+                self.stop(source, expr, stop, timeout, max_steps);
                 None
             }
         }

@@ -5,14 +5,17 @@
 //! slot and replaces any older waiting one, so fast typing over a big input
 //! never piles up work in the worker.
 
-use super::protocol::{Input, Request, Response};
+use super::protocol::{ErrorInfo, FromWorker, Input, JqExpression, Request, Response};
 use super::util::now;
-use super::worker::AnalysisWorker;
 use crate::share::ShareState;
-use gloo::worker::{Spawnable, WorkerBridge};
+use gloo::timers::callback::Timeout;
+use gloo::worker::{Bincode, Codec};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::{Rc, Weak};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent};
 use yew::Callback;
 
 /// An answer and, for analyses, the page-side time from request to answer (ms).
@@ -45,9 +48,38 @@ impl std::fmt::Debug for Handler {
     }
 }
 
+/// Time the page adds to a jq evaluation's limit before it ends the worker:
+/// the worker's own budget check, when it sees the overrun, answers first.
+const RUNAWAY_GRACE_MS: f64 = 750.0;
+
 enum Backend {
-    Worker(WorkerBridge<AnalysisWorker>),
+    /// The worker's script URL and the running worker (None when it could
+    /// not be started).
+    Worker(String, Option<WorkerLink>),
     Inline(Handler),
+}
+
+/// A running worker and the requests it holds.
+struct WorkerLink {
+    worker: web_sys::Worker,
+    /// The worker has announced it reads messages.
+    ready: bool,
+    /// Requests waiting for the worker to be ready, oldest first.
+    unsent: Vec<Request>,
+    /// Requests posted and not yet answered, oldest first (the worker
+    /// answers in order, so the first one is the one it is working on).
+    unanswered: VecDeque<Request>,
+    /// The jq expression in evaluation, and the timer that ends the worker
+    /// if it outlives its limit (dropped, and so cancelled, when it ends).
+    jq: Option<(JqExpression, Timeout)>,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+impl Drop for WorkerLink {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
 }
 
 struct Inner {
@@ -57,6 +89,10 @@ struct Inner {
     sent_at: HashMap<u32, f64>,
     deliver: Rc<dyn Fn(Response)>,
     warmed: bool,
+    /// Expressions that outlived their limit, skipped while the settings
+    /// that hold them stay the same.
+    timed_out: Vec<JqExpression>,
+    timed_out_settings: String,
 }
 
 #[derive(Clone)]
@@ -86,15 +122,7 @@ impl Client {
             }
         });
         let backend = match worker {
-            Ok(url) => {
-                let deliver = deliver.clone();
-                let bridge = AnalysisWorker::spawner()
-                    .callback(move |r| deliver(r))
-                    .with_loader(true)
-                    .as_module(false)
-                    .spawn(url);
-                Backend::Worker(bridge)
-            }
+            Ok(url) => Backend::Worker(url.to_string(), None),
             Err(handler) => Backend::Inline(handler),
         };
         *shared.borrow_mut() = Some(Inner {
@@ -104,8 +132,45 @@ impl Client {
             sent_at: HashMap::new(),
             deliver,
             warmed: false,
+            timed_out: Vec::new(),
+            timed_out_settings: String::new(),
         });
-        Client(shared)
+        let client = Client(shared);
+        client.start_worker();
+        client
+    }
+
+    /// Start a worker (again), posting the requests the last one left
+    /// unanswered; an error answers each of them when none can start.
+    fn start_worker(&self) {
+        let failed = {
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
+            let Some(inner) = guard.as_mut() else { return };
+            let Backend::Worker(url, link) = &mut inner.backend else {
+                return;
+            };
+            let left: Vec<Request> = link
+                .take()
+                .map(|mut old| {
+                    let mut left: Vec<Request> = old.unanswered.drain(..).collect();
+                    left.append(&mut old.unsent);
+                    left
+                })
+                .unwrap_or_default();
+            match spawn(url, Rc::downgrade(&self.0)) {
+                Ok(mut new) => {
+                    new.unsent = left;
+                    *link = Some(new);
+                    Vec::new()
+                }
+                Err(why) => left.into_iter().map(|r| (r, why.clone())).collect(),
+            }
+        };
+        for (request, why) in failed {
+            self.answer_with_error(&request, &why);
+        }
     }
 
     /// Ask for an analysis; it starts now or after the one in flight.
@@ -124,7 +189,7 @@ impl Client {
             }
             inner.busy = true;
         }
-        self.post(Request::Analyze { seq, input });
+        self.post(self.analyze_request(seq, input));
     }
 
     pub fn texts(&self, seq: u32, id: String) {
@@ -151,7 +216,7 @@ impl Client {
         let due = match self.0.try_borrow_mut().as_deref_mut() {
             Ok(Some(inner)) if !inner.warmed => {
                 inner.warmed = true;
-                matches!(inner.backend, Backend::Worker(_))
+                matches!(inner.backend, Backend::Worker(..))
             }
             _ => false,
         };
@@ -161,24 +226,76 @@ impl Client {
     }
 
     fn post(&self, request: Request) {
-        let Ok(guard) = self.0.try_borrow() else {
+        let inline = {
+            let Ok(guard) = self.0.try_borrow() else {
+                return;
+            };
+            let Some(inner) = guard.as_ref() else { return };
+            match &inner.backend {
+                Backend::Inline(handler) => Some((handler.0.clone(), inner.deliver.clone())),
+                Backend::Worker(..) => None,
+            }
+        };
+        let Some((handler, deliver)) = inline else {
+            self.post_to_worker(request);
             return;
         };
-        let Some(inner) = guard.as_ref() else { return };
-        match &inner.backend {
-            Backend::Worker(bridge) => bridge.send(request),
-            Backend::Inline(handler) => {
-                // Answer asynchronously, as the worker would.
-                let handler = handler.0.clone();
-                let deliver = inner.deliver.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let response = match handler.try_borrow_mut() {
-                        Ok(mut h) => (*h)(request),
-                        Err(_) => return,
-                    };
-                    deliver(response);
-                });
+        // Answer asynchronously, as the worker would.
+        wasm_bindgen_futures::spawn_local(async move {
+            let response = match handler.try_borrow_mut() {
+                Ok(mut h) => (*h)(request),
+                Err(_) => return,
+            };
+            deliver(response);
+        });
+    }
+
+    /// An analysis request, skipping the jq expressions that timed out with
+    /// the same settings.
+    fn analyze_request(&self, seq: u32, input: Input) -> Request {
+        let timed_out = match self.0.try_borrow_mut().as_deref_mut() {
+            Ok(Some(inner)) => {
+                if inner.timed_out_settings != input.settings {
+                    inner.timed_out.clear();
+                    inner.timed_out_settings.clone_from(&input.settings);
+                }
+                inner.timed_out.clone()
             }
+            _ => Vec::new(),
+        };
+        Request::Analyze {
+            seq,
+            input,
+            timed_out,
+        }
+    }
+
+    fn post_to_worker(&self, request: Request) {
+        let refused = {
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
+            let Some(inner) = guard.as_mut() else { return };
+            match &mut inner.backend {
+                Backend::Worker(_, Some(link)) if link.ready => {
+                    match link.worker.post_message(&Bincode::encode(&request)) {
+                        Ok(()) => {
+                            // Kept until answered, to post again to a new worker.
+                            link.unanswered.push_back(request);
+                            None
+                        }
+                        Err(e) => Some((request, js_text(&e))),
+                    }
+                }
+                Backend::Worker(_, Some(link)) => {
+                    link.unsent.push(request);
+                    None
+                }
+                _ => Some((request, "the analysis worker is not running".to_string())),
+            }
+        };
+        if let Some((request, why)) = refused {
+            self.answer_with_error(&request, &why);
         }
     }
 
@@ -210,7 +327,191 @@ impl Client {
             next
         };
         if let Some((seq, input)) = next {
-            self.post(Request::Analyze { seq, input });
+            self.post(self.analyze_request(seq, input));
         }
     }
+
+    /// A message from the worker.
+    fn heard(&self, message: FromWorker) {
+        match message {
+            FromWorker::Ready => {
+                let unsent = match self.0.try_borrow_mut().as_deref_mut() {
+                    Ok(Some(Inner {
+                        backend: Backend::Worker(_, Some(link)),
+                        ..
+                    })) => {
+                        link.ready = true;
+                        std::mem::take(&mut link.unsent)
+                    }
+                    _ => return,
+                };
+                for request in unsent {
+                    self.post_to_worker(request);
+                }
+            }
+            FromWorker::Answer(response) => {
+                let deliver = match self.0.try_borrow_mut().as_deref_mut() {
+                    Ok(Some(inner)) => {
+                        if let Backend::Worker(_, Some(link)) = &mut inner.backend {
+                            link.unanswered.pop_front();
+                            link.jq = None;
+                        }
+                        inner.deliver.clone()
+                    }
+                    _ => return,
+                };
+                deliver(response);
+            }
+            FromWorker::JqStarted {
+                expression,
+                limit_ms,
+            } => {
+                let weak = Rc::downgrade(&self.0);
+                let timer = Timeout::new(
+                    (limit_ms + RUNAWAY_GRACE_MS).clamp(0.0, f64::from(u32::MAX)) as u32,
+                    move || {
+                        if let Some(shared) = weak.upgrade() {
+                            Client(shared).end_runaway();
+                        }
+                    },
+                );
+                if let Ok(Some(Inner {
+                    backend: Backend::Worker(_, Some(link)),
+                    ..
+                })) = self.0.try_borrow_mut().as_deref_mut()
+                {
+                    link.jq = Some((expression, timer));
+                }
+            }
+            FromWorker::JqFinished => {
+                if let Ok(Some(Inner {
+                    backend: Backend::Worker(_, Some(link)),
+                    ..
+                })) = self.0.try_borrow_mut().as_deref_mut()
+                {
+                    link.jq = None;
+                }
+            }
+        }
+    }
+
+    /// A jq expression outlived its limit: end the worker (jaq cannot be
+    /// interrupted from inside it) and give its requests to a new one, with
+    /// the expression skipped from now on, as the CLI skips it.
+    fn end_runaway(&self) {
+        {
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
+            let Some(inner) = guard.as_mut() else { return };
+            let Backend::Worker(_, Some(link)) = &mut inner.backend else {
+                return;
+            };
+            let Some((expression, _)) = link.jq.take() else {
+                return;
+            };
+            if !inner.timed_out.contains(&expression) {
+                inner.timed_out.push(expression);
+            }
+            let timed_out = inner.timed_out.clone();
+            for request in link.unanswered.iter_mut().chain(link.unsent.iter_mut()) {
+                if let Request::Analyze { timed_out: t, .. } = request {
+                    t.clone_from(&timed_out);
+                }
+            }
+        }
+        self.start_worker();
+    }
+
+    /// The worker failed (a trap, or no memory left): answer the request it
+    /// was working on with the error, and give the others to a new worker.
+    fn crashed(&self, why: String) {
+        let failed = match self.0.try_borrow_mut().as_deref_mut() {
+            Ok(Some(Inner {
+                backend: Backend::Worker(_, Some(link)),
+                ..
+            })) => link.unanswered.pop_front(),
+            _ => return,
+        };
+        self.start_worker();
+        if let Some(request) = failed {
+            self.answer_with_error(&request, &why);
+        }
+    }
+
+    /// Answer `request` with an error, as the worker would have answered it.
+    fn answer_with_error(&self, request: &Request, why: &str) {
+        let message = format!("The analysis stopped: {why}. Reload the page to try again.");
+        let response = match request {
+            Request::Analyze { seq, .. } => Response::Analyzed {
+                seq: *seq,
+                outcome: Err(ErrorInfo::general(message)),
+                millis: 0.0,
+            },
+            Request::Texts { seq, id } => Response::Texts {
+                seq: *seq,
+                id: id.clone(),
+                lines: None,
+                note: message,
+            },
+            Request::Rules => Response::Rules(Err(message)),
+            Request::Restore(_) => Response::Restored(Err(message)),
+            Request::WarmUp => Response::WarmedUp,
+            // A link the page could not encode: the page keeps waiting for
+            // nothing, which is what a missing answer already does.
+            Request::Share(_) => return,
+        };
+        let deliver = match self.0.try_borrow().as_deref() {
+            Ok(Some(inner)) => inner.deliver.clone(),
+            _ => return,
+        };
+        deliver(response);
+    }
+}
+
+/// Start the worker at `url`, its messages and failures going to `client`.
+fn spawn(url: &str, client: Weak<RefCell<Option<Inner>>>) -> Result<WorkerLink, String> {
+    let worker = web_sys::Worker::new(url).map_err(|e| js_text(&e))?;
+    let on_message = {
+        let client = client.clone();
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            if let Some(shared) = client.upgrade() {
+                Client(shared).heard(Bincode::decode(event.data()));
+            }
+        })
+    };
+    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        event.prevent_default();
+        if let Some(shared) = client.upgrade() {
+            let message = event.message();
+            Client(shared).crashed(if message.is_empty() {
+                "the analysis worker failed".to_string()
+            } else {
+                format!("the analysis worker failed ({message})")
+            });
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(WorkerLink {
+        worker,
+        ready: false,
+        unsent: Vec::new(),
+        unanswered: VecDeque::new(),
+        jq: None,
+        _on_message: on_message,
+        _on_error: on_error,
+    })
+}
+
+/// A JavaScript error as text.
+fn js_text(value: &wasm_bindgen::JsValue) -> String {
+    value
+        .as_string()
+        .or_else(|| {
+            value
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| "unknown error".to_string())
 }

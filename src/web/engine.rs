@@ -2,10 +2,11 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Input, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared,
+    ErrorInfo, Input, JqExpression, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared,
     APPLICATION_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
 };
 use crate::application::Application;
+use crate::ignore::jq::Executor;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
 use crate::{CompareOptions, Options, Report, Strategy};
@@ -65,7 +66,23 @@ fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>,
 /// Analyse an input as the page asks: both sides, or the pasted diff text,
 /// with the Application and the second render when given.
 pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
+    analyze_with(input, &[], None)
+}
+
+/// [`analyze`], skipping the jq expressions that timed out in an earlier run
+/// and running the others with `executor` when given.
+pub fn analyze_with(
+    input: &Input,
+    timed_out: &[JqExpression],
+    executor: Option<&Executor>,
+) -> Result<Report, ErrorInfo> {
     let mut opts = options(input)?;
+    if let Some(executor) = executor {
+        opts.compare.jq.set_executor(executor.clone());
+    }
+    for e in timed_out {
+        opts.compare.jq.mark_timed_out(&e.source, &e.expr);
+    }
     let app = application(input, &mut opts)?;
     let git_again = (input.mode == Mode::Sides && !input.git_again.trim().is_empty())
         .then_some(input.git_again.as_str());
@@ -97,6 +114,8 @@ const WARM_UP_ROUNDS: usize = 8;
 
 #[derive(Default)]
 pub struct Engine {
+    /// How jq evaluations run (the worker tells the page about each one).
+    jq_executor: Option<Executor>,
     last: Option<(u32, Input)>,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
@@ -107,15 +126,29 @@ fn now() -> f64 {
 }
 
 impl Engine {
+    /// An engine whose jq evaluations run through `executor`.
+    pub fn with_jq_executor(executor: Executor) -> Engine {
+        Engine {
+            jq_executor: Some(executor),
+            ..Engine::default()
+        }
+    }
+
     pub fn handle(&mut self, request: Request) -> Response {
         match request {
-            Request::Analyze { seq, input } => {
+            Request::Analyze {
+                seq,
+                input,
+                timed_out,
+            } => {
                 let start = now();
-                let outcome = analyze(&input).and_then(|report| {
-                    serde_json::to_string(&report).map_err(|e| {
-                        ErrorInfo::general(format!("could not encode the report: {e}"))
-                    })
-                });
+                let outcome = analyze_with(&input, &timed_out, self.jq_executor.as_ref()).and_then(
+                    |report| {
+                        serde_json::to_string(&report).map_err(|e| {
+                            ErrorInfo::general(format!("could not encode the report: {e}"))
+                        })
+                    },
+                );
                 self.texts = None;
                 self.diff_views = None;
                 self.last = Some((seq, input));

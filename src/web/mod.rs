@@ -5,7 +5,7 @@
 //!
 //! - `protocol`: the messages between the page and the worker.
 //! - `engine`: the worker's work (calls the core); also used inline by tests.
-//! - `worker`: the gloo-worker wrapper around `engine`.
+//! - `worker`: the worker's message loop around `engine`.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
 //! - `state`: the page's one reducer; `controller`: what acts on the world
 //!   (the worker, the text fields, timers) and dispatches to it.
@@ -75,8 +75,7 @@ pub fn start_page() {
     yew::Renderer::<app::App>::with_root_and_props(root, props).render();
 }
 
-/// Register the analysis worker (the worker binary's `main`).
+/// Start answering the page (the worker binary's `main`).
 pub fn start_worker() {
-    use gloo::worker::Registrable;
-    worker::AnalysisWorker::registrar().register();
+    worker::start();
 }

@@ -1,5 +1,5 @@
-//! Messages between the page and the analysis worker (bincode-encoded by
-//! gloo-worker, so only plain data: the report travels as its JSON text).
+//! Messages between the page and the analysis worker (bincode-encoded with
+//! gloo's codec, so only plain data: the report travels as its JSON text).
 
 use crate::share::{ShareState, OPTION_AGGREGATED_ROLES, OPTION_SETTINGS, OPTION_STRATEGY};
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,14 @@ pub struct Input {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
     /// Analyse `input`; `seq` numbers requests so stale answers can be dropped.
-    Analyze { seq: u32, input: Input },
+    /// `timed_out` lists the jq expressions an earlier run of the same
+    /// analysis did not finish in time (the page ended that worker): they
+    /// are skipped with a warning, as the CLI skips them.
+    Analyze {
+        seq: u32,
+        input: Input,
+        timed_out: Vec<JqExpression>,
+    },
     /// The side-by-side YAML of one resource of the analysis `seq`.
     Texts { seq: u32, id: String },
     /// The rule catalogue's documentation (the page itself does not parse
@@ -77,6 +84,32 @@ pub enum Request {
     /// browser has compiled the hot code with its optimising tier before
     /// the user's first large input (the first run is otherwise much slower).
     WarmUp,
+}
+
+/// A jq expression of the user's settings and the rule it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JqExpression {
+    /// The rule, as the core's warnings name it.
+    pub source: String,
+    pub expr: String,
+}
+
+/// What the worker sends the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// The worker's code is loaded: requests posted from now on are read.
+    Ready,
+    /// The answer to the oldest request not yet answered.
+    Answer(Response),
+    /// A jq expression started on one object and has `limit_ms` to finish:
+    /// past that the page ends the worker, since jaq cannot be interrupted
+    /// from inside and the worker has no other thread.
+    JqStarted {
+        expression: JqExpression,
+        limit_ms: f64,
+    },
+    /// The expression in evaluation finished.
+    JqFinished,
 }
 
 /// One rule's documentation, for the rules view and the findings' links.
