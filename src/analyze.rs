@@ -642,6 +642,7 @@ fn analyze_diff_text(
         warnings,
     } = crate::difftext::read_diff_text(&masked)?;
     let mut ctx = InputContext::default();
+    ctx.partial_objects = true;
     let mut merged: BTreeMap<ResourceKey, TextResourceParts> = BTreeMap::new();
     for r in parsed {
         let key = ResourceKey {

@@ -61,6 +61,9 @@ pub struct InputContext {
     /// A second render of the same commit, by key, when one was given: the
     /// fields it disagrees on with the first are rendered anew each time.
     pub second_render: Option<BTreeMap<ResourceKey, Value>>,
+    /// The objects were rebuilt from diff output: a field on lines no hunk
+    /// shows is unknown, not absent.
+    pub partial_objects: bool,
 }
 
 impl InputContext {
@@ -294,21 +297,37 @@ impl InputContext {
     pub fn learn(&mut self, key: &ResourceKey, obj: &Value, from_git: bool) {
         let ns = key.namespace.clone();
         let push = |ctx: &mut InputContext, what: &str, field: &str, is_vpa: bool| {
-            if let Some((g, k, n)) = scale_target(obj, field) {
-                let describe = format!("{what} {}/{}", ns, key.name);
-                if !ctx.scalers_seen.insert(describe.clone()) {
-                    return;
-                }
+            let (targets, describe) = match scale_target(obj, field) {
+                Some(target) => (vec![target], format!("{what} {}/{}", ns, key.name)),
+                // From diff output, a scaler whose target is on lines no hunk
+                // shows is taken to scale the workload of its own name, as
+                // `kubectl autoscale` names it and charts usually do; the
+                // description says so.
+                None if ctx.partial_objects && !is_vpa => (
+                    ["Deployment", "StatefulSet"]
+                        .map(|k| ("apps".to_string(), k.to_string(), key.name.clone()))
+                        .to_vec(),
+                    format!(
+                        "{what} {}/{} (its target is not in the diff; taken to be the workload of the same name)",
+                        ns, key.name
+                    ),
+                ),
+                None => return,
+            };
+            if !ctx.scalers_seen.insert(describe.clone()) {
+                return;
+            }
+            let mode = obj
+                .pointer("/spec/updatePolicy/updateMode")
+                .and_then(Value::as_str)
+                .unwrap_or("Auto");
+            for (g, k, n) in targets {
                 ctx.scaler_targets
                     .entry((ns.clone(), k.clone(), n.clone()))
                     .or_default()
                     .push(ctx.scalers.len());
-                let mode = obj
-                    .pointer("/spec/updatePolicy/updateMode")
-                    .and_then(Value::as_str)
-                    .unwrap_or("Auto");
                 ctx.scalers.push(Scaler {
-                    describe,
+                    describe: describe.clone(),
                     namespace: ns.clone(),
                     target_group: g,
                     target_kind: k,

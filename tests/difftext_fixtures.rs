@@ -304,3 +304,43 @@ fn plain_diff_hunks_just_below_each_other_continue_the_same_item() {
     );
     assert_ne!(d[0].confidence, drift_doctor::Confidence::High);
 }
+
+#[test]
+fn an_hpa_whose_target_no_hunk_shows_is_taken_to_scale_the_workload_of_its_name() {
+    // The HPA's hunk stops above its scaleTargetRef: `kubectl autoscale` and most charts give
+    // the HPA its target's name, so the same-named Deployment's replicas are the autoscaler's,
+    // and the evidence says the target was inferred.
+    let hpa = |name: &str| {
+        format!(
+            "===== autoscaling/HorizontalPodAutoscaler shop/{name} ======\n21c21\n<   maxReplicas: 12\n---\n>   maxReplicas: 10\n"
+        )
+    };
+    let deployment =
+        "===== apps/Deployment shop/cart ======\n20c20\n<   replicas: 6\n---\n>   replicas: 2\n";
+    let r = analyze_diff(&format!("{}{deployment}", hpa("cart")), &Options::default()).unwrap();
+    let d = r
+        .resources
+        .iter()
+        .flat_map(|res| &res.differences)
+        .find(|d| d.pointer == "/spec/replicas")
+        .unwrap();
+    assert_eq!(d.cause, Cause::Autoscaler);
+    assert!(
+        d.evidence.contains("its target is not in the diff"),
+        "{}",
+        d.evidence
+    );
+    // An HPA of another name says nothing about this Deployment.
+    let r = analyze_diff(
+        &format!("{}{deployment}", hpa("orders")),
+        &Options::default(),
+    )
+    .unwrap();
+    let d = r
+        .resources
+        .iter()
+        .flat_map(|res| &res.differences)
+        .find(|d| d.pointer == "/spec/replicas")
+        .unwrap();
+    assert_eq!(d.cause, Cause::Drift);
+}
