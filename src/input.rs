@@ -510,7 +510,7 @@ fn nesting_message() -> String {
 /// would; a few uncounted brackets only leave the reader's own limit to act.
 pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
-    let mut quote: Option<char> = None;
+    let mut quote: Option<u8> = None;
     let mut block_scalar_indent: Option<usize> = None;
     for (i, line) in text.lines().enumerate() {
         let indent = line.len() - line.trim_start_matches(' ').len();
@@ -520,21 +520,33 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
             }
             block_scalar_indent = None;
         }
-        let mut previous = ' ';
-        let mut chars = line.char_indices().peekable();
-        while let Some((at, c)) = chars.next() {
+        let bytes = line.as_bytes();
+        // Most lines (`key: value`) hold nothing that changes the state:
+        // skip them without looking at each character. Every character the
+        // scan reacts to is ASCII, so bytes serve (a multi-byte character
+        // never starts a token, which only ever counts less).
+        if quote.is_none()
+            && depth == 0
+            && !bytes
+                .iter()
+                .any(|b| matches!(b, b'[' | b'{' | b'"' | b'\'' | b'|' | b'>'))
+        {
+            continue;
+        }
+        let mut previous = b' ';
+        let mut at = 0;
+        while at < bytes.len() {
+            let c = bytes[at];
             match quote {
-                Some('"') => match c {
-                    '\\' => {
-                        chars.next();
-                    }
-                    '"' => quote = None,
+                Some(b'"') => match c {
+                    b'\\' => at += 1,
+                    b'"' => quote = None,
                     _ => {}
                 },
                 Some(_) => {
-                    if c == '\'' {
-                        if chars.peek().map(|&(_, n)| n) == Some('\'') {
-                            chars.next();
+                    if c == b'\'' {
+                        if bytes.get(at + 1) == Some(&b'\'') {
+                            at += 1;
                         } else {
                             quote = None;
                         }
@@ -542,18 +554,18 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
                 }
                 None => {
                     let starts_token =
-                        previous.is_whitespace() || matches!(previous, '[' | '{' | ',');
+                        previous.is_ascii_whitespace() || matches!(previous, b'[' | b'{' | b',');
                     match c {
-                        '#' if previous.is_whitespace() => break,
-                        '"' | '\'' if starts_token => quote = Some(c),
-                        '[' | '{' if starts_token || depth > 0 => {
+                        b'#' if previous.is_ascii_whitespace() => break,
+                        b'"' | b'\'' if starts_token => quote = Some(c),
+                        b'[' | b'{' if starts_token || depth > 0 => {
                             depth += 1;
                             if depth > limit {
                                 return Some((i + 1, line[..at].chars().count() + 1));
                             }
                         }
-                        ']' | '}' if depth > 0 => depth -= 1,
-                        '|' | '>' if starts_token && depth == 0 => {
+                        b']' | b'}' if depth > 0 => depth -= 1,
+                        b'|' | b'>' if starts_token && depth == 0 => {
                             block_scalar_indent = Some(indent);
                             break;
                         }
@@ -562,6 +574,7 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
                 }
             }
             previous = c;
+            at += 1;
         }
     }
     None

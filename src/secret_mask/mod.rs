@@ -136,8 +136,8 @@ impl Masks {
             // only objects that can hold a Secret (or a last-applied annotation of one) take part
             let mut objects: Vec<(String, &Value)> = docs
                 .iter()
+                .filter(|d| mentions_secret(&d.object))
                 .map(|d| (object_order(&d.object), &d.object))
-                .filter(|(order, _)| order.to_ascii_lowercase().contains("secret"))
                 .collect();
             objects.sort_by(|a, b| a.0.cmp(&b.0));
             for (_, o) in objects {
@@ -180,8 +180,15 @@ impl Masks {
             rest = &rest[at + MASK_PREFIX.len()..];
             highest = highest.max(mask_number(rest).unwrap_or(0));
         }
+        // A base64 mask always holds its prefix: most texts hold none, and
+        // then need no walk word by word.
+        let words = if text.contains(B64_MASK_PREFIX) {
+            text
+        } else {
+            ""
+        };
         for word in
-            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+            words.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
         {
             if word.starts_with(B64_MASK_PREFIX) {
                 if let Some(m) = decode_secret_data(word).and_then(|d| String::from_utf8(d).ok()) {
@@ -195,6 +202,22 @@ impl Masks {
         }
         let mut n = self.numbering();
         n.highest = n.highest.max(highest);
+    }
+}
+
+/// Whether any key or string of `v` contains "secret" in any case (what
+/// the object's text would show), without writing the text.
+fn mentions_secret(v: &Value) -> bool {
+    let has = |s: &str| {
+        s.as_bytes()
+            .windows(6)
+            .any(|w| w.eq_ignore_ascii_case(b"secret"))
+    };
+    match v {
+        Value::String(s) => has(s),
+        Value::Array(items) => items.iter().any(mentions_secret),
+        Value::Object(m) => m.iter().any(|(k, v)| has(k) || mentions_secret(v)),
+        _ => false,
     }
 }
 
