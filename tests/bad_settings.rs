@@ -281,7 +281,7 @@ fn the_argocd_cm_timeout_sets_the_budget() {
 fn each_expression_is_compiled_once_per_analysis() {
     let text = common::read("tests/data/badinput/set/app_all_jq3.yaml");
     let mut compare = drift_doctor::CompareOptions::default();
-    drift_doctor::ignore::apply_user_settings(&text, &mut compare).unwrap();
+    drift_doctor::settings::apply_user_settings(&text, &mut compare).unwrap();
     let rule = &compare.ignore_rules[0];
     assert_eq!(rule.jq_path_expressions.len(), 3);
     for expr in &rule.jq_path_expressions {
@@ -297,7 +297,7 @@ fn each_expression_is_compiled_once_per_analysis() {
 /// of another kind pasted along, are warnings in the report.
 #[test]
 fn settings_are_never_ignored_in_silence() {
-    use drift_doctor::ignore::apply_user_settings;
+    use drift_doctor::settings::apply_user_settings;
     use drift_doctor::CompareOptions;
     let refused = [
         ("just text\n", (1, 1, 1), "document 1 is a string, not Argo CD settings"),

@@ -1092,7 +1092,7 @@ async fn input_modes_and_links(c: &Client, origin: &str) {
     // The user's ignoreDifferences: what they hide is not counted.
     let settings = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers:\n    - /spec/replicas\n";
     let mut opts = page_options(false);
-    opts.compare.ignore_rules = drift_doctor::ignore::parse_rules(settings).unwrap();
+    opts.compare.ignore_rules = drift_doctor::settings::parse_rules(settings).unwrap();
     let with_rule = analyze(&mixed_git, &mixed_live, &opts).unwrap();
     assert_ne!(
         core_summary(&with_rule),

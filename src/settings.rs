@@ -8,9 +8,11 @@
 //! expression that jaq cannot compile or that drift-doctor will not run are
 //! errors naming the document, line and column, and why.
 
-use super::jq::{self, Refusal};
-use super::IgnoreRule;
+#![warn(missing_docs)]
+
 use crate::compare::{CompareOptions, IgnoreStatus};
+use crate::ignore::jq::{self, Refusal};
+use crate::ignore::IgnoreRule;
 use crate::input::{parse_values, InputError, Side};
 use crate::text::type_name;
 use serde_json::{Map, Value};
@@ -884,6 +886,53 @@ pub fn parse_go_duration(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::ResourceKey;
+
+    #[test]
+    fn reads_both_forms() {
+        let text = r#"
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop}
+spec:
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    name: cart
+    jsonPointers: [/spec/replicas]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm}
+data:
+  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |
+    jqPathExpressions:
+    - '.webhooks[]?.clientConfig.caBundle'
+  resource.customizations.ignoreDifferences.Service: |
+    jsonPointers: [/spec/clusterIP]
+  resource.customizations.ignoreDifferences.all: |
+    managedFieldsManagers: [kube-controller-manager]
+"#;
+        let rules = parse_rules(text).unwrap();
+        assert_eq!(rules.len(), 4);
+        let by_kind = |k: &str| rules.iter().find(|r| r.kind == k).unwrap();
+        assert_eq!(by_kind("Deployment").group, "apps");
+        assert_eq!(
+            by_kind("MutatingWebhookConfiguration").group,
+            "admissionregistration.k8s.io"
+        );
+        assert_eq!(by_kind("Service").group, "");
+        assert_eq!(by_kind("*").group, "*");
+        let key = ResourceKey {
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            namespace: "n".into(),
+            name: "cart".into(),
+        };
+        assert!(by_kind("Deployment").applies_to(&key));
+        assert!(!by_kind("MutatingWebhookConfiguration").applies_to(&key));
+        assert!(by_kind("*").applies_to(&key));
+    }
 
     #[test]
     fn go_durations_read_as_go_reads_them() {
