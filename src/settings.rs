@@ -847,40 +847,11 @@ fn inner_key_position(inner: &str, key: &str) -> Option<(usize, usize)> {
 /// alone is zero. Negative durations are refused: a timeout cannot be.
 pub fn parse_go_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
-    let mut rest = text.strip_prefix('+').unwrap_or(text);
-    if rest == "0" {
-        return Some(Duration::ZERO);
-    }
-    if rest.is_empty() {
+    if text.starts_with('-') {
         return None;
     }
-    let mut nanos = 0f64;
-    while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number = &rest[..number_end];
-        if number.is_empty() || number == "." {
-            return None;
-        }
-        let value: f64 = number.parse().ok()?;
-        rest = &rest[number_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        nanos += value * scale;
-        rest = &rest[unit_end..];
-    }
-    (nanos.is_finite() && nanos < u64::MAX as f64).then(|| Duration::from_nanos(nanos as u64))
+    let nanos = crate::k8s::parse_go_duration(text)?;
+    u64::try_from(nanos).ok().map(Duration::from_nanos)
 }
 
 #[cfg(test)]

@@ -37,23 +37,28 @@ fn webhooks_in_plain_diff() -> String {
     ])
 }
 
+/// A verb added to a rule whose list the hunk shows.
+const VERB_ADDED: &[&str] = &[
+    "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
+    "@@ -8,6 +8,7 @@",
+    " - apiGroups:",
+    "   - \"\"",
+    "   resources:",
+    "   - pods",
+    "   verbs:",
+    "   - get",
+    "+  - list",
+];
+
 /// A later hunk in the same list: the previous hunk named it.
 fn verbs_in_two_hunks() -> String {
-    lines(&[
-        "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
-        "@@ -8,6 +8,7 @@",
-        " - apiGroups:",
-        "   - \"\"",
-        "   resources:",
-        "   - pods",
-        "   verbs:",
-        "   - get",
-        "+  - list",
+    let later = [
         "@@ -20,2 +21,3 @@",
         "   - watch",
         "   - update",
         "+  - patch",
-    ])
+    ];
+    lines(&[VERB_ADDED, &later].concat())
 }
 
 /// A kind the table does not know: the list stays unnamed rather than the object being a list.
@@ -121,17 +126,7 @@ fn list_items_read_into_these_changes() {
         ),
         (
             "a verb added to a rule",
-            lines(&[
-                "===== rbac.authorization.k8s.io/ClusterRole /view-extra ======",
-                "@@ -8,6 +8,7 @@",
-                " - apiGroups:",
-                "   - \"\"",
-                "   resources:",
-                "   - pods",
-                "   verbs:",
-                "   - get",
-                "+  - list",
-            ]),
+            lines(VERB_ADDED),
             &[
                 "rbac.authorization.k8s.io/ClusterRole /view-extra ArgoUnified Both",
                 "  ? /rules/0/verbs/1 - -> \"list\"",

@@ -57,33 +57,21 @@ fn deployment(replicas: i64, image: &str, env: Value) -> Value {
 fn render_argocd_matches_the_documented_shape() {
     let live = deployment(5, "web:1", json!([{"name": "A", "value": "1"}]));
     let git = deployment(2, "web:1", json!([{"name": "A", "value": "1"}]));
-    let text = render_argocd_diff(
-        &[res(
-            "apps",
-            "Deployment",
-            "shop",
-            "web",
-            Some(&live),
-            Some(&git),
-        )],
-        None,
-    );
+    let web = [res(
+        "apps",
+        "Deployment",
+        "shop",
+        "web",
+        Some(&live),
+        Some(&git),
+    )];
+    let text = render_argocd_diff(&web, None);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[..2], ["", "===== apps/Deployment shop/web ======"]);
     assert!(lines[2].ends_with('c') || lines[2].contains('c'), "{text}");
     assert_eq!(lines[3..], ["<   replicas: 5", "---", ">   replicas: 2"]);
 
-    let text = render_argocd_diff(
-        &[res(
-            "apps",
-            "Deployment",
-            "shop",
-            "web",
-            Some(&live),
-            Some(&git),
-        )],
-        Some(3),
-    );
+    let text = render_argocd_diff(&web, Some(3));
     let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[2].starts_with("--- /tmp/argocd-diff") && lines[2].contains("/web-live.yaml\t"),
