@@ -14,7 +14,7 @@ say() { printf '\n[test] %s\n' "$*" >&2; }
 say "tools"
 scripts/setup.sh </dev/null
 
-say "web page (dist/, needed by tests/e2e.rs)"
+say "web page (dist/, needed by tests/e2e)"
 scripts/build-web.sh
 
 say "formatting (cargo fmt --check)"

@@ -30,6 +30,7 @@ pub mod plan;
 pub mod render;
 pub mod rules;
 pub mod secret_mask;
+pub mod settings;
 pub mod share;
 pub mod strict_value;
 pub mod text;

@@ -217,10 +217,7 @@ pub fn jq_with(path: &[Seg], optional: bool) -> String {
                 ));
                 after_select = true;
             }
-            Seg::Item {
-                index: Some(i),
-                key: None,
-            } => {
+            Seg::Item { index, key: None } => {
                 if after_select {
                     out.push_str(" | .");
                     after_select = false;
@@ -228,20 +225,10 @@ pub fn jq_with(path: &[Seg], optional: bool) -> String {
                 if out.is_empty() {
                     out.push('.');
                 }
-                out.push_str(&format!("[{i}]"));
-            }
-            Seg::Item {
-                index: None,
-                key: None,
-            } => {
-                if after_select {
-                    out.push_str(" | .");
-                    after_select = false;
+                match index {
+                    Some(i) => out.push_str(&format!("[{i}]")),
+                    None => out.push_str(if optional { "[]?" } else { "[]" }),
                 }
-                if out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(if optional { "[]?" } else { "[]" });
             }
         }
     }

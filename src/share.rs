@@ -44,7 +44,7 @@ pub struct ShareState {
     /// "strategy" -> a [`crate::Strategy::id`] other than "legacy" ("server-side-apply", "server-side-diff"),
     /// "ignoreAggregatedRoles" -> "true", "argocdVersion" -> the Argo CD release imitated (`MAJOR.MINOR`) when it is
     /// not the newest ([`crate::argocd_release::NEWEST`]), "argocdSettings" -> the pasted Application and/or argocd-cm YAML (the CLI
-    /// joins its `--app` and `--argocd-cm` files with "\n---\n"), read with [`crate::ignore::apply_user_settings`].
+    /// joins its `--app` and `--argocd-cm` files with "\n---\n"), read with [`crate::settings::apply_user_settings`].
     /// Readers ignore keys they do not know.
     pub options: BTreeMap<String, String>,
     /// The resource id the sender had selected, if any.

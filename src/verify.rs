@@ -15,6 +15,7 @@ use crate::identity::ResourceKey;
 use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path;
+use crate::settings;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -41,7 +42,7 @@ pub fn fix_rules(text: &str, copts: &CompareOptions) -> Option<Vec<IgnoreRule>> 
         jq: copts.jq.clone(),
         ..CompareOptions::for_release(copts.release)
     };
-    ignore::apply_user_settings(text, &mut scratch).ok()?;
+    settings::apply_user_settings(text, &mut scratch).ok()?;
     Some(
         scratch
             .ignore_rules

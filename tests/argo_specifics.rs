@@ -216,7 +216,7 @@ fn ignore_resource_status_field_default_follows_the_release() {
     ] {
         let mut compare = CompareOptions::for_release(release);
         assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
-        drift_doctor::ignore::apply_user_settings(cm, &mut compare).unwrap();
+        drift_doctor::settings::apply_user_settings(cm, &mut compare).unwrap();
         assert_eq!(compare.ignore_resource_status_field, expected, "{release}");
         assert!(compare.ignore_aggregated_roles);
     }

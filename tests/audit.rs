@@ -5,7 +5,7 @@
 
 mod common;
 
-use drift_doctor::ignore::apply_user_settings;
+use drift_doctor::settings::apply_user_settings;
 use drift_doctor::{analyze, AuditKind, CompareOptions, Options, Report, RuleAudit};
 
 const DIR: &str = "tests/fixtures/audit";

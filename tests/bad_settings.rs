@@ -22,15 +22,11 @@ struct Outcome {
     took: Duration,
 }
 
-/// `drift-doctor analyze` on the ConfigMap pair of the findings (or on
-/// `--diff`), with one settings option.
-fn analyze(sides: &[&str], option: &str, file: &str) -> Outcome {
-    let mut args: Vec<String> = vec!["analyze".into(), "--color".into(), "never".into()];
-    args.extend(sides.iter().map(|s| s.to_string()));
-    args.extend([option.to_string(), data(file)]);
+/// `drift-doctor` with `args`, timed.
+fn run(args: &[&str]) -> Outcome {
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
-        .args(&args)
+        .args(args)
         .output()
         .unwrap();
     Outcome {
@@ -41,13 +37,24 @@ fn analyze(sides: &[&str], option: &str, file: &str) -> Outcome {
     }
 }
 
-fn pair() -> Vec<String> {
-    vec![
-        "--git".into(),
-        data("set/cm_git.yaml"),
-        "--live".into(),
-        data("set/cm_live.yaml"),
-    ]
+/// `drift-doctor analyze` on the ConfigMap pair of the findings, with `extra`.
+fn on_pair(extra: &[&str]) -> Outcome {
+    let (git, live) = (data("set/cm_git.yaml"), data("set/cm_live.yaml"));
+    run(&[&["analyze", "--git", &git, "--live", &live], extra].concat())
+}
+
+/// `analyze` on that pair without colours, with one settings option and `extra`.
+fn analyze(option: &str, file: &str, extra: &[&str]) -> Outcome {
+    on_pair(&[&["--color", "never", option, &data(file)], extra].concat())
+}
+
+/// A settings file of this run's own under the temporary directory.
+fn temp_file(dir: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-{dir}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("settings.yaml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
 }
 
 /// Settings the analysis cannot use: exit 2, and stderr names the option
@@ -118,11 +125,7 @@ fn unusable_settings_are_located_errors_naming_the_file() {
         ),
     ];
     for (option, file, place, why) in cases {
-        let out = analyze(
-            &pair().iter().map(String::as_str).collect::<Vec<_>>(),
-            option,
-            file,
-        );
+        let out = analyze(option, file, &[]);
         assert_eq!(out.code, Some(2), "{file}: {}", out.stderr);
         let head = format!(
             "drift-doctor: {option} {}, {place}: Argo CD settings: ",
@@ -152,8 +155,13 @@ fn unusable_settings_are_located_errors_naming_the_file() {
 /// `def f: f; f` for every kind, with pasted diff text: refused the same way.
 #[test]
 fn a_recursive_rule_for_every_kind_is_refused_with_diff_input() {
-    let diff = data("diff/valid_unified.txt");
-    let out = analyze(&["--diff", &diff], "--app", "set/jq_recursive_def_all.yaml");
+    let (diff, app) = (
+        data("diff/valid_unified.txt"),
+        data("set/jq_recursive_def_all.yaml"),
+    );
+    let out = run(&[
+        "analyze", "--color", "never", "--diff", &diff, "--app", &app,
+    ]);
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
         out.stderr
@@ -178,13 +186,7 @@ fn endless_rules_are_stopped_and_named_in_the_report() {
         ),
     ];
     for (file, warning) in cases {
-        let mut sides = pair();
-        sides.extend(["--format".into(), "json".into()]);
-        let out = analyze(
-            &sides.iter().map(String::as_str).collect::<Vec<_>>(),
-            "--app",
-            file,
-        );
+        let out = analyze("--app", file, &["--format", "json"]);
         assert_eq!(out.code, Some(1), "{file}: {}", out.stderr);
         let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(report["warnings"], serde_json::json!([warning]), "{file}");
@@ -197,11 +199,7 @@ fn endless_rules_are_stopped_and_named_in_the_report() {
         );
 
         // The text format says it on stderr.
-        let text = analyze(
-            &pair().iter().map(String::as_str).collect::<Vec<_>>(),
-            "--app",
-            file,
-        );
+        let text = analyze("--app", file, &[]);
         assert_eq!(text.code, Some(1));
         assert!(
             text.stderr
@@ -215,60 +213,32 @@ fn endless_rules_are_stopped_and_named_in_the_report() {
 /// `ignore.normalizer.jq.timeout` in argocd-cm sets the budget, as in Argo CD.
 #[test]
 fn the_argocd_cm_timeout_sets_the_budget() {
-    let dir = std::env::temp_dir().join(format!("drift-doctor-jq-timeout-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cm = dir.join("argocd-cm.yaml");
-    std::fs::write(
-        &cm,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  ignore.normalizer.jq.timeout: 150ms\n",
-    )
-    .unwrap();
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
-        .args([
-            "analyze",
-            "--format",
-            "json",
-            "--git",
-            &data("set/cm_git.yaml"),
-            "--live",
-            &data("set/cm_live.yaml"),
-        ])
-        .args([
-            "--app",
-            &data("set/jq_range_path.yaml"),
-            "--argocd-cm",
-            cm.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let took = start.elapsed();
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cm = |timeout: &str| {
+        temp_file(
+            "jq-timeout",
+            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  ignore.normalizer.jq.timeout: {timeout}\n"),
+        )
+    };
+    let app = data("set/jq_range_path.yaml");
+    let out = on_pair(&[
+        "--format",
+        "json",
+        "--app",
+        &app,
+        "--argocd-cm",
+        &cm("150ms"),
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let warning = report["warnings"][0].as_str().unwrap_or_default();
     assert!(
         warning.ends_with("timed out after 150ms; skipped"),
         "{warning}"
     );
-    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert!(out.took < Duration::from_secs(1), "took {:?}", out.took);
 
-    std::fs::write(
-        &cm,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\ndata:\n  ignore.normalizer.jq.timeout: soon\n",
-    )
-    .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
-        .args([
-            "analyze",
-            "--git",
-            &data("set/cm_git.yaml"),
-            "--live",
-            &data("set/cm_live.yaml"),
-        ])
-        .args(["--argocd-cm", cm.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = on_pair(&["--argocd-cm", &cm("soon")]);
+    assert_eq!(out.code, Some(2));
+    let err = out.stderr;
     assert!(
         err.contains("line 6, column 3: Argo CD settings: `ignore.normalizer.jq.timeout` is `soon`, not a positive Go duration"),
         "{err}"
@@ -281,7 +251,7 @@ fn the_argocd_cm_timeout_sets_the_budget() {
 fn each_expression_is_compiled_once_per_analysis() {
     let text = common::read("tests/data/badinput/set/app_all_jq3.yaml");
     let mut compare = drift_doctor::CompareOptions::default();
-    drift_doctor::ignore::apply_user_settings(&text, &mut compare).unwrap();
+    drift_doctor::settings::apply_user_settings(&text, &mut compare).unwrap();
     let rule = &compare.ignore_rules[0];
     assert_eq!(rule.jq_path_expressions.len(), 3);
     for expr in &rule.jq_path_expressions {
@@ -297,7 +267,7 @@ fn each_expression_is_compiled_once_per_analysis() {
 /// of another kind pasted along, are warnings in the report.
 #[test]
 fn settings_are_never_ignored_in_silence() {
-    use drift_doctor::ignore::apply_user_settings;
+    use drift_doctor::settings::apply_user_settings;
     use drift_doctor::CompareOptions;
     let refused = [
         ("just text\n", (1, 1, 1), "document 1 is a string, not Argo CD settings"),
@@ -365,39 +335,16 @@ fn settings_are_never_ignored_in_silence() {
 /// time budget and skips it, as Argo CD's timeout would.
 #[test]
 fn outputs_that_multiply_without_a_loop_stop_at_the_time_budget() {
-    let dir = std::env::temp_dir().join(format!("drift-doctor-jq-multiply-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let bindings: String = (0..40).map(|i| format!("(1, 1) as $v{i} | ")).collect();
-    let settings = dir.join("settings.yaml");
-    std::fs::write(
-        &settings,
-        format!(
+    let settings = temp_file(
+        "jq-multiply",
+        &format!(
             "data:\n  ignore.normalizer.jq.timeout: 200ms\n---\nignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - '.data[{bindings}\"a\"]'\n"
         ),
-    )
-    .unwrap();
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
-        .args([
-            "analyze",
-            "--format",
-            "json",
-            "--git",
-            &data("set/cm_git.yaml"),
-            "--live",
-            &data("set/cm_live.yaml"),
-        ])
-        .args(["--argocd-cm", settings.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let took = start.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = on_pair(&["--format", "json", "--argocd-cm", &settings]);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let warning = report["warnings"][0].as_str().unwrap_or_default();
     assert!(
         warning.starts_with("rule ignoreDifferences[0]: jq expression `.data[(1, 1) as $v0"),
@@ -407,5 +354,5 @@ fn outputs_that_multiply_without_a_loop_stop_at_the_time_budget() {
         warning.ends_with("timed out after 200ms; skipped"),
         "{warning}"
     );
-    assert!(took < Duration::from_secs(2), "took {took:?}");
+    assert!(out.took < Duration::from_secs(2), "took {:?}", out.took);
 }

@@ -2,7 +2,11 @@
 
 mod common;
 
+use drift_doctor::share::{decode_fragment, ShareState};
+use drift_doctor::Report;
+use std::ffi::OsStr;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
@@ -17,7 +21,7 @@ fn scenario(name: &str, side: &str) -> String {
 }
 
 /// Run the CLI with `args`, and `stdin` as its standard input (none: empty).
-fn run(args: &[String], stdin: Option<&str>) -> Output {
+fn run(args: &[impl AsRef<OsStr>], stdin: Option<&str>) -> Output {
     let mut child = bin()
         .args(args)
         .stdin(if stdin.is_some() {
@@ -40,6 +44,51 @@ fn run(args: &[String], stdin: Option<&str>) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `cmd --git git --live live extra…` as arguments.
+fn sides(cmd: &str, git: &str, live: &str, extra: &[&str]) -> Vec<String> {
+    [cmd, "--git", git, "--live", live]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Run `cmd` on a scenario's Git and live files, with `extra` arguments.
+fn on_scenario(cmd: &str, name: &str, extra: &[&str]) -> Output {
+    let (git, live) = (scenario(name, "git"), scenario(name, "live"));
+    run(&sides(cmd, &git, &live, extra), None)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The JSON a run printed.
+fn json<T: serde::de::DeserializeOwned>(out: &Output) -> T {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            stderr(out)
+        )
+    })
+}
+
+/// What the link a run printed carries.
+fn link_state(out: &Output) -> ShareState {
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    decode_fragment(url.split_once('#').unwrap().1).unwrap()
+}
+
+/// A file of this run's own under the temporary directory.
+fn temp_file(dir: &str, name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("drift-doctor-{dir}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// What a run's output must show.
 enum Shows {
     /// Standard output contains this.
@@ -59,23 +108,10 @@ type Case<'a> = (&'a str, Vec<String>, Option<&'a str>, i32, Vec<Shows>);
 #[test]
 fn exit_codes_and_what_each_run_shows() {
     use Shows::*;
-    let dir = std::env::temp_dir().join(format!("drift-doctor-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.yaml");
-    std::fs::write(&bad, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n").unwrap();
+    let bad = temp_file("cli", "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n");
     let bad = bad.to_str().unwrap();
     let hpa_git = common::read("tests/fixtures/scenarios/autoscaler-hpa-replicas/git.yaml");
-    let analyze = |git: &str, live: &str, extra: &[&str]| -> Vec<String> {
-        let mut v = vec![
-            "analyze".to_string(),
-            "--git".into(),
-            git.into(),
-            "--live".into(),
-            live.into(),
-        ];
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
-    };
+    let analyze = |git: &str, live: &str, extra: &[&str]| sides("analyze", git, live, extra);
     let words = |w: &[&str]| -> Vec<String> { w.iter().map(|s| s.to_string()).collect() };
     let cases: Vec<Case> = vec![
         (
@@ -183,20 +219,9 @@ fn exit_codes_and_what_each_run_shows() {
 
 #[test]
 fn exit_one_and_a_valid_json_report_when_out_of_sync() {
-    let out = bin()
-        .args([
-            "analyze",
-            "--git",
-            &scenario("mixed-app", "git"),
-            "--live",
-            &scenario("mixed-app", "live"),
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let out = on_scenario("analyze", "mixed-app", &["--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let report: Report = json(&out);
     common::assert_valid(&report);
     assert!(report.summary.out_of_sync > 0);
 }
@@ -204,60 +229,46 @@ fn exit_one_and_a_valid_json_report_when_out_of_sync() {
 #[test]
 fn analyses_pasted_argocd_diff_text() {
     let fixture = common::root().join("tests/fixtures/difftext/argo_unified_u3.txt");
-    let out = bin()
-        .args([
+    let out = run(
+        &[
             "analyze",
             "--diff",
             fixture.to_str().unwrap(),
             "--format",
             "json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
+        None,
     );
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Report = json(&out);
     common::assert_valid(&report);
     assert!(report.resources.iter().any(|r| r.kind == "Deployment"));
 }
 
 #[test]
 fn user_ignore_rules_hide_what_they_cover() {
-    let dir = std::env::temp_dir().join(format!("drift-doctor-app-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let app = dir.join("app.yaml");
-    std::fs::write(
-        &app,
+    let app = temp_file(
+        "app",
+        "app.yaml",
         "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n",
-    )
-    .unwrap();
-    let args = |extra: &[&str]| {
-        let mut v = vec![
-            "analyze".to_string(),
-            "--git".into(),
-            scenario("autoscaler-hpa-replicas", "git"),
-            "--live".into(),
-            scenario("autoscaler-hpa-replicas", "live"),
-            "--format".into(),
-            "json".into(),
-        ];
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
-    };
-    let out = bin()
-        .args(args(&["--app", app.to_str().unwrap(), "--include-hidden"]))
-        .output()
-        .unwrap();
+    );
+    let out = on_scenario(
+        "analyze",
+        "autoscaler-hpa-replicas",
+        &[
+            "--format",
+            "json",
+            "--app",
+            app.to_str().unwrap(),
+            "--include-hidden",
+        ],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),
         "the HPA replicas difference is ignored by the rule"
     );
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Report = json(&out);
     let replicas = report
         .resources
         .iter()
@@ -274,25 +285,18 @@ fn user_ignore_rules_hide_what_they_cover() {
 
 #[test]
 fn link_prints_a_fragment_url_without_secret_values() {
-    let out = bin()
-        .args([
-            "link",
-            "--git",
-            &scenario("helm-random-secret", "git"),
-            "--live",
-            &scenario("helm-random-secret", "live"),
-            "--base",
-            "https://tools.example.com/drift-doctor/",
-        ])
-        .output()
-        .unwrap();
+    let out = on_scenario(
+        "link",
+        "helm-random-secret",
+        &["--base", "https://tools.example.com/drift-doctor/"],
+    );
     assert_eq!(out.status.code(), Some(0));
-    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let url = String::from_utf8_lossy(&out.stdout);
     assert!(
         url.starts_with("https://tools.example.com/drift-doctor/#v1."),
         "{url}"
     );
-    let state = drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap();
+    let state = link_state(&out);
     let live = common::read("tests/fixtures/scenarios/helm-random-secret/live.yaml");
     let secret_line = live
         .lines()
@@ -303,29 +307,21 @@ fn link_prints_a_fragment_url_without_secret_values() {
         !state.live.contains(value),
         "the link carries a Secret value"
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Secret value(s) replaced by masks"));
+    assert!(stderr(&out).contains("Secret value(s) replaced by masks"));
 }
 
 #[test]
 fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
     let name = "ssa-structured-merge-no-crd-defaults-3.4";
     let analyze = |version: Option<&str>| {
-        let mut cmd = bin();
-        cmd.args([
-            "analyze",
-            "--git",
-            &scenario(name, "git"),
-            "--live",
-            &scenario(name, "live"),
-            "--strategy",
-            "server-side-apply",
-            "--format",
-            "json",
-        ]);
-        if let Some(v) = version {
-            cmd.args(["--argocd-version", v]);
-        }
-        cmd.output().unwrap()
+        let mut extra = vec!["--strategy", "server-side-apply", "--format", "json"];
+        extra.extend(
+            version
+                .map(|v| ["--argocd-version", v])
+                .into_iter()
+                .flatten(),
+        );
+        on_scenario("analyze", name, &extra)
     };
     // Up to 3.5 ServerSideApply=true is the structured-merge diff; from 3.6,
     // server-side diff, whose dry run fills the CRD default.
@@ -341,28 +337,17 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
     ] {
         let out = analyze(version);
         assert_eq!(out.status.code(), Some(code), "{version:?}");
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report: serde_json::Value = json(&out);
         assert_eq!(report["argocd_version"], stated, "{version:?}");
     }
     let out = analyze(Some("three"));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not MAJOR.MINOR"));
+    assert!(stderr(&out).contains("not MAJOR.MINOR"));
 
     let link = |extra: &[&str]| {
-        let out = bin()
-            .args([
-                "link",
-                "--git",
-                &scenario(name, "git"),
-                "--live",
-                &scenario(name, "live"),
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
+        let out = on_scenario("link", name, extra);
         assert_eq!(out.status.code(), Some(0));
-        let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap()
+        link_state(&out)
     };
     let old = link(&["--argocd-version", "2.14"]);
     assert_eq!(
@@ -389,31 +374,27 @@ fn app_fixture(scenario: &str, name: &str) -> String {
     }
 }
 
+/// `cmd` on an Application scenario's Git and live files with `extra`.
+fn on_app_scenario(cmd: &str, scenario: &str, extra: &[&str]) -> Output {
+    let (git, live) = (
+        app_fixture(scenario, "git.yaml"),
+        app_fixture(scenario, "live.yaml"),
+    );
+    run(&sides(cmd, &git, &live, extra), None)
+}
+
 /// `analyze` of an Application scenario with its Application, and `extra`.
 fn analyze_app(scenario: &str, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "analyze".to_string(),
-        "--git".into(),
-        app_fixture(scenario, "git.yaml"),
-        "--live".into(),
-        app_fixture(scenario, "live.yaml"),
-        "--application".into(),
-        app_fixture(scenario, "application.yaml"),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    run(&args, None)
+    let app = app_fixture(scenario, "application.yaml");
+    let args = [&["--application", app.as_str()], extra].concat();
+    on_app_scenario("analyze", scenario, &args)
 }
 
 #[test]
 fn application_adds_argocd_status_and_its_settings() {
     let out = analyze_app("job-immutable", &["--format", "json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Report = json(&out);
     common::assert_valid(&report);
     // The destination namespace placed the Git Job beside the live one.
     assert_eq!(report.resources.len(), 1);
@@ -444,7 +425,7 @@ fn explicit_flags_win_over_the_applications_settings() {
         "ssa-conflict",
         &["--strategy", "legacy", "--format", "json"],
     );
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Report = json(&out);
     let settings = report.argocd_status.unwrap().settings;
     assert!(
         settings.iter().any(
@@ -453,7 +434,7 @@ fn explicit_flags_win_over_the_applications_settings() {
         "{settings:?}"
     );
     let out = analyze_app("ssa-conflict", &["--format", "json"]);
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Report = json(&out);
     assert!(report
         .argocd_status
         .unwrap()
@@ -464,29 +445,18 @@ fn explicit_flags_win_over_the_applications_settings() {
 
 #[test]
 fn a_broken_application_exits_2_naming_the_option() {
-    let dir = std::env::temp_dir().join(format!("drift-doctor-application-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("app.yaml");
-    std::fs::write(
-        &bad,
+    let bad = temp_file(
+        "application",
+        "app.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
-    )
-    .unwrap();
-    let args: Vec<String> = [
+    );
+    let out = on_app_scenario(
         "analyze",
-        "--git",
-        &app_fixture("healthy-synced", "git.yaml"),
-        "--live",
-        &app_fixture("healthy-synced", "live.yaml"),
-        "--application",
-        bad.to_str().unwrap(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let out = run(&args, None);
+        "healthy-synced",
+        &["--application", bad.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("--application"), "{err}");
     assert!(err.contains("no object of kind Application"), "{err}");
 }
@@ -495,25 +465,21 @@ fn a_broken_application_exits_2_naming_the_option() {
 fn git_again_explains_what_two_renders_disagree_on() {
     let dir = common::root().join("tests/fixtures/second_render/helm-generated");
     let file = |n: &str| dir.join(n).display().to_string();
-    let args: Vec<String> = [
-        "analyze",
-        "--git",
-        &file("git.yaml"),
-        "--live",
-        &file("live.yaml"),
+    let again = file("git-again.yaml");
+    let extra = [
         "--git-again",
-        &file("git-again.yaml"),
+        &again,
         "--namespace",
         "shop",
         "--format",
         "json",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let out = run(&args, None);
+    ];
+    let out = run(
+        &sides("analyze", &file("git.yaml"), &file("live.yaml"), &extra),
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
-    let report: drift_doctor::Report = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Report = json(&out);
     common::assert_valid(&report);
     let rules: Vec<(&str, &str)> = report
         .resources
@@ -528,11 +494,11 @@ fn git_again_explains_what_two_renders_disagree_on() {
     // Without --git the second render has nothing to go with.
     let out = run(
         &[
-            "analyze".to_string(),
-            "--diff".into(),
-            file("git.yaml"),
-            "--git-again".into(),
-            file("git-again.yaml"),
+            "analyze",
+            "--diff",
+            &file("git.yaml"),
+            "--git-again",
+            &again,
         ],
         None,
     );
@@ -541,27 +507,10 @@ fn git_again_explains_what_two_renders_disagree_on() {
 
 #[test]
 fn link_carries_the_applications_settings() {
-    let args: Vec<String> = [
-        "link",
-        "--git",
-        &app_fixture("ssa-conflict", "git.yaml"),
-        "--live",
-        &app_fixture("ssa-conflict", "live.yaml"),
-        "--application",
-        &app_fixture("ssa-conflict", "application.yaml"),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let out = run(&args, None);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let state = drift_doctor::share::decode_fragment(url.split_once('#').unwrap().1).unwrap();
+    let app = app_fixture("ssa-conflict", "application.yaml");
+    let out = on_app_scenario("link", "ssa-conflict", &["--application", &app]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let state = link_state(&out);
     assert_eq!(state.namespace, "shop");
     assert_eq!(
         state
@@ -581,23 +530,8 @@ fn link_carries_the_applications_settings() {
 /// differ, and the audit finds nothing wrong with the plan's own rules.
 #[test]
 fn the_plans_yaml_reads_back_as_settings() {
-    let s = |x: &str| x.to_string();
-    let (git, live) = (
-        scenario("several-causes-one-app", "git"),
-        scenario("several-causes-one-app", "live"),
-    );
-    let plan = run(
-        &[
-            s("plan"),
-            s("--git"),
-            git.clone(),
-            s("--live"),
-            live.clone(),
-            s("--format"),
-            s("yaml"),
-        ],
-        None,
-    );
+    let name = "several-causes-one-app";
+    let plan = on_scenario("plan", name, &["--format", "yaml"]);
     assert_eq!(plan.status.code(), Some(1));
     let yaml = String::from_utf8(plan.stdout).unwrap();
     assert!(
@@ -606,35 +540,14 @@ fn the_plans_yaml_reads_back_as_settings() {
     );
     let path = std::env::temp_dir().join(format!("drift-doctor-plan-{}.yaml", std::process::id()));
     std::fs::write(&path, &yaml).unwrap();
-    let json_plan = run(
-        &[
-            s("plan"),
-            s("--git"),
-            git.clone(),
-            s("--live"),
-            live.clone(),
-            s("--format"),
-            s("json"),
-        ],
-        None,
-    );
-    let planned: serde_json::Value = serde_json::from_slice(&json_plan.stdout).unwrap();
-    let after = run(
-        &[
-            s("analyze"),
-            s("--git"),
-            git,
-            s("--live"),
-            live,
-            s("--app"),
-            path.display().to_string(),
-            s("--format"),
-            s("json"),
-        ],
-        None,
+    let planned: serde_json::Value = json(&on_scenario("plan", name, &["--format", "json"]));
+    let after = on_scenario(
+        "analyze",
+        name,
+        &["--app", &path.display().to_string(), "--format", "json"],
     );
     let _ = std::fs::remove_file(&path);
-    let report: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    let report: serde_json::Value = json(&after);
     for audit in report["audit"]
         .as_array()
         .expect("an audit of the plan's rules")
@@ -672,17 +585,7 @@ fn the_plans_yaml_reads_back_as_settings() {
 
 #[test]
 fn plan_says_when_there_is_nothing_to_plan() {
-    let s = |x: &str| x.to_string();
-    let out = run(
-        &[
-            s("plan"),
-            s("--git"),
-            scenario("all-synced-server-noise", "git"),
-            s("--live"),
-            scenario("all-synced-server-noise", "live"),
-        ],
-        None,
-    );
+    let out = on_scenario("plan", "all-synced-server-noise", &[]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to plan"));
 }

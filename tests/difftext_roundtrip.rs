@@ -108,19 +108,39 @@ struct Rendered {
     git: Option<Value>,
 }
 
+/// The live and the target object of a resource, as printed.
+type Sides = (Option<Value>, Option<Value>);
+
+/// What to render: each resource with its printed sides.
+fn to_render<'a>(objects: &'a [Rendered], sides: &'a [Sides]) -> Vec<RenderResource<'a>> {
+    objects
+        .iter()
+        .zip(sides)
+        .map(|(r, (live, target))| RenderResource {
+            group: &r.group,
+            kind: &r.kind,
+            namespace: &r.namespace,
+            name: &r.name,
+            live: live.as_ref(),
+            target: target.as_ref(),
+        })
+        .collect()
+}
+
 /// The objects the diff tools would compare for a scenario's OutOfSync resources.
 fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
     let live_docs = parse_side(live, Side::Live).unwrap();
     let git_docs = parse_side(git, Side::Git).unwrap();
-    let find = |docs: &[drift_doctor::input::Document], kind: &str, name: &str| {
+    let find = |docs: &[drift_doctor::input::Document], r: &drift_doctor::ResourceReport| {
         docs.iter()
             .map(|d| &d.object)
             .find(|o| {
-                o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                    && o["kind"] == kind
+                o.pointer("/metadata/name").and_then(Value::as_str) == Some(r.name.as_str())
+                    && o["kind"] == r.kind.as_str()
             })
             .cloned()
     };
+    let printed = |docs, r| find(docs, r).map(|o| clean(&o));
     let mut out = Vec::new();
     for r in report
         .resources
@@ -129,7 +149,7 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
     {
         let (live, target) = match r.presence {
             Presence::Both => {
-                let live_obj = clean(&find(&live_docs, &r.kind, &r.name).expect("live object"));
+                let live_obj = printed(&live_docs, r).expect("live object");
                 let mut target = live_obj.clone();
                 for d in r.differences.iter().filter(|d| d.visible) {
                     let v = (d.change != Change::Added).then_some(&d.git);
@@ -137,8 +157,8 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
                 }
                 (Some(live_obj), Some(target))
             }
-            Presence::GitOnly => (None, find(&git_docs, &r.kind, &r.name).map(|o| clean(&o))),
-            Presence::LiveOnly => (find(&live_docs, &r.kind, &r.name).map(|o| clean(&o)), None),
+            Presence::GitOnly => (None, printed(&git_docs, r)),
+            Presence::LiveOnly => (printed(&live_docs, r), None),
         };
         out.push(Rendered {
             group: r.group.clone(),
@@ -147,7 +167,7 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
             name: r.name.clone(),
             live,
             target,
-            git: find(&git_docs, &r.kind, &r.name),
+            git: find(&git_docs, r),
         });
     }
     out
@@ -156,7 +176,7 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
 /// Mask Secret `data` as the tools print it: Argo CD (`HideSecretData`) gives each distinct value a
 /// run of `+`, 8 long and 4 longer for each next value, the same on both sides; `kubectl diff`
 /// writes `***`, or `*** (before)` and `*** (after)` for a changed value.
-fn mask_secret(r: &Rendered, argo: bool) -> (Option<Value>, Option<Value>) {
+fn mask_secret(r: &Rendered, argo: bool) -> Sides {
     let (mut live, mut target) = (r.live.clone(), r.target.clone());
     if !(r.group.is_empty() && r.kind == "Secret") {
         return (live, target);
@@ -328,21 +348,9 @@ fn diff_text_gives_the_yaml_mode_report() {
         let live = common::read(format!("{dir}/live.yaml"));
         let yaml = analyze(&git, &live, &Options::default()).unwrap();
         let objects = rendered_objects(&yaml, &git, &live);
-        let argo_masked: Vec<(Option<Value>, Option<Value>)> =
-            objects.iter().map(|r| mask_secret(r, true)).collect();
-        let resources: Vec<RenderResource> = objects
-            .iter()
-            .zip(&argo_masked)
-            .map(|(r, (live, target))| RenderResource {
-                group: &r.group,
-                kind: &r.kind,
-                namespace: &r.namespace,
-                name: &r.name,
-                live: live.as_ref(),
-                target: target.as_ref(),
-            })
-            .collect();
-        let kubectl_objects: Vec<(Option<Value>, Option<Value>)> = objects
+        let argo_masked: Vec<Sides> = objects.iter().map(|r| mask_secret(r, true)).collect();
+        let resources = to_render(&objects, &argo_masked);
+        let kubectl_objects: Vec<Sides> = objects
             .iter()
             .map(|r| {
                 let (live, target) = mask_secret(r, false);
@@ -354,18 +362,7 @@ fn diff_text_gives_the_yaml_mode_report() {
                 (live, bumped.or(target))
             })
             .collect();
-        let kubectl_resources: Vec<RenderResource> = objects
-            .iter()
-            .zip(&kubectl_objects)
-            .map(|(r, (live, target))| RenderResource {
-                group: &r.group,
-                kind: &r.kind,
-                namespace: &r.namespace,
-                name: &r.name,
-                live: live.as_ref(),
-                target: target.as_ref(),
-            })
-            .collect();
+        let kubectl_resources = to_render(&objects, &kubectl_objects);
         let texts = [
             ("argocd normal", render_argocd_diff(&resources, None)),
             ("argocd unified", render_argocd_diff(&resources, Some(3))),

@@ -250,7 +250,7 @@ fn mutated_settings_never_panic() {
             let text = m.mutate(&original);
             let result = catch_unwind(AssertUnwindSafe(|| {
                 let mut compare = drift_doctor::CompareOptions::default();
-                drift_doctor::ignore::apply_user_settings(&text, &mut compare).is_ok()
+                drift_doctor::settings::apply_user_settings(&text, &mut compare).is_ok()
             }));
             assert!(result.is_ok(), "{name} round {round}: panicked");
         }

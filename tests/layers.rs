@@ -43,9 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "compare",
             "object_options",
             "pairing",
-            // The settings reader writes into `CompareOptions`, so it sits
-            // above `compare` while the rules it reads sit below.
-            "ignore::settings",
+            "settings",
         ],
     ),
     ("knowledge", &["rules"]),
@@ -57,10 +55,6 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("shells", &["render", "share", "web"]),
 ];
-
-/// Files that form a node of their own rather than part of their top-level
-/// module.
-const OWN_NODES: &[(&str, &str)] = &[("ignore/settings.rs", "ignore::settings")];
 
 /// The source with comments, string and character literals blanked out, so
 /// that only code is scanned.
@@ -149,9 +143,8 @@ fn ident_at(s: &str) -> &str {
     &s[..end]
 }
 
-/// The path after every `crate::` in code, up to two segments: a module (or
-/// a name the crate root re-exports) and what follows it. `crate::{a, b::c}`
-/// yields `a` and `b`.
+/// The first segment of the path after every `crate::` in code: a module or
+/// a name the crate root re-exports. `crate::{a, b::c}` yields `a` and `b`.
 fn crate_references(source: &str) -> BTreeSet<String> {
     let code = code_only(source);
     let mut names = BTreeSet::new();
@@ -189,15 +182,7 @@ fn crate_references(source: &str) -> BTreeSet<String> {
         } else {
             let name = ident_at(tail);
             if !name.is_empty() {
-                // Keep a second segment: it may name a node of its own.
-                let second = tail[name.len()..]
-                    .strip_prefix("::")
-                    .map(ident_at)
-                    .filter(|s| !s.is_empty());
-                names.insert(match second {
-                    Some(second) => format!("{name}::{second}"),
-                    None => name.to_string(),
-                });
+                names.insert(name.to_string());
             }
         }
     }
@@ -248,11 +233,7 @@ impl Resolver {
         }
     }
 
-    fn node(&self, path: &str) -> Option<String> {
-        if let Some((_, own)) = OWN_NODES.iter().find(|(_, n)| *n == path) {
-            return Some(own.to_string());
-        }
-        let name = path.split("::").next().unwrap();
+    fn node(&self, name: &str) -> Option<String> {
         if self.modules.contains(name) {
             return Some(name.to_string());
         }
@@ -266,12 +247,8 @@ fn layer_of(node: &str) -> Option<usize> {
         .position(|(_, members)| members.contains(&node))
 }
 
-/// The node a file under `src/` belongs to: its own (see [`OWN_NODES`]) or
-/// its top-level module.
+/// The node a file under `src/` belongs to: its top-level module.
 fn node_of(relative: &str) -> String {
-    if let Some((_, node)) = OWN_NODES.iter().find(|(file, _)| *file == relative) {
-        return node.to_string();
-    }
     let first = relative.split('/').next().unwrap();
     first.trim_end_matches(".rs").to_string()
 }
@@ -282,18 +259,12 @@ fn edges(files: &[(String, String)], resolver: &Resolver) -> BTreeMap<String, BT
     for (relative, source) in files {
         let from = node_of(relative);
         let own = edges.entry(from.clone()).or_default();
-        for path in crate_references(source) {
+        for name in crate_references(source) {
             let to = resolver
-                .node(&path)
-                .unwrap_or_else(|| panic!("{relative}: `crate::{path}` names no module"));
+                .node(&name)
+                .unwrap_or_else(|| panic!("{relative}: `crate::{name}` names no module"));
             if to != from {
                 own.insert(to);
-            }
-        }
-        // A file of its own node reaches its parent module through `super::`.
-        if let Some(parent) = from.rsplit_once("::").map(|(p, _)| p) {
-            if code_only(source).contains("super::") {
-                own.insert(parent.to_string());
             }
         }
     }
@@ -399,7 +370,7 @@ fn library_modules_import_only_downwards_and_in_no_cycle() {
 }
 
 fn fake(files: &[(&str, &str)]) -> Vec<String> {
-    let lib = "pub mod path;\npub mod compare;\npub mod model;\npub mod ignore;\npub use compare::{CompareOptions, Strategy};\npub use model::*;\n";
+    let lib = "pub mod path;\npub mod compare;\npub mod model;\npub mod ignore;\npub mod settings;\npub use compare::{CompareOptions, Strategy};\npub use model::*;\n";
     let files: Vec<(String, String)> = files
         .iter()
         .map(|(f, s)| (f.to_string(), s.to_string()))
@@ -450,12 +421,18 @@ fn the_scan_finds_a_cycle_within_a_layer() {
         ("ignore/mod.rs", "use crate::compare::IgnoreStatus;"),
     ]);
     assert_eq!(wrong, ["import cycle: compare -> ignore -> compare"]);
-    // The settings reader is a node of its own, above `compare`.
+    // A file in a module's directory is that module: it closes the same ring.
+    let wrong = fake(&[
+        ("compare.rs", "use crate::ignore::IgnoreRule;"),
+        ("ignore/jq.rs", "use crate::compare::IgnoreStatus;"),
+    ]);
+    assert_eq!(wrong, ["import cycle: compare -> ignore -> compare"]);
+    // The settings reader sits above both: no ring.
     let fine = fake(&[
         ("compare.rs", "use crate::ignore::IgnoreRule;"),
         (
-            "ignore/settings.rs",
-            "use super::IgnoreRule;\nuse crate::compare::CompareOptions;",
+            "settings.rs",
+            "use crate::ignore::IgnoreRule;\nuse crate::compare::CompareOptions;",
         ),
     ]);
     assert_eq!(fine, Vec::<String>::new());

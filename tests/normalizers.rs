@@ -6,7 +6,7 @@ mod common;
 
 use drift_doctor::compare::{compare, CompareOptions};
 use drift_doctor::identity::{key_of, ScopeTable};
-use drift_doctor::ignore::{parse_rules, IgnoreRule};
+use drift_doctor::{ignore::IgnoreRule, settings::parse_rules};
 use serde_json::{json, Value};
 
 const CORPUS: &str = "tests/corpus/gitops-engine";

@@ -7,7 +7,7 @@ mod common;
 
 use drift_doctor::compare::{compare, compare_with_predicted, CompareOptions, Strategy};
 use drift_doctor::identity::{key_of, ScopeTable};
-use drift_doctor::ignore::{parse_rules, IgnoreRule};
+use drift_doctor::{ignore::IgnoreRule, settings::parse_rules};
 use serde_json::Value;
 
 const CORPUS: &str = "tests/corpus/gitops-engine";

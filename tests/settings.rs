@@ -6,7 +6,7 @@
 mod common;
 
 use drift_doctor::compare::IgnoreStatus;
-use drift_doctor::ignore::{apply_user_settings, parse_rules};
+use drift_doctor::settings::{apply_user_settings, parse_rules};
 use drift_doctor::{analyze, CompareOptions, Difference, Options, Report, Status, Strategy};
 use std::process::Command;
 

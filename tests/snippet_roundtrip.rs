@@ -5,7 +5,7 @@
 
 mod common;
 
-use drift_doctor::ignore::apply_user_settings;
+use drift_doctor::settings::apply_user_settings;
 use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report, Strategy};
 use serde_yaml::Value;
 

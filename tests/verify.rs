@@ -5,8 +5,8 @@
 
 mod common;
 
-use drift_doctor::ignore::apply_user_settings;
 use drift_doctor::rules::catalog;
+use drift_doctor::settings::apply_user_settings;
 use drift_doctor::{analyze, Cause, CompareOptions, FixKind, Options, Report, Verified};
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -16,7 +16,7 @@ use crate::model::{ArgocdStatus, Presence, Report, Status, VerdictDisagreement};
 use serde_json::Value;
 
 /// A pasted Application, with its text (its ignoreDifferences are read by
-/// [`crate::ignore::apply_user_settings`] from the text, so errors locate in it).
+/// [`crate::settings::apply_user_settings`] from the text, so errors locate in it).
 #[derive(Debug, Clone)]
 pub struct Application {
     object: Value,
@@ -157,7 +157,7 @@ impl Application {
         namespace_given: bool,
         strategy_given: bool,
     ) -> Result<(), InputError> {
-        crate::ignore::apply_user_settings(&self.text, compare)?;
+        crate::settings::apply_user_settings(&self.text, compare)?;
         if !namespace_given {
             if let Some(ns) = self.destination_namespace() {
                 *namespace = Some(ns.to_string());

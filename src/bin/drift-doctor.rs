@@ -431,7 +431,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             let name = format!("{option} {path}");
             let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
             let text = decode_text(&bytes, Side::Git).map_err(|e| located(&name, e))?;
-            drift_doctor::ignore::apply_user_settings(&text, compare)
+            drift_doctor::settings::apply_user_settings(&text, compare)
                 .map_err(|e| located(&name, e))?;
             texts.push(text);
         }

@@ -4,16 +4,14 @@
 //! legacy `resource.customizations` map), applied as Argo CD applies them:
 //! JSON pointers, jq path expressions (run by the jaq engine as
 //! `del(<expr>)` within bounds, see [`jq`]) and trusted field managers.
-//! [`settings`] reads them, with argocd-cm's `resource.compareoptions` and
-//! `ignore.normalizer.jq.timeout`.
+//! [`crate::settings`] reads them, with argocd-cm's `resource.compareoptions`
+//! and `ignore.normalizer.jq.timeout`.
 
 #![warn(missing_docs)]
 
 pub mod jq;
-pub mod settings;
 
 pub use jq::JqRuntime;
-pub use settings::{apply_user_settings, parse_rules};
 
 use crate::identity::ResourceKey;
 use crate::path::Seg;
@@ -164,52 +162,6 @@ fn remove_pointer(obj: &mut Value, pointer: &str) {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn reads_both_forms() {
-        let text = r#"
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop}
-spec:
-  ignoreDifferences:
-  - group: apps
-    kind: Deployment
-    name: cart
-    jsonPointers: [/spec/replicas]
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: argocd-cm}
-data:
-  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |
-    jqPathExpressions:
-    - '.webhooks[]?.clientConfig.caBundle'
-  resource.customizations.ignoreDifferences.Service: |
-    jsonPointers: [/spec/clusterIP]
-  resource.customizations.ignoreDifferences.all: |
-    managedFieldsManagers: [kube-controller-manager]
-"#;
-        let rules = parse_rules(text).unwrap();
-        assert_eq!(rules.len(), 4);
-        let by_kind = |k: &str| rules.iter().find(|r| r.kind == k).unwrap();
-        assert_eq!(by_kind("Deployment").group, "apps");
-        assert_eq!(
-            by_kind("MutatingWebhookConfiguration").group,
-            "admissionregistration.k8s.io"
-        );
-        assert_eq!(by_kind("Service").group, "");
-        assert_eq!(by_kind("*").group, "*");
-        let key = ResourceKey {
-            group: "apps".into(),
-            kind: "Deployment".into(),
-            namespace: "n".into(),
-            name: "cart".into(),
-        };
-        assert!(by_kind("Deployment").applies_to(&key));
-        assert!(!by_kind("MutatingWebhookConfiguration").applies_to(&key));
-        assert!(by_kind("*").applies_to(&key));
-    }
 
     #[test]
     fn jq_deletes_selected_items_and_pointers_remove_keys() {

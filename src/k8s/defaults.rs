@@ -2,7 +2,7 @@
 //! a `PodSpec`, `Container`, `Probe`... appears gets them), and `default_for` to explain a
 //! live-only value as "a server default".
 
-use super::schema::{root, root_node, type_def, Node};
+use super::schema::{root, root_node, walk_typed};
 use super::MAX_DEPTH;
 use serde_json::{Map, Value};
 
@@ -783,40 +783,6 @@ fn apply_rules(rules: &[Rule], o: &mut Obj, ctx: &Ctx) {
     }
 }
 
-fn default_node(node: &Node, v: &mut Value, ctx: &Ctx, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match node {
-        Node::Scalar => {}
-        Node::Type(i) => {
-            let Some(t) = type_def(*i) else { return };
-            if let Value::Object(m) = v {
-                apply_rules(rules_for(t.name), m, ctx);
-                for (k, child) in m.iter_mut() {
-                    if let Some(f) = t.field(k) {
-                        default_node(f, child, ctx, depth + 1);
-                    }
-                }
-            }
-        }
-        Node::List { item, .. } => {
-            if let Value::Array(a) = v {
-                for x in a {
-                    default_node(item, x, ctx, depth + 1);
-                }
-            }
-        }
-        Node::Map(item) => {
-            if let Value::Object(m) = v {
-                for x in m.values_mut() {
-                    default_node(item, x, ctx, depth + 1);
-                }
-            }
-        }
-    }
-}
-
 fn ctx_of(kind: &str, obj: &Value) -> Ctx {
     Ctx {
         api_version: obj
@@ -835,7 +801,12 @@ fn ctx_of(kind: &str, obj: &Value) -> Ctx {
 pub fn apply_defaults(group: &str, kind: &str, obj: &mut Value) {
     if let Some(node) = root_node(group, kind) {
         let ctx = ctx_of(kind, obj);
-        default_node(node, obj, &ctx, 0);
+        walk_typed(node, obj, 0, &mut |t, v| {
+            if let Value::Object(m) = v {
+                apply_rules(rules_for(t.name), m, &ctx);
+            }
+            true
+        });
     }
 }
 

@@ -1,7 +1,7 @@
 //! Go `time.Duration` text (`metav1.Duration` marshals with `Duration.String`).
 
 /// `time.ParseDuration`, in nanoseconds.
-pub(super) fn parse_go_duration(s: &str) -> Option<i64> {
+pub(crate) fn parse_go_duration(s: &str) -> Option<i64> {
     let mut s = s.as_bytes();
     let mut neg = false;
     if let Some(&c @ (b'-' | b'+')) = s.first() {

@@ -3,8 +3,7 @@
 
 use super::duration::{format_go_duration, parse_go_duration};
 use super::quantity::canonical_quantity;
-use super::schema::{root_node, schema, type_def, Node, INT_OR_STRING, QUANTITY};
-use super::MAX_DEPTH;
+use super::schema::{root_node, schema, walk_typed, Node, INT_OR_STRING, QUANTITY};
 use serde_json::{Map, Number, Value};
 
 /// Canonicalise, in place, every Quantity leaf of a built-in kind (strings or numbers) to
@@ -13,7 +12,7 @@ use serde_json::{Map, Number, Value};
 /// Objects of kinds without a schema are left untouched.
 pub fn normalize_known_types(group: &str, kind: &str, obj: &mut Value) {
     if let Some(node) = root_node(group, kind) {
-        normalize_node(node, obj, 0);
+        normalize_node(node, obj);
     }
 }
 
@@ -51,7 +50,7 @@ pub fn normalize_as_type(argo_type: &str, value: &mut Value) -> bool {
         return false;
     };
     if let Some(node) = s.type_nodes.get(idx as usize) {
-        normalize_node(node, value, 0);
+        normalize_node(node, value);
     }
     // The typed round trip also drops zero values the API never stores.
     drop_omitted_zero_values(value);
@@ -74,41 +73,19 @@ fn argo_type_name(argo_type: &str) -> Option<String> {
     Some(format!("{prefix}.{version}.{kind}"))
 }
 
-fn normalize_node(node: &Node, v: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match node {
-        Node::Scalar => {}
-        Node::Type(i) => {
-            let Some(t) = type_def(*i) else { return };
-            if t.name == QUANTITY {
-                canonicalize_quantity_in_place(v);
-            } else if t.name == INT_OR_STRING {
-                normalize_int_or_string(v);
-            } else if let Value::Object(m) = v {
-                for (k, child) in m.iter_mut() {
-                    if let Some(f) = t.field(k) {
-                        normalize_node(f, child, depth + 1);
-                    }
-                }
-            }
+/// Quantities and IntOrString values canonicalised along the schema from `node`.
+fn normalize_node(node: &Node, v: &mut Value) {
+    walk_typed(node, v, 0, &mut |t, v| {
+        if t.name == QUANTITY {
+            canonicalize_quantity_in_place(v);
+            false
+        } else if t.name == INT_OR_STRING {
+            normalize_int_or_string(v);
+            false
+        } else {
+            true
         }
-        Node::List { item, .. } => {
-            if let Value::Array(a) = v {
-                for x in a {
-                    normalize_node(item, x, depth + 1);
-                }
-            }
-        }
-        Node::Map(item) => {
-            if let Value::Object(m) = v {
-                for x in m.values_mut() {
-                    normalize_node(item, x, depth + 1);
-                }
-            }
-        }
-    }
+    });
 }
 
 fn canonicalize_quantity_in_place(v: &mut Value) {

@@ -23,6 +23,7 @@ mod quantity;
 mod schema;
 
 pub use defaults::{apply_defaults, default_for};
+pub(crate) use duration::parse_go_duration;
 pub use known_types::{drop_omitted_zero_values, normalize_as_type, normalize_known_types};
 pub use quantity::canonical_quantity;
 pub use schema::{root, Cursor, ListStrategy};

@@ -172,6 +172,50 @@ pub(super) fn type_def(i: u32) -> Option<&'static TypeDef> {
     schema()?.types.get(i as usize)
 }
 
+/// Walk `v` down the schema from `node`: `at_type` sees each value of a named type before
+/// its fields, and says whether to go on into them. Lists and maps pass on to their items;
+/// nothing deeper than `MAX_DEPTH` is visited.
+pub(super) fn walk_typed(
+    node: &Node,
+    v: &mut Value,
+    depth: usize,
+    at_type: &mut dyn FnMut(&TypeDef, &mut Value) -> bool,
+) {
+    if depth > super::MAX_DEPTH {
+        return;
+    }
+    match node {
+        Node::Scalar => {}
+        Node::Type(i) => {
+            let Some(t) = type_def(*i) else { return };
+            if !at_type(t, v) {
+                return;
+            }
+            if let Value::Object(m) = v {
+                for (k, child) in m.iter_mut() {
+                    if let Some(f) = t.field(k) {
+                        walk_typed(f, child, depth + 1, at_type);
+                    }
+                }
+            }
+        }
+        Node::List { item, .. } => {
+            if let Value::Array(a) = v {
+                for x in a {
+                    walk_typed(item, x, depth + 1, at_type);
+                }
+            }
+        }
+        Node::Map(item) => {
+            if let Value::Object(m) = v {
+                for x in m.values_mut() {
+                    walk_typed(item, x, depth + 1, at_type);
+                }
+            }
+        }
+    }
+}
+
 /// The group serving `kind` today, for a group that may carry a version (`apps/v1`) or be
 /// spelt `core` (versions never matter).
 fn canonical_group<'a>(group: &'a str, kind: &str) -> &'a str {

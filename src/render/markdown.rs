@@ -1,7 +1,7 @@
 //! A ticket-ready Markdown summary: plain headings, tables and fenced code,
 //! no HTML, so GitHub, GitLab and Jira render it alike.
 
-use super::inline_value;
+use super::{inline_value, our_verdict};
 use crate::fixes::prevention_checklist;
 use crate::model::*;
 use std::fmt::Write;
@@ -10,13 +10,18 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// Backticks one more than the longest run of them in `s`, and than `shortest`.
+fn fence(s: &str, shortest: usize) -> String {
+    let longest_run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest_run.max(shortest) + 1)
+}
+
 /// Input text as a code span that nothing inside can close: the fence is
 /// one backtick longer than the longest run of backticks in the text
 /// (CommonMark), padded with a space where the text starts or ends with one.
 fn code(s: &str) -> String {
     let s = s.replace('\n', " ");
-    let longest_run = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest_run + 1);
+    let fence = fence(&s, 0);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
     } else {
@@ -251,8 +256,7 @@ fn argocd_status(out: &mut String, a: &ArgocdStatus) {
         }
         let snippet = e.snippet.trim_end();
         if !snippet.is_empty() {
-            let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-            let fence = "`".repeat(longest_run.max(2) + 1);
+            let fence = fence(snippet, 2);
             let indented: String = snippet.lines().map(|l| format!("  {l}\n")).collect();
             let _ = writeln!(out, "\n  {fence}yaml\n{indented}  {fence}");
         }
@@ -265,11 +269,7 @@ fn argocd_status(out: &mut String, a: &ArgocdStatus) {
         let _ = writeln!(out, "| Resource | Argo CD | drift-doctor | What it means |");
         let _ = writeln!(out, "| --- | --- | --- | --- |");
         for v in &a.verdicts {
-            let ours = match v.drift_doctor {
-                Some(Status::Synced) => "Synced",
-                Some(Status::OutOfSync) => "OutOfSync",
-                None => "not pasted",
-            };
+            let ours = our_verdict(v.drift_doctor);
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} |",
@@ -291,8 +291,7 @@ fn fenced(out: &mut String, snippet: &str, yaml: bool) {
         "text"
     };
     let snippet = snippet.trim_end();
-    let longest_run = snippet.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest_run.max(2) + 1);
+    let fence = fence(snippet, 2);
     let _ = writeln!(out, "{fence}{lang}\n{snippet}\n{fence}\n");
 }
 

@@ -5,6 +5,7 @@
 pub mod markdown;
 pub mod text;
 
+use crate::model::Status;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -36,4 +37,13 @@ fn is_unsafe_for_terminal(c: char) -> bool {
 /// A value on one line for tables and terminal output.
 pub fn inline_value(v: &Value, max: usize) -> String {
     crate::text::one_line(&crate::text::value_or_absent(Some(v)), max)
+}
+
+/// What drift-doctor says of a resource Argo CD's verdict names.
+fn our_verdict(status: Option<Status>) -> &'static str {
+    match status {
+        Some(Status::Synced) => "Synced",
+        Some(Status::OutOfSync) => "OutOfSync",
+        None => "not pasted",
+    }
 }

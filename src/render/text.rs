@@ -1,6 +1,6 @@
 //! The terminal report: per resource, per difference, cause, evidence, fix.
 
-use super::{inline_value, terminal_inert};
+use super::{inline_value, our_verdict, terminal_inert};
 use crate::model::*;
 use std::fmt::Write;
 
@@ -274,11 +274,7 @@ fn argocd_status(out: &mut String, st: &Style, a: &ArgocdStatus) {
         }
     }
     for v in &a.verdicts {
-        let ours = match v.drift_doctor {
-            Some(Status::Synced) => "Synced",
-            Some(Status::OutOfSync) => "OutOfSync",
-            None => "not pasted",
-        };
+        let ours = our_verdict(v.drift_doctor);
         let _ = writeln!(
             out,
             "  {} {}: Argo CD {}, drift-doctor {}: {}",

@@ -183,7 +183,7 @@ pub struct Example {
     pub namespace: Option<String>,
     /// Argo CD settings the example is compared with: an Application and/or
     /// the argocd-cm ConfigMap as YAML (`resource.compareoptions`,
-    /// `ignoreDifferences`), read by [`crate::ignore::apply_user_settings`].
+    /// `ignoreDifferences`), read by [`crate::settings::apply_user_settings`].
     #[serde(default)]
     pub settings: Option<String>,
     /// A second render of the same commit, if the rule needs one.
@@ -205,7 +205,7 @@ impl Example {
     pub fn compare_options(&self, base: CompareOptions) -> Result<CompareOptions, InputError> {
         let mut compare = base;
         if let Some(settings) = &self.settings {
-            crate::ignore::apply_user_settings(settings, &mut compare)?;
+            crate::settings::apply_user_settings(settings, &mut compare)?;
         }
         Ok(compare)
     }

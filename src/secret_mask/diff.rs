@@ -28,6 +28,17 @@ pub(super) struct DLine {
     pub(super) hunk: usize,
 }
 
+impl DLine {
+    /// A header line (or any line that holds no side's content), starting at `cstart`.
+    fn header(cstart: usize, hunk: usize) -> DLine {
+        DLine {
+            kind: DKind::Header,
+            cstart,
+            hunk,
+        }
+    }
+}
+
 pub(super) struct DiffCtx {
     pub(super) hunk_context: Vec<Option<String>>,
     pub(super) hunk_section: Vec<usize>,
@@ -46,6 +57,13 @@ impl DiffCtx {
 
     pub(super) fn hunk_context(&self, hunk: usize) -> Option<&str> {
         self.hunk_context.get(hunk).and_then(|c| c.as_deref())
+    }
+
+    /// Open a hunk of `section` with its context text; its index.
+    fn new_hunk(&mut self, context: Option<String>, section: usize) -> usize {
+        self.hunk_context.push(context);
+        self.hunk_section.push(section);
+        self.hunk_context.len() - 1
     }
 }
 
@@ -111,9 +129,7 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
         |ctx: &mut DiffCtx, kind: Option<SecKind>, section: &mut usize, hunk: &mut usize| {
             ctx.section_header.push(kind);
             *section = ctx.section_header.len() - 1;
-            ctx.hunk_context.push(None);
-            ctx.hunk_section.push(*section);
-            *hunk = ctx.hunk_context.len() - 1;
+            *hunk = ctx.new_hunk(None, *section);
         };
     for (k, r) in raws.iter().enumerate() {
         let s = &text[r.start..r.end];
@@ -155,19 +171,13 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
         let next = raws.get(k + 1).map_or("", |n| &text[n.start..n.end]);
         if s.starts_with("@@") {
             if let Some((o, n, c)) = parse_unified_header(s) {
-                ctx.hunk_context.push(c);
-                ctx.hunk_section.push(section);
-                hunk = ctx.hunk_context.len() - 1;
+                hunk = ctx.new_hunk(c, section);
                 rem_old = o;
                 rem_new = n;
                 in_normal = false;
                 seen_unified = true;
                 file_header_open = false;
-                out.push(DLine {
-                    kind: DKind::Header,
-                    cstart: r.start,
-                    hunk,
-                });
+                out.push(DLine::header(r.start, hunk));
                 continue;
             }
         }
@@ -180,11 +190,7 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
             new_section(&mut ctx, kind, &mut section, &mut hunk);
             in_normal = false;
             file_header_open = true;
-            out.push(DLine {
-                kind: DKind::Header,
-                cstart: r.start,
-                hunk,
-            });
+            out.push(DLine::header(r.start, hunk));
             continue;
         }
         if s.starts_with("--- ") && next.starts_with("+++ ") {
@@ -194,32 +200,18 @@ pub(super) fn classify_diff_lines(text: &str, raws: &[RawLine]) -> (Vec<DLine>, 
             }
             file_header_open = true;
             in_normal = false;
-            out.push(DLine {
-                kind: DKind::Header,
-                cstart: r.start,
-                hunk,
-            });
+            out.push(DLine::header(r.start, hunk));
             continue;
         }
         if s.starts_with("+++ ") && file_header_open {
-            out.push(DLine {
-                kind: DKind::Header,
-                cstart: r.start,
-                hunk,
-            });
+            out.push(DLine::header(r.start, hunk));
             continue;
         }
         if normal_header(s).is_some() {
-            ctx.hunk_context.push(None);
-            ctx.hunk_section.push(section);
-            hunk = ctx.hunk_context.len() - 1;
+            hunk = ctx.new_hunk(None, section);
             in_normal = true;
             file_header_open = false;
-            out.push(DLine {
-                kind: DKind::Header,
-                cstart: r.start,
-                hunk,
-            });
+            out.push(DLine::header(r.start, hunk));
             continue;
         }
         if in_normal {

@@ -462,38 +462,30 @@ impl<'a> Scan<'a> {
                 };
                 (Shape::Block, Some(region), last)
             }
-            b'"' | b'\'' => match self.scan_quoted(i, p, kc) {
-                Some((last, vend)) => (
-                    Shape::Scalar,
-                    Some(Region {
-                        first: i,
-                        vstart: p,
+            open @ (b'"' | b'\'' | b'{' | b'[') => {
+                let (shape, closed) = if matches!(open, b'"' | b'\'') {
+                    (Shape::Scalar, self.scan_quoted(i, p, kc))
+                } else {
+                    (Shape::Flow, self.scan_flow(i, p, kc))
+                };
+                // Unclosed: the value runs over the lines that continue it.
+                let (last, region) = match closed {
+                    Some((last, vend)) => (
                         last,
-                        vend,
-                    }),
-                    last,
-                ),
-                None => {
-                    let last = self.extent(i, kc);
-                    (Shape::Scalar, Some(whole(last)), last)
-                }
-            },
-            b'{' | b'[' => match self.scan_flow(i, p, kc) {
-                Some((last, vend)) => (
-                    Shape::Flow,
-                    Some(Region {
-                        first: i,
-                        vstart: p,
-                        last,
-                        vend,
-                    }),
-                    last,
-                ),
-                None => {
-                    let last = self.extent(i, kc);
-                    (Shape::Flow, Some(whole(last)), last)
-                }
-            },
+                        Region {
+                            first: i,
+                            vstart: p,
+                            last,
+                            vend,
+                        },
+                    ),
+                    None => {
+                        let last = self.extent(i, kc);
+                        (last, whole(last))
+                    }
+                };
+                (shape, Some(region), last)
+            }
             _ => {
                 let last = self.extent(i, kc);
                 if last == i {

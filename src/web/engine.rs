@@ -26,7 +26,7 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
     compare
         .jq
         .set_clock(|| std::time::Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0));
-    crate::ignore::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
+    crate::settings::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
         let mut info = ErrorInfo::from(&e);
         info.side = SETTINGS_SIDE.to_string();
         info

@@ -1,5 +1,5 @@
 //! Driving headless Chromium through chromedriver, for the browser tests
-//! (`tests/e2e.rs`, `tests/standalone.rs`; included with `#[path]`). The
+//! (`tests/e2e/`, `tests/standalone.rs`; included with `#[path]`). The
 //! flags are those of the toolchain notes; CHROMEDRIVER and CHROME name the
 //! binaries, E2E_CHROME_ARGS adds flags.
 

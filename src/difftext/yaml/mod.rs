@@ -208,6 +208,22 @@ impl<'a> BlockParser<'a> {
         self.lines.get(self.i).copied()
     }
 
+    /// The next non-blank line if it stands at column `col`; none at a line less indented, or
+    /// at the end. Deeper stray lines (a damaged paste) are skipped.
+    fn next_at(&mut self, col: usize) -> Option<&'a str> {
+        loop {
+            self.skip_blank();
+            let (c, body) = self.peek()?;
+            if c < col {
+                return None;
+            }
+            if c == col {
+                return Some(body);
+            }
+            self.i += 1;
+        }
+    }
+
     /// A node whose lines are at column `min_col` or deeper.
     fn node(&mut self, min_col: usize, depth: usize) -> Value {
         self.skip_blank();
@@ -271,17 +287,7 @@ impl<'a> BlockParser<'a> {
 
     fn map(&mut self, col: usize, depth: usize) -> Value {
         let mut m = Map::new();
-        loop {
-            self.skip_blank();
-            let Some((c, body)) = self.peek() else { break };
-            if c < col {
-                break;
-            }
-            if c > col {
-                // A stray deeper line (damaged paste): skip it.
-                self.i += 1;
-                continue;
-            }
+        while let Some(body) = self.next_at(col) {
             if dash_rest(body).is_some() {
                 break;
             }
@@ -310,6 +316,13 @@ impl<'a> BlockParser<'a> {
                 }
             };
         }
+        self.scalar_after(col, rest)
+    }
+
+    /// The scalar that `rest` starts on the line just read (of a key or dash at column `col`):
+    /// a block scalar over the more indented (or blank) lines below, else an inline value with
+    /// its continuation lines.
+    fn scalar_after(&mut self, col: usize, rest: &'a str) -> Value {
         if is_block_header(rest) {
             let start = self.i;
             let mut end = self.i;
@@ -335,16 +348,7 @@ impl<'a> BlockParser<'a> {
 
     fn seq(&mut self, col: usize, depth: usize) -> Value {
         let mut items = Vec::new();
-        loop {
-            self.skip_blank();
-            let Some((c, body)) = self.peek() else { break };
-            if c < col {
-                break;
-            }
-            if c > col {
-                self.i += 1;
-                continue;
-            }
+        while let Some(body) = self.next_at(col) {
             let Some((off, rest)) = dash_rest(body) else {
                 break;
             };
@@ -365,31 +369,7 @@ impl<'a> BlockParser<'a> {
                 continue;
             }
             self.i += 1;
-            if is_block_header(rest) {
-                let start = self.i;
-                let mut end = self.i;
-                let mut j = self.i;
-                while let Some(&(c2, b)) = self.lines.get(j) {
-                    if !b.is_empty() && c2 <= col {
-                        break;
-                    }
-                    j += 1;
-                    end = j;
-                }
-                self.i = end;
-                items.push(Value::String(block_scalar(
-                    rest,
-                    col,
-                    &self.lines[start..end],
-                )));
-                continue;
-            }
-            let cont = self.take_continuations(col);
-            items.push(if cont.is_empty() {
-                parse_inline(rest)
-            } else {
-                parse_folded_flow(rest, &cont)
-            });
+            items.push(self.scalar_after(col, rest));
         }
         Value::Array(items)
     }

@@ -181,30 +181,10 @@ pub(crate) fn unescape_double(s: &str) -> String {
 /// text after `key: `, `rest` the continuation lines (already trimmed, `""` for blank lines).
 pub(crate) fn parse_folded_flow(first: &str, rest: &[&str]) -> Value {
     let first = first.trim();
-    if first.starts_with('"') {
-        // Double-quoted: line breaks fold to one space unless escaped with a trailing backslash.
-        let mut joined = String::from(first);
-        let mut pending_newlines = 0usize;
-        for line in rest {
-            let line = line.trim();
-            if line.is_empty() {
-                pending_newlines += 1;
-                continue;
-            }
-            if pending_newlines > 0 {
-                for _ in 0..pending_newlines {
-                    joined.push_str("\\n");
-                }
-                pending_newlines = 0;
-            } else if joined.ends_with('\\') && !joined.ends_with("\\\\") {
-                joined.pop();
-            } else {
-                joined.push(' ');
-            }
-            joined.push_str(line);
-        }
-        return parse_inline(&joined);
-    }
+    // A line break folds to one space, blank lines are line breaks (an escape inside double
+    // quotes, where a trailing backslash also joins two lines without the space).
+    let double = first.starts_with('"');
+    let newline = if double { "\\n" } else { "\n" };
     let mut joined = String::from(first);
     let mut pending_newlines = 0usize;
     for line in rest {
@@ -215,15 +195,17 @@ pub(crate) fn parse_folded_flow(first: &str, rest: &[&str]) -> Value {
         }
         if pending_newlines > 0 {
             for _ in 0..pending_newlines {
-                joined.push('\n');
+                joined.push_str(newline);
             }
             pending_newlines = 0;
+        } else if double && joined.ends_with('\\') && !joined.ends_with("\\\\") {
+            joined.pop();
         } else {
             joined.push(' ');
         }
         joined.push_str(line);
     }
-    if first.starts_with('\'') {
+    if double || first.starts_with('\'') {
         return parse_inline(&joined);
     }
     resolve_plain(&joined)

@@ -8,9 +8,11 @@
 //! expression that jaq cannot compile or that drift-doctor will not run are
 //! errors naming the document, line and column, and why.
 
-use super::jq::{self, Refusal};
-use super::IgnoreRule;
+#![warn(missing_docs)]
+
 use crate::compare::{CompareOptions, IgnoreStatus};
+use crate::ignore::jq::{self, Refusal};
+use crate::ignore::IgnoreRule;
 use crate::input::{parse_values, InputError, Side};
 use crate::text::type_name;
 use serde_json::{Map, Value};
@@ -845,45 +847,63 @@ fn inner_key_position(inner: &str, key: &str) -> Option<(usize, usize)> {
 /// alone is zero. Negative durations are refused: a timeout cannot be.
 pub fn parse_go_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
-    let mut rest = text.strip_prefix('+').unwrap_or(text);
-    if rest == "0" {
-        return Some(Duration::ZERO);
-    }
-    if rest.is_empty() {
+    if text.starts_with('-') {
         return None;
     }
-    let mut nanos = 0f64;
-    while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number = &rest[..number_end];
-        if number.is_empty() || number == "." {
-            return None;
-        }
-        let value: f64 = number.parse().ok()?;
-        rest = &rest[number_end..];
-        let unit_end = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_end] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        nanos += value * scale;
-        rest = &rest[unit_end..];
-    }
-    (nanos.is_finite() && nanos < u64::MAX as f64).then(|| Duration::from_nanos(nanos as u64))
+    let nanos = crate::k8s::parse_go_duration(text)?;
+    u64::try_from(nanos).ok().map(Duration::from_nanos)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::ResourceKey;
+
+    #[test]
+    fn reads_both_forms() {
+        let text = r#"
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop}
+spec:
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    name: cart
+    jsonPointers: [/spec/replicas]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm}
+data:
+  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |
+    jqPathExpressions:
+    - '.webhooks[]?.clientConfig.caBundle'
+  resource.customizations.ignoreDifferences.Service: |
+    jsonPointers: [/spec/clusterIP]
+  resource.customizations.ignoreDifferences.all: |
+    managedFieldsManagers: [kube-controller-manager]
+"#;
+        let rules = parse_rules(text).unwrap();
+        assert_eq!(rules.len(), 4);
+        let by_kind = |k: &str| rules.iter().find(|r| r.kind == k).unwrap();
+        assert_eq!(by_kind("Deployment").group, "apps");
+        assert_eq!(
+            by_kind("MutatingWebhookConfiguration").group,
+            "admissionregistration.k8s.io"
+        );
+        assert_eq!(by_kind("Service").group, "");
+        assert_eq!(by_kind("*").group, "*");
+        let key = ResourceKey {
+            group: "apps".into(),
+            kind: "Deployment".into(),
+            namespace: "n".into(),
+            name: "cart".into(),
+        };
+        assert!(by_kind("Deployment").applies_to(&key));
+        assert!(!by_kind("MutatingWebhookConfiguration").applies_to(&key));
+        assert!(by_kind("*").applies_to(&key));
+    }
 
     #[test]
     fn go_durations_read_as_go_reads_them() {

@@ -1,0 +1,123 @@
+//! The time from a paste to its report in the browser (ignored; run by
+//! scripts/bench-browser.sh).
+
+use super::*;
+
+/// The time from pasting the benchmark pair to its report, in the browser.
+/// Run by scripts/bench-browser.sh (DRIFT_DOCTOR_BENCH_DIR holds git.yaml
+/// and live.yaml). Prints, does not assert a time.
+#[test]
+#[ignore = "benchmark: run scripts/bench-browser.sh"]
+fn big_pair_in_browser() {
+    let dir = PathBuf::from(
+        std::env::var("DRIFT_DOCTOR_BENCH_DIR")
+            .expect("set DRIFT_DOCTOR_BENCH_DIR (scripts/bench-browser.sh does)"),
+    );
+    let git =
+        std::fs::read_to_string(dir.join("git.yaml")).expect("git.yaml of the benchmark pair");
+    let live =
+        std::fs::read_to_string(dir.join("live.yaml")).expect("live.yaml of the benchmark pair");
+    let core = core_report(&git, &live);
+    let server = serve(dist_dir());
+    let driver = start_driver("bench");
+    let addr = server.addr;
+    with_browser(&driver, false, move |c| async move {
+        c.update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+            Some(Duration::from_secs(300)),
+            Some(Duration::from_secs(60)),
+            Some(Duration::from_secs(0)),
+        ))
+        .await
+        .unwrap();
+        c.goto(&format!("http://{}{PREFIX}", addr)).await.unwrap();
+        wait_until(&c, "document.getElementById('report') && document.getElementById('report').dataset.state === 'ready'", "the default report", 60).await;
+        println!(
+            "pair: {} + {} bytes, {} resources ({} out of sync)",
+            git.len(),
+            live.len(),
+            core.summary.resources,
+            core.summary.out_of_sync
+        );
+        let mut times = Vec::new();
+        for run in 1..=5 {
+            // Paste Git first (as a user would), then live: the time that
+            // counts runs from the paste that completes the pair.
+            let r = c
+                .execute_async(
+                    "const [git, live, run, done] = arguments;
+                     const report = document.getElementById('report');
+                     const paste = (id, text) => {
+                       const dt = new DataTransfer(); dt.setData('text/plain', text);
+                       document.getElementById(id).dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));
+                     };
+                     const target = (id) => document.getElementById(id + '-big') || document.getElementById(id + '-input');
+                     const waitReport = (before) => new Promise(resolve => {
+                       const check = () => (report.dataset.seq !== before && report.dataset.state === 'ready')
+                         ? resolve(performance.now()) : setTimeout(check, 2);
+                       check();
+                     });
+                     let last = performance.now(), maxGap = 0;
+                     const tick = setInterval(() => { const n = performance.now(); maxGap = Math.max(maxGap, n - last); last = n; }, 10);
+                     (async () => {
+                       // A different text each run, so nothing can be cached.
+                       const g = git + '\\n# run ' + run + '\\n', l = live + '\\n# run ' + run + '\\n';
+                       let before = report.dataset.seq;
+                       const g0 = performance.now();
+                       paste(target('git').id, g);
+                       const g1 = await waitReport(before);
+                       before = report.dataset.seq;
+                       maxGap = 0;
+                       const t0 = performance.now();
+                       paste(target('live').id, l);
+                       const shown = await waitReport(before) - t0;
+                       await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+                       const painted = performance.now() - t0;
+                       clearInterval(tick);
+                       done({ shown, painted, gitOnly: g1 - g0, maxGap,
+                              timing: document.querySelector('.timing').textContent,
+                              worker: Number(document.querySelector('.timing').dataset.workerMs),
+                              out: document.querySelector('.summary .stat-out .stat-n').textContent,
+                              cards: document.querySelectorAll('.card').length,
+                              big: !!document.getElementById('live-big') });
+                     })();",
+                    vec![json!(git), json!(live), json!(run)],
+                )
+                .await
+                .expect("the big pair's report");
+            println!(
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms; {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: {:.0} ms)",
+                r["shown"].as_f64().unwrap_or(0.0),
+                r["painted"].as_f64().unwrap_or(0.0),
+                r["timing"].as_str().unwrap_or(""),
+                r["worker"].as_f64().unwrap_or(0.0),
+                r["maxGap"].as_f64().unwrap_or(0.0),
+                r["cards"],
+                r["out"].as_str().unwrap_or(""),
+                r["big"],
+                r["gitOnly"].as_f64().unwrap_or(0.0),
+            );
+            assert_eq!(
+                r["out"].as_str(),
+                Some(core.summary.out_of_sync.to_string().as_str())
+            );
+            times.push(r["shown"].as_f64().unwrap_or(f64::NAN));
+        }
+        // What a reload would keep (the page stores its input on pagehide);
+        // after the timed runs, since the browser's storage work afterwards
+        // competes with an analysis for the two cores.
+        let kept = js(
+            &c,
+            "window.dispatchEvent(new Event('pagehide'));
+             return (sessionStorage.getItem('drift-doctor.input') || '').length;",
+            vec![],
+        )
+        .await;
+        println!("kept for a reload: {kept} characters");
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "median paste-to-report of {} runs: {:.0} ms (goal: 300 ms, no main-thread stall over 50 ms)",
+            times.len(),
+            times[times.len() / 2]
+        );
+    });
+}

@@ -1,0 +1,111 @@
+//! The plan and the audit of the user's rules.
+
+use super::*;
+
+/// The plan comes first, as the core plans it (its verdict and the
+/// Application YAML to copy), and the rules in "Your Argo CD settings" are
+/// audited on the page.
+#[test]
+fn page_shows_the_plan_and_audits_the_users_rules() {
+    with_page("plan", |c, _| async move {
+        let (git, live) = (fixture("mixed-app", "git"), fixture("mixed-app", "live"));
+        let report = core_report(&git, &live);
+        let plan = report.plan.clone().expect("the scenario has a plan");
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the scenario's report").await;
+        let shown = js(
+            &c,
+            "const plan = document.getElementById('plan');
+             const cards = document.querySelector('.resources');
+             return [plan.querySelector('.plan-verification').textContent,
+                     plan.querySelector('pre.snippet-text').textContent,
+                     plan.querySelector('[data-verified]').dataset.verified,
+                     !!(plan.compareDocumentPosition(cards) & Node.DOCUMENT_POSITION_FOLLOWING),
+                     document.querySelectorAll('.fix-outcome [data-verified]').length];",
+            vec![],
+        )
+        .await;
+        let fixes: usize = report.resources.iter().map(|r| r.fixes.len()).sum();
+        assert_eq!(shown[0], json!(plan.verification));
+        assert_eq!(shown[1], json!(plan.application));
+        assert_eq!(shown[2], json!(plan.verified.id()));
+        assert_eq!(shown[3], json!(true), "the plan comes before the resources");
+        assert!(shown[4].as_u64().unwrap() >= 1 && shown[4].as_u64().unwrap() as usize <= fixes);
+
+        // Copy puts exactly the core's texts on the clipboard: the
+        // Application YAML, and the plan as Markdown.
+        let grant = |name: &'static str| Raw {
+            method: http::Method::POST,
+            path: "permissions",
+            body: Some(json!({ "descriptor": { "name": name }, "state": "granted" })),
+        };
+        let granted = c.issue_cmd(grant("clipboard-read")).await.is_ok()
+            && c.issue_cmd(grant("clipboard-write")).await.is_ok();
+        let markdown = drift_doctor::render::markdown::render_plan(&report);
+        for (button, status, expected) in [
+            (
+                "#plan .snippet button.copy",
+                "#plan .snippet .copy-status",
+                plan.application.clone(),
+            ),
+            (
+                "#copy-plan-markdown",
+                "#plan .plan-head .copy-status",
+                markdown,
+            ),
+        ] {
+            js(
+                &c,
+                &format!("document.querySelector('{button}').click(); return true;"),
+                vec![],
+            )
+            .await;
+            wait_until(
+                &c,
+                &format!("document.querySelector('{status}').textContent !== ''"),
+                "the copy status",
+                10,
+            )
+            .await;
+            if !granted {
+                eprintln!("note: clipboard permissions not granted; {button} not read back");
+                continue;
+            }
+            let copied = c
+                .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
+                .await
+                .unwrap();
+            match copied.as_str() {
+                Some(text) => assert_eq!(text, expected, "{button} copies the core's text"),
+                None => eprintln!("note: the clipboard could not be read back for {button}"),
+            }
+        }
+
+        // A rule with a version in its group: audited, with the correction.
+        js(
+            &c,
+            "document.querySelector('details.settings').open = true; return true;",
+            vec![],
+        )
+        .await;
+        let before = report_seq(&c).await;
+        let rule = "spec:\n  ignoreDifferences:\n  - group: apps/v1\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n";
+        type_into(&c, "settings-input", rule, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with the rule").await;
+        let audit = js(
+            &c,
+            "const a = document.getElementById('audit');
+             return a ? [a.querySelector('.audit-finding').dataset.kind, a.querySelector('.audit-finding').textContent, a.querySelector('pre.snippet-text').textContent] : null;",
+            vec![],
+        )
+        .await;
+        assert_eq!(audit[0], json!("matches-nothing"), "{audit}");
+        assert!(audit[1].as_str().unwrap().contains("apps/v1"), "{audit}");
+        assert!(
+            audit[2].as_str().unwrap().contains("group: apps\n"),
+            "{audit}"
+        );
+        type_into(&c, "settings-input", "", "deleteContentBackward").await;
+    });
+}

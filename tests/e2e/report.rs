@@ -1,0 +1,566 @@
+//! The default example's report on load, its fixes, hidden differences, the
+//! YAML side by side, the rules view, pasted pairs and input errors, in one
+//! browser session that goes on with the other areas' checks; requests and
+//! the Content-Security-Policy at the end.
+
+use super::*;
+use crate::careful_user::careful_user;
+use crate::sharing::input_modes_and_links;
+
+#[test]
+fn page_end_to_end() {
+    let dist = dist_dir();
+    let server = Arc::new(serve(dist));
+    let driver = start_driver("e2e");
+    with_browser(
+        &driver,
+        false,
+        move |c| async move { checks(&c, &server).await },
+    );
+}
+
+async fn checks(c: &Client, server: &Server) {
+    let origin = format!("http://{}", server.addr);
+    let url = format!("{origin}{PREFIX}");
+    c.goto(&url).await.expect("open the page");
+
+    // 1. The default example is analysed on load.
+    wait_until(c, "document.getElementById('report') && document.getElementById('report').dataset.state === 'ready'", "the default report", 60).await;
+    let mixed = core_report(&fixture("mixed-app", "git"), &fixture("mixed-app", "live"));
+    let causes = page_causes(c).await;
+    for want in ["autoscaler", "mutating-webhook", "reloader", "drift"] {
+        assert!(
+            causes.iter().any(|c| c == want),
+            "cause {want} missing from the summary: {causes:?}"
+        );
+    }
+    assert_eq!(
+        causes,
+        expected_causes(&mixed),
+        "the page's causes are the core's"
+    );
+    assert_eq!(stat(c, "stat-out").await, mixed.summary.out_of_sync);
+    assert_eq!(stat(c, "stat-resources").await, mixed.summary.resources);
+    let emergency = js(
+        c,
+        "return document.querySelectorAll('.emergency li').length;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        emergency.as_u64(),
+        Some(mixed.emergency.len() as u64),
+        "emergency steps"
+    );
+
+    // Screenshot (the artifact) of the default view.
+    let shots = root().join("target/e2e");
+    std::fs::create_dir_all(&shots).unwrap();
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(shots.join("page.png"), &png).unwrap();
+
+    // 2. Every fix of the core is in the page once (identical fixes merged),
+    //    as what it is: ignore fixes are code in two tabs (Application,
+    //    argocd-cm) split at the first `---` line; a Git or render fix is
+    //    prose without a copy button; a sync-order fix is prose and code.
+    let cards = js(
+        c,
+        "return [...document.querySelectorAll('.card')].map(card => ({
+            id: card.dataset.id,
+            fixes: [...card.querySelectorAll('.fix')].map(f => {
+                const panels = [...f.querySelectorAll('[role=tabpanel] pre')];
+                const prose = [...f.querySelectorAll('.fix-prose p')].map(p => p.textContent).join('\\n\\n');
+                const pre = f.querySelector(':scope > .snippet pre');
+                return {
+                    kind: f.dataset.kind,
+                    text: panels.length ? panels[0].textContent + '---\\n' + panels[1].textContent
+                        : prose + (pre ? (prose ? '\\n\\n' : '') + pre.textContent : ''),
+                    copy: f.querySelectorAll('button.copy').length,
+                    pre: f.querySelectorAll('pre').length,
+                };
+            })
+        }));",
+        vec![],
+    )
+    .await;
+    let cards = cards.as_array().unwrap();
+    let mut checked = 0;
+    let mut ignore_fixes = 0;
+    let mut prose_fixes = 0;
+    for card in cards {
+        let id = card["id"].as_str().unwrap();
+        let res = mixed
+            .resources
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("card {id} not in the core's report"));
+        let fixes = card["fixes"].as_array().unwrap();
+        if fixes.is_empty() {
+            continue; // closed card (synced)
+        }
+        let mut want: Vec<(String, String)> = Vec::new();
+        for f in &res.fixes {
+            let w = (fix_kind_id(f.kind).to_string(), shown_fix_text(f));
+            if !want.contains(&w) {
+                want.push(w);
+            }
+        }
+        let mut got: Vec<(String, String)> = fixes
+            .iter()
+            .map(|f| {
+                (
+                    f["kind"].as_str().unwrap().to_string(),
+                    f["text"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let n = got.len();
+        got.sort();
+        got.dedup();
+        assert_eq!(got.len(), n, "a fix shown twice in {id}: {got:?}");
+        want.sort();
+        assert_eq!(got, want, "the fixes of {id}");
+        for f in fixes {
+            checked += 1;
+            match f["kind"].as_str().unwrap() {
+                "ignore" => ignore_fixes += 1,
+                "git" | "render" => {
+                    prose_fixes += 1;
+                    assert_eq!(
+                        (f["pre"].as_u64(), f["copy"].as_u64()),
+                        (Some(0), Some(0)),
+                        "a prose fix is text, without a code box or Copy: {f}"
+                    );
+                    assert!(
+                        !f["text"].as_str().unwrap().contains('`'),
+                        "no literal backticks: {f}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        checked >= 4 && ignore_fixes >= 2 && prose_fixes >= 1,
+        "checked {checked} fixes ({ignore_fixes} ignore fixes, {prose_fixes} prose)"
+    );
+
+    // The copy button copies the visible tab's text: to the clipboard when the
+    // browser allows it (granted below), and it says so.
+    let granted = c
+        .issue_cmd(Raw {
+            method: http::Method::POST,
+            path: "permissions",
+            body: Some(json!({ "descriptor": { "name": "clipboard-read" }, "state": "granted" })),
+        })
+        .await
+        .is_ok()
+        && c.issue_cmd(Raw {
+            method: http::Method::POST,
+            path: "permissions",
+            body: Some(json!({ "descriptor": { "name": "clipboard-write" }, "state": "granted" })),
+        })
+        .await
+        .is_ok();
+    let deploy = mixed
+        .resources
+        .iter()
+        .find(|r| r.id == "apps/Deployment/shop/storefront")
+        .expect("the Deployment");
+    let first_ignore = deploy
+        .fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Ignore)
+        .expect("an ignore fix");
+    let (app_form, cm_form) = first_ignore
+        .snippet
+        .split_once("\n---\n")
+        .expect("two forms");
+    let card_sel = "[data-id='apps/Deployment/shop/storefront']";
+    js(c, &format!("document.querySelector(\"{card_sel} .tabs [role=tabpanel]:not([hidden]) button.copy\").click(); return true;"), vec![]).await;
+    wait_until(
+        c,
+        &format!("document.querySelector(\"{card_sel} .tabs .copy-status\").textContent !== ''"),
+        "the copy status",
+        10,
+    )
+    .await;
+    let status = js(
+        c,
+        &format!("return document.querySelector(\"{card_sel} .tabs .copy-status\").textContent;"),
+        vec![],
+    )
+    .await;
+    if granted {
+        assert_eq!(status.as_str(), Some("Copied."), "copy status");
+        let copied = c
+            .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
+            .await
+            .unwrap();
+        match copied.as_str() {
+            Some(text) => assert_eq!(
+                text,
+                format!("{app_form}\n"),
+                "clipboard holds the Application form"
+            ),
+            None => {
+                eprintln!("note: the clipboard could not be read back; compared the DOM text only")
+            }
+        }
+    } else {
+        eprintln!("note: clipboard permissions not granted by chromedriver; copy status: {status}");
+    }
+    // The argocd-cm tab.
+    js(c, &format!("document.querySelector(\"{card_sel} .tabs [role=tab]:nth-child(2)\").click(); return true;"), vec![]).await;
+    wait_until(
+        c,
+        &format!("!document.querySelectorAll(\"{card_sel} .tabs [role=tabpanel]\")[1].hidden"),
+        "the argocd-cm tab",
+        10,
+    )
+    .await;
+    let cm_text = js(c, &format!("return document.querySelector(\"{card_sel} .tabs [role=tabpanel]:not([hidden]) pre\").textContent;"), vec![]).await;
+    assert_eq!(cm_text.as_str(), Some(cm_form), "the argocd-cm form");
+
+    // 3. Hidden differences on request, with their reason.
+    assert_eq!(
+        js(
+            c,
+            "return document.querySelectorAll('.diff-hidden').length;",
+            vec![]
+        )
+        .await
+        .as_u64(),
+        Some(0)
+    );
+    js(
+        c,
+        "document.getElementById('show-hidden').click(); return true;",
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        "document.querySelectorAll('.diff-hidden .hidden-reason').length > 0",
+        "hidden differences",
+        10,
+    )
+    .await;
+    let with_hidden = analyze(
+        &fixture("mixed-app", "git"),
+        &fixture("mixed-app", "live"),
+        &page_options(true),
+    )
+    .unwrap();
+    let hidden_core: usize = with_hidden
+        .resources
+        .iter()
+        .filter(|r| r.status == drift_doctor::Status::OutOfSync)
+        .map(|r| r.differences.iter().filter(|d| !d.visible).count())
+        .sum();
+    let hidden_page = js(
+        c,
+        "return document.querySelectorAll('.diff-hidden').length;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        hidden_page.as_u64(),
+        Some(hidden_core as u64),
+        "hidden differences of the open cards"
+    );
+    js(
+        c,
+        "document.getElementById('show-hidden').click(); return true;",
+        vec![],
+    )
+    .await;
+    wait_until(c, "document.querySelectorAll('.diff-hidden').length === 0 && document.getElementById('report').dataset.state === 'ready'", "hidden differences hidden again", 30).await;
+
+    // 4. The YAML side by side, on demand, with the differing lines marked.
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} .yaml-toggle\").click(); return true;"),
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        &format!("document.querySelectorAll(\"{card_sel} .sbs-table .only-live\").length > 0"),
+        "the YAML diff",
+        30,
+    )
+    .await;
+    let marked = js(c, &format!("return [...document.querySelectorAll(\"{card_sel} .sbs-table .only-live\")].map(e => e.textContent).join('\\n');"), vec![]).await;
+    assert!(
+        marked.as_str().unwrap().contains("replicas: 8"),
+        "the live replicas line is marked: {marked}"
+    );
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} .sbs-wrap\").scrollIntoView(); return true;"),
+        vec![],
+    )
+    .await;
+    std::fs::write(
+        root().join("target/e2e/yaml-diff.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
+
+    // 5. A rule link opens the rule in the rules view; back returns.
+    js(
+        c,
+        &format!("document.querySelector(\"{card_sel} a.rule-link\").click(); return true;"),
+        vec![],
+    )
+    .await;
+    wait_until(c, "location.hash.startsWith('#rule-') && document.querySelector(location.hash) && document.querySelector('.analysis').hidden", "the rules view", 10).await;
+    let rule = js(
+        c,
+        "return document.querySelector(location.hash + ' h3').textContent;",
+        vec![],
+    )
+    .await;
+    assert!(
+        rule.as_str().unwrap().starts_with("AS001"),
+        "the finding links to its rule: {rule}"
+    );
+    std::fs::write(
+        root().join("target/e2e/rules.png"),
+        c.screenshot().await.expect("screenshot"),
+    )
+    .unwrap();
+    c.back().await.unwrap();
+    wait_until(
+        c,
+        "!document.querySelector('.analysis').hidden",
+        "the analysis view again",
+        10,
+    )
+    .await;
+
+    // 6. Pasting another pair updates the report (no debounce for a paste).
+    let before = report_seq(c).await;
+    let (git, live) = (
+        fixture("webhook-cabundle-cainjector", "git"),
+        fixture("webhook-cabundle-cainjector", "live"),
+    );
+    paste(c, &git, &live, "insertFromPaste").await;
+    wait_new_report(c, &before, "the pasted pair's report").await;
+    let webhook = core_report(&git, &live);
+    assert_eq!(page_causes(c).await, expected_causes(&webhook));
+    assert_eq!(stat(c, "stat-out").await, webhook.summary.out_of_sync);
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('example').value;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "the example menu shows 'your own input'"
+    );
+
+    // A large paste stays out of the textarea (a multi-megabyte textarea
+    // freezes the page) and is analysed in full.
+    let filler = "x".repeat(400_000);
+    let big_live = format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: cert-manager\ndata:\n  blob: {filler}\n");
+    let big = core_report(&git, &big_live);
+    let before = report_seq(c).await;
+    js(
+        c,
+        "const dt = new DataTransfer(); dt.setData('text/plain', arguments[0]);
+         document.getElementById('live-input').dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}));
+         return true;",
+        vec![json!(big_live)],
+    )
+    .await;
+    wait_new_report(c, &before, "the large paste's report").await;
+    assert_eq!(stat(c, "stat-resources").await, big.summary.resources);
+    let held = js(c, "return [!!document.getElementById('live-big'), document.getElementById('live-input').hidden, document.getElementById('live-input').value.length];", vec![]).await;
+    assert_eq!(
+        held,
+        json!([true, true, 0]),
+        "the large side is held outside the textarea"
+    );
+    let before = report_seq(c).await;
+    paste(c, &git, &live, "insertFromPaste").await;
+    wait_new_report(c, &before, "the small pair again").await;
+
+    // 7. A malformed document: the error, with its line, under the live editor.
+    let bad_live = format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  labels: [a, b\ndata:\n  k: v\n");
+    let err =
+        analyze(&git, &bad_live, &page_options(false)).expect_err("the core rejects the input");
+    assert_eq!(err.side, drift_doctor::Side::Live);
+    js(
+        c,
+        "const l = document.getElementById('live-input'); l.value = arguments[0];
+         l.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText'})); return true;",
+        vec![json!(bad_live)],
+    )
+    .await;
+    wait_until(
+        c,
+        "document.getElementById('live-error').textContent !== ''",
+        "the live editor's error",
+        30,
+    )
+    .await;
+    let shown = js(
+        c,
+        "return document.getElementById('live-error').textContent;",
+        vec![],
+    )
+    .await;
+    let shown = shown.as_str().unwrap();
+    assert!(
+        shown.contains(&format!("Line {}", err.line)),
+        "error shows line {}: {shown}",
+        err.line
+    );
+    assert!(
+        shown.contains(&err.message),
+        "error shows the core's message: {shown}"
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('git-error').textContent;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "no error under Git"
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('live-input').getAttribute('aria-invalid');",
+            vec![]
+        )
+        .await,
+        json!("true")
+    );
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('report').dataset.state;",
+            vec![]
+        )
+        .await,
+        json!("error")
+    );
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(root().join("target/e2e/input-error.png"), &png).unwrap();
+
+    // Back to an example from the menu.
+    let before = report_seq(c).await;
+    load_example(c, "mixed-app").await;
+    wait_new_report(c, &before, "the example again").await;
+    assert_eq!(
+        js(
+            c,
+            "return document.getElementById('live-error').textContent;",
+            vec![]
+        )
+        .await,
+        json!(""),
+        "the error is gone"
+    );
+
+    // 8. Diff output, the user's settings, links, share files, downloads,
+    //    reload and Clear.
+    input_modes_and_links(c, &origin).await;
+    careful_user(c, granted).await;
+
+    // 9. Every control has a label.
+    let unlabelled = js(
+        c,
+        "return [...document.querySelectorAll('input, select, textarea, button')]
+            .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+            .map(e => e.outerHTML.slice(0, 80));",
+        vec![],
+    )
+    .await;
+    assert_eq!(unlabelled, json!([]), "controls without a label");
+
+    // 10. Readable at 200% zoom: a 1280 px window at 200% is 640 CSS px wide;
+    //    nothing may need sideways scrolling of the page.
+    c.set_window_size(640, 1000)
+        .await
+        .expect("resize the window");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let overflow = js(
+        c,
+        "const w = document.documentElement.clientWidth;
+         const wide = [...document.querySelectorAll('body *')]
+           .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > w + 1
+                        && !e.closest('.code-input, .sbs, .value, .snippet-text'))
+           .map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.') + ' ' + Math.round(e.getBoundingClientRect().right));
+         return { scroll: document.documentElement.scrollWidth, width: w, wide: wide.slice(0, 10) };",
+        vec![],
+    )
+    .await;
+    assert!(
+        overflow["scroll"].as_u64() <= overflow["width"].as_u64(),
+        "the page scrolls sideways at 640 CSS px (200% zoom): {overflow}"
+    );
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(root().join("target/e2e/narrow.png"), &png).unwrap();
+    c.set_window_size(1280, 1000)
+        .await
+        .expect("resize the window");
+
+    // 11. Requests: only the page's own origin, nothing missing.
+    let entries = js(
+        c,
+        "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);",
+        vec![],
+    )
+    .await;
+    let entries: Vec<String> = serde_json::from_value(entries).unwrap();
+    for e in &entries {
+        assert!(
+            e.starts_with(&format!("{origin}/")),
+            "the page requested {e} (outside {origin})"
+        );
+    }
+    let log = server.log.lock().unwrap().clone();
+    for (req, status) in &log {
+        assert_eq!(*status, 200, "{req} answered {status}");
+        assert!(
+            req.starts_with(&format!("GET {PREFIX}")),
+            "request outside the page's path: {req}"
+        );
+    }
+    for f in [
+        "drift-doctor-worker_loader.js",
+        "drift-doctor-worker.js",
+        "drift-doctor-worker_bg.wasm",
+    ] {
+        assert!(
+            log.iter().any(|(r, _)| r.contains(f)),
+            "the worker file {f} was never requested: {log:?}"
+        );
+    }
+
+    // 12. No Content-Security-Policy violation, no console error.
+    let violations = js(
+        c,
+        "return window.__cspViolations === undefined ? null : window.__cspViolations;",
+        vec![],
+    )
+    .await;
+    assert_eq!(
+        violations,
+        json!([]),
+        "CSP violations (null: the watcher script did not run)"
+    );
+    let errors = browser::console_errors(c).await;
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    eprintln!(
+        "e2e: {} requests, all same-origin; screenshots in target/e2e/",
+        log.len()
+    );
+}
