@@ -86,10 +86,54 @@ struct Pair<'a> {
     live: Option<&'a Value>,
 }
 
+/// The values of a comma-separated annotation, trimmed, without empties.
+fn annotation_csv<'a>(obj: &'a Value, key: &str) -> Vec<&'a str> {
+    obj.pointer("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Argo CD's hook annotation names only `Skip` among the phases it knows
+/// (gitops-engine `hook.Skip`, `common.NewHookType`): a resource kept out
+/// of syncs and of the sync status, not a hook.
+fn is_skipped(obj: &Value) -> bool {
+    let known: Vec<&str> = annotation_csv(obj, "argocd.argoproj.io/hook")
+        .into_iter()
+        .filter(|t| ["PreSync", "Sync", "PostSync", "SyncFail", "Skip"].contains(t))
+        .collect();
+    !known.is_empty() && known.iter().all(|t| *t == "Skip")
+}
+
+/// argo-cd `controller/hook.go` `isHook`: gitops-engine `hook.IsHook` (an
+/// Argo CD hook annotation unless it only says `Skip`; a Helm hook unless it
+/// is `crd-install`, which Helm calls a hook but Argo CD applies as a
+/// resource) or a PreDelete/PostDelete hook of either annotation.
 fn is_hook(obj: &Value) -> bool {
-    let a = obj.pointer("/metadata/annotations");
-    let has = |k: &str| a.and_then(|a| a.get(k)).is_some();
-    has("argocd.argoproj.io/hook") || has("helm.sh/hook")
+    let annotations = obj.pointer("/metadata/annotations");
+    let argo = annotation_csv(obj, "argocd.argoproj.io/hook");
+    let helm = annotation_csv(obj, "helm.sh/hook");
+    let sync_hook = if annotations
+        .and_then(|a| a.get("argocd.argoproj.io/hook"))
+        .is_some()
+    {
+        !is_skipped(obj)
+    } else {
+        annotations
+            .and_then(|a| a.get("helm.sh/hook"))
+            .is_some_and(|v| v.as_str() != Some("crd-install"))
+    };
+    sync_hook
+        || argo.iter().any(|t| ["PreDelete", "PostDelete"].contains(t))
+        || helm
+            .iter()
+            .any(|t| ["pre-delete", "post-delete"].contains(t))
 }
 
 /// Objects a controller created, that Argo CD never counts as part of the app.
@@ -105,12 +149,12 @@ fn created_by_controller(
     {
         return true;
     }
+    // Pods, ReplicaSets and ControllerRevisions that a controller made carry
+    // its ownerReference; without one, Argo CD keeps an app's object of any
+    // kind (gitops-engine `GetManagedLiveObjs`), so a bare Pod is extraneous.
     match (key.group.as_str(), key.kind.as_str()) {
         ("", "Event")
         | ("events.k8s.io", "Event")
-        | ("", "Pod")
-        | ("apps", "ReplicaSet")
-        | ("apps", "ControllerRevision")
         | ("coordination.k8s.io", "Lease")
         | ("discovery.k8s.io", "EndpointSlice") => true,
         ("", "Endpoints") => service_names
@@ -190,7 +234,9 @@ fn analyze_masked(
     let mut skipped = 0;
     let mut pairs: Vec<Pair> = Vec::new();
     for (key, g) in &git_map {
-        if is_hook(g) {
+        // Hooks are split off before the comparison; a skipped resource is
+        // compared but never counts in the sync status (argo-cd CompareAppState).
+        if is_hook(g) || is_skipped(g) {
             skipped += 1;
             continue;
         }

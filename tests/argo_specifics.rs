@@ -221,3 +221,52 @@ fn ignore_resource_status_field_default_follows_the_release() {
         assert!(compare.ignore_aggregated_roles);
     }
 }
+
+/// A Pod in namespace `n` with the given annotations, as YAML.
+fn pod(name: &str, annotations: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: n\n  annotations: {{{annotations}}}\nspec:\n  containers:\n  - name: c\n    image: busybox\n"
+    )
+}
+
+/// argo-cd `controller/hook.go` `isHook` and `CompareAppState`: hooks (any
+/// Argo CD hook value but a lone `Skip`, Helm hooks but `crd-install`,
+/// PreDelete/PostDelete of either annotation) never count in the sync
+/// status; `Skip` sets aside only a Git object, so a live-only one is
+/// extraneous.
+#[test]
+fn hooks_are_set_apart_as_argo_cd_splits_them() {
+    let other = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: n\n";
+    let status = |git: &str, live: &str| {
+        let report = analyze(git, live, &Options::default()).unwrap();
+        (report.summary.out_of_sync, report.summary.resources)
+    };
+    for annotations in [
+        "argocd.argoproj.io/hook: ''",
+        "argocd.argoproj.io/hook: 'Skip, Sync'",
+        "argocd.argoproj.io/hook: PostDelete",
+        "helm.sh/hook: 'pre-delete'",
+        "helm.sh/hook: 'crd-install,pre-install'",
+        "argocd.argoproj.io/hook: Skip",
+    ] {
+        let git = format!("{other}---\n{}", pod("p", annotations));
+        assert_eq!(status(&git, other), (0, 1), "Git pod with {annotations}");
+    }
+    let crd_install = format!("{other}---\n{}", pod("p", "helm.sh/hook: crd-install"));
+    assert_eq!(
+        status(&crd_install, other),
+        (1, 2),
+        "crd-install is applied"
+    );
+    // A bare Pod with no ownerReferences live only requires pruning...
+    let bare = format!("{other}---\n{}", pod("p", ""));
+    assert_eq!(status(other, &bare), (1, 2));
+    // ...and so does a live-only `Skip` one; a live-only hook does not.
+    let skip = format!("{other}---\n{}", pod("p", "argocd.argoproj.io/hook: Skip"));
+    assert_eq!(status(other, &skip), (1, 2));
+    let hook = format!(
+        "{other}---\n{}",
+        pod("p", "argocd.argoproj.io/hook: PreSync")
+    );
+    assert_eq!(status(other, &hook), (0, 1));
+}
