@@ -132,27 +132,34 @@ pub fn strategic_merge(
 ) -> Value {
     match (live, desired) {
         (Value::Object(l), Value::Object(d)) => {
-            let mut out = l.clone();
-            for (k, dv) in d {
-                if dv.is_null() {
+            // Each live child is cloned at most once, and only when the
+            // patch keeps it as it is: cloning the whole live map first and
+            // then replacing the merged children would copy every subtree
+            // once per level above it.
+            let removed_by_original = |k: &String| {
+                !d.contains_key(k)
+                    && matches!(original, Some(Value::Object(o)) if o.contains_key(k))
+            };
+            let mut out = serde_json::Map::new();
+            for (k, lv) in l {
+                match d.get(k) {
                     // `null` in a strategic merge patch deletes the key
                     // (gitops-engine normalizeRole writes one for `rules`).
-                    out.remove(k);
-                    continue;
-                }
-                let child = cursor.and_then(|c| c.field(k));
-                let o = original.and_then(|o| o.get(k));
-                let merged = match l.get(k) {
-                    Some(lv) => strategic_merge(lv, o, dv, child),
-                    None => dv.clone(),
-                };
-                out.insert(k.clone(), merged);
-            }
-            if let Some(Value::Object(o)) = original {
-                for k in o.keys() {
-                    if !d.contains_key(k) {
-                        out.remove(k);
+                    Some(Value::Null) => {}
+                    Some(dv) => {
+                        let child = cursor.and_then(|c| c.field(k));
+                        let o = original.and_then(|o| o.get(k));
+                        out.insert(k.clone(), strategic_merge(lv, o, dv, child));
                     }
+                    None if removed_by_original(k) => {}
+                    None => {
+                        out.insert(k.clone(), lv.clone());
+                    }
+                }
+            }
+            for (k, dv) in d {
+                if !dv.is_null() && !l.contains_key(k) {
+                    out.insert(k.clone(), dv.clone());
                 }
             }
             Value::Object(out)
