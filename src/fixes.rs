@@ -401,6 +401,9 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
     out
 }
 
+/// The drift rule whose live value Argo CD's own apply wrote.
+const ARGOCD_WROTE_RULE: &str = "DR006";
+
 /// What to do first when the findings show a sync loop.
 pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {
     let looping: Vec<&Difference> = resources
@@ -408,10 +411,14 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         .flat_map(|r| r.differences.iter())
         .filter(|d| d.visible && d.cause != Cause::Drift)
         .collect();
+    // A forced sync overwrites only live values of objects on both sides;
+    // an object only in Git is created, and a value Argo CD itself wrote
+    // (DR006) is no one's hand edit.
     let drift: Vec<(&ResourceReport, &Difference)> = resources
         .iter()
+        .filter(|r| r.presence == crate::model::Presence::Both)
         .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
-        .filter(|(_, d)| d.visible && d.cause == Cause::Drift)
+        .filter(|(_, d)| d.visible && d.cause == Cause::Drift && d.rule != ARGOCD_WROTE_RULE)
         .collect();
     let mut steps = Vec::new();
     if !looping.is_empty() {

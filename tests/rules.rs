@@ -1,4 +1,4 @@
-//! The knowledge base: every rule's own example classifies to that rule,
+//! The knowledge base: every rule's own examples classify to that rule,
 //! the data is well formed, and the generated catalogue is up to date.
 
 mod common;
@@ -169,6 +169,38 @@ fn every_active_rule_except_the_fallback_has_an_example() {
         .map(|r| r.code.as_str())
         .collect();
     assert!(missing.is_empty(), "rules without an example: {missing:?}");
+}
+
+/// A rule matches a mechanism, not the names of its first example: every
+/// rule has a second example whose resource has another name or namespace.
+#[test]
+fn every_active_rule_has_a_second_example_with_other_names() {
+    let catalog = catalog().unwrap();
+    let mut short = Vec::new();
+    for r in catalog
+        .rules
+        .iter()
+        .filter(|r| r.retired.is_none() && r.code != "DR000")
+    {
+        let names: std::collections::BTreeSet<String> = r
+            .examples
+            .iter()
+            .map(|ex| {
+                // group/Kind/namespace/name: what a rule could wrongly key on
+                let mut parts = ex.id.rsplitn(3, '/');
+                let name = parts.next().unwrap_or_default();
+                let ns = parts.next().unwrap_or_default();
+                format!("{ns}/{name}")
+            })
+            .collect();
+        if r.examples.len() < 2 || names.len() < 2 {
+            short.push(r.code.as_str());
+        }
+    }
+    assert!(
+        short.is_empty(),
+        "rules without a second example under other names: {short:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,95 @@
+//! What the live object itself records about who wrote a field: the
+//! last-applied configuration (what Argo CD applied at its last client-side
+//! sync) and the `managedFields` owner. Evidence may state only what these
+//! show.
+
+use super::{var, Vars};
+use crate::k8s::LAST_APPLIED_ANNOTATION;
+use crate::rules::Finding;
+use serde_json::Value;
+
+/// What the last-applied configuration says about Git's value at the path.
+pub(super) enum LastApplied {
+    /// The live object holds no (readable) last-applied configuration.
+    Unknown,
+    /// It holds what Git holds now: Git has not changed since that apply.
+    SameAsGit,
+    /// It holds something else: Git changed after that apply.
+    Differs,
+}
+
+pub(super) fn last_applied(f: &Finding<'_>) -> LastApplied {
+    let Some(text) = f
+        .live_obj
+        .and_then(|l| l.pointer("/metadata/annotations"))
+        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
+        .and_then(Value::as_str)
+    else {
+        return LastApplied::Unknown;
+    };
+    let Ok(applied) = serde_json::from_str::<Value>(text) else {
+        return LastApplied::Unknown;
+    };
+    if !applied.is_object() {
+        return LastApplied::Unknown;
+    }
+    let then = applied.pointer(f.pointer);
+    let now = f.git_obj.and_then(|g| g.pointer(f.pointer));
+    let same = match (then, now) {
+        (None, None) => true,
+        (Some(a), Some(b)) => crate::compare::json_eq(a, b),
+        _ => false,
+    };
+    if same {
+        LastApplied::SameAsGit
+    } else {
+        LastApplied::Differs
+    }
+}
+
+/// The last-applied configuration holds Git's value at the path: the last
+/// sync applied what Git holds now.
+pub(super) fn git_as_last_applied(f: &Finding<'_>) -> Option<Vars> {
+    matches!(last_applied(f), LastApplied::SameAsGit).then(Vec::new)
+}
+
+/// Always holds; `since_sync` says what the input shows about Git since the
+/// last sync: changed (the last-applied configuration holds another value)
+/// or unknown (no last-applied configuration). A rule that must not say
+/// "Git changed" when Git did not comes after one using `git_as_last_applied`.
+pub(super) fn since_last_sync(f: &Finding<'_>) -> Option<Vars> {
+    let s = match last_applied(f) {
+        LastApplied::Differs => "the last-applied configuration Argo CD wrote at its last sync holds another value there, so Git changed after that sync (or the sync of the change failed)",
+        LastApplied::SameAsGit => "the last-applied configuration holds Git's value, so Git has not changed since the last sync: the value changed during Argo CD's own apply",
+        LastApplied::Unknown => "the live object holds no last-applied configuration, so the input does not show whether Git changed after the last sync or a mutating webhook rewrote the value during Argo CD's own apply",
+    };
+    Some(vec![var("since_sync", s)])
+}
+
+/// Argo CD's own field managers: a value they own was written by Argo CD's
+/// apply (client-side or server-side), or by a webhook mutating that request.
+pub(super) fn is_argocd_manager(m: &str) -> bool {
+    matches!(m, "argocd-controller" | "argocd-application-controller")
+}
+
+/// Who re-encoded a value, as the input shows it. The API server re-serialises
+/// the typed fields of built-in kinds but never the strings of a custom
+/// resource; there, `managedFields` tell: Argo CD's manager owning the
+/// rewritten value means a mutating admission webhook changed the object
+/// Argo CD applied, another manager is the controller that wrote it.
+pub(super) fn reencoded_by(f: &Finding<'_>) -> String {
+    let builtin = crate::k8s::root(&f.key.group, &f.key.kind).is_some();
+    match f.manager {
+        Some(m) if is_argocd_manager(m) => format!(
+            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied"
+        ),
+        Some(m) if m != "kube-apiserver" => {
+            format!("its field manager is `{m}`: that controller wrote it in this form")
+        }
+        _ if builtin => {
+            "the API server stores quantities and durations of built-in kinds in canonical form"
+                .to_string()
+        }
+        _ => "the API server never re-serialises a custom resource's strings, so a mutating webhook or the resource's controller wrote it in this form; the live object's managedFields do not say which".to_string(),
+    }
+}
