@@ -80,6 +80,35 @@ fn drift_git_changed_only_when_last_applied_differs() {
     assert!(ev.contains("does not show whether Git changed"), "{ev}");
 }
 
+// DR: a drifted value is called a change in the cluster, or a change of Git,
+// only as the last-applied configuration shows.
+
+#[test]
+fn drift_origin_follows_the_last_applied_configuration() {
+    let id = "apps/Deployment/billing/ledger";
+    let p = "/spec/template/spec/containers/0/image";
+    let (rule, ev) = evidence("dr-image-edited-live", id, p);
+    assert_eq!(rule, "DR008", "{ev}");
+    assert!(
+        ev.contains("the cluster was changed after the last sync"),
+        "{ev}"
+    );
+    assert!(!ev.contains("Git changed"), "{ev}");
+
+    let (rule, ev) = evidence("dr-image-git-moved", id, p);
+    assert_eq!(rule, "DR008", "{ev}");
+    assert!(ev.contains("Git changed after that sync"), "{ev}");
+    assert!(!ev.contains("cluster was changed"), "{ev}");
+
+    let (rule, ev) = evidence("dr-image-no-history", id, p);
+    assert_eq!(rule, "DR008", "{ev}");
+    assert!(ev.contains("does not show whether"), "{ev}");
+    assert!(
+        !ev.contains("so Git changed") && !ev.contains("so the cluster was changed"),
+        "{ev}"
+    );
+}
+
 // DR: the "do not force a sync" warning names only values a person changed.
 
 #[test]

@@ -80,6 +80,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ),
     ("git_as_last_applied", history::git_as_last_applied),
     ("since_last_sync", history::since_last_sync),
+    ("drift_origin", history::drift_origin),
     (
         "schedule_from_render_time",
         conventions::schedule_from_render_time,

@@ -14,8 +14,9 @@ pub(super) enum LastApplied {
     Unknown,
     /// It holds what Git holds now: Git has not changed since that apply.
     SameAsGit,
-    /// It holds something else: Git changed after that apply.
-    Differs,
+    /// It holds something else: Git changed after that apply. `live_as_applied`:
+    /// the live value is still the one that apply wrote.
+    Differs { live_as_applied: bool },
 }
 
 pub(super) fn last_applied(f: &Finding<'_>) -> LastApplied {
@@ -34,16 +35,17 @@ pub(super) fn last_applied(f: &Finding<'_>) -> LastApplied {
         return LastApplied::Unknown;
     }
     let then = applied.pointer(f.pointer);
-    let now = f.git_obj.and_then(|g| g.pointer(f.pointer));
-    let same = match (then, now) {
+    let same = |other: Option<&Value>| match (then, other) {
         (None, None) => true,
         (Some(a), Some(b)) => crate::compare::json_eq(a, b),
         _ => false,
     };
-    if same {
+    if same(f.git_obj.and_then(|g| g.pointer(f.pointer))) {
         LastApplied::SameAsGit
     } else {
-        LastApplied::Differs
+        LastApplied::Differs {
+            live_as_applied: same(f.live_obj.and_then(|l| l.pointer(f.pointer))),
+        }
     }
 }
 
@@ -59,11 +61,26 @@ pub(super) fn git_as_last_applied(f: &Finding<'_>) -> Option<Vars> {
 /// "Git changed" when Git did not comes after one using `git_as_last_applied`.
 pub(super) fn since_last_sync(f: &Finding<'_>) -> Option<Vars> {
     let s = match last_applied(f) {
-        LastApplied::Differs => "the last-applied configuration Argo CD wrote at its last sync holds another value there, so Git changed after that sync (or the sync of the change failed)",
+        LastApplied::Differs { .. } => "the last-applied configuration Argo CD wrote at its last sync holds another value there, so Git changed after that sync (or the sync of the change failed)",
         LastApplied::SameAsGit => "the last-applied configuration holds Git's value, so Git has not changed since the last sync: the value changed during Argo CD's own apply",
         LastApplied::Unknown => "the live object holds no last-applied configuration, so the input does not show whether Git changed after the last sync or a mutating webhook rewrote the value during Argo CD's own apply",
     };
     Some(vec![var("since_sync", s)])
+}
+
+/// Always holds; `origin` says what the input shows about where a drifted
+/// value came from: the cluster changed after a sync that applied Git's value,
+/// Git changed after the last sync (the cluster still holding what it
+/// applied, or changed too), or, without a last-applied configuration, which
+/// of the two is not shown.
+pub(super) fn drift_origin(f: &Finding<'_>) -> Option<Vars> {
+    let s = match last_applied(f) {
+        LastApplied::SameAsGit => "the last-applied configuration agrees with Git there, so the cluster was changed after the last sync",
+        LastApplied::Differs { live_as_applied: true } => "the cluster still holds what the last sync applied (the last-applied configuration holds the live value), so Git changed after that sync and the change is not applied yet",
+        LastApplied::Differs { live_as_applied: false } => "the last-applied configuration holds a third value, so Git changed after the last sync and the cluster was changed too",
+        LastApplied::Unknown => "the input holds no last-applied configuration, so it does not show whether the cluster was changed or Git moved on without a sync",
+    };
+    Some(vec![var("origin", s)])
 }
 
 /// Argo CD's own field managers: a value they own was written by Argo CD's
