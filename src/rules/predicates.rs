@@ -375,10 +375,14 @@ fn aggregation_rule(f: &Finding<'_>) -> Option<Vars> {
         .find(|o| o.get("aggregationRule").is_some())
         .map(|o| {
             let labels = o
-                .pointer("/aggregationRule/clusterRoleSelectors/0/matchLabels")
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
-                .unwrap_or_default();
+                .pointer("/aggregationRule/clusterRoleSelectors")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|sel| sel.get("matchLabels").and_then(Value::as_object))
+                .flat_map(|m| m.keys().cloned())
+                .collect::<Vec<_>>()
+                .join(", ");
             vec![var("selector", labels)]
         })
 }
