@@ -395,14 +395,13 @@ fn live_equals_server_default(f: &Finding<'_>) -> Option<Vars> {
     crate::compare::json_eq(live, &default).then(|| vec![var("default", value_text(&default))])
 }
 
+/// Kustomize's generator suffix: the first ten hex digits of a sha256 with
+/// `0 1 3 a e` replaced by `g h k m t` (kustomize `encodeHash`), so only
+/// these sixteen characters occur.
 fn hash_base(name: &str) -> Option<&str> {
+    const ALPHABET: &[u8] = b"2456789bcdfghkmt";
     let (base, suffix) = name.rsplit_once('-')?;
-    (suffix.len() == 10
-        && suffix
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && suffix.bytes().any(|b| b.is_ascii_digit()))
-    .then_some(base)
+    (suffix.len() == 10 && suffix.bytes().all(|b| ALPHABET.contains(&b))).then_some(base)
 }
 
 /// The name ends in a Kustomize generator hash (`name-<10 chars>`).
