@@ -450,7 +450,7 @@ pub(crate) fn classify(
             secret_mask::mask_pointer_value(masks, kind, &pointer, v)
         })
     };
-    let (rule_code, cause, confidence, evidence) = match catalog {
+    let (rule_code, cause, confidence, evidence, pending_git_change) = match catalog {
         Some(catalog) => {
             let finding = Finding {
                 key,
@@ -504,6 +504,7 @@ pub(crate) fn classify(
                 rule.cause,
                 confidence,
                 crate::text::fill(&rule.evidence, &vars),
+                rules::predicates::pending_git_change(&finding),
             )
         }
         None => (
@@ -511,6 +512,7 @@ pub(crate) fn classify(
             Cause::Drift,
             Confidence::Low,
             "The rule catalogue could not be loaded.".to_string(),
+            false,
         ),
     };
     let visible = d.hidden_reason.is_none();
@@ -528,6 +530,7 @@ pub(crate) fn classify(
         confidence,
         evidence,
         segs: d.path,
+        pending_git_change,
     }
 }
 

@@ -401,8 +401,9 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
     out
 }
 
-/// The drift rule whose live value Argo CD's own apply wrote.
-const ARGOCD_WROTE_RULE: &str = "DR006";
+/// Drift rules whose value no person is shown to have changed: Argo CD's own
+/// apply wrote it (DR006), or Argo CD masked both sides (DR007).
+const NOT_HAND_EDITS: [&str; 2] = ["DR006", "DR007"];
 
 /// What to do first when the findings show a sync loop.
 pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {
@@ -412,13 +413,19 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         .filter(|d| d.visible && d.cause != Cause::Drift)
         .collect();
     // A forced sync overwrites only live values of objects on both sides;
-    // an object only in Git is created, and a value Argo CD itself wrote
-    // (DR006) is no one's hand edit.
+    // an object only in Git is created, and a value Argo CD itself wrote,
+    // a masked value that may not differ, or the value of the last sync that
+    // Git has changed since is no one's hand edit.
     let drift: Vec<(&ResourceReport, &Difference)> = resources
         .iter()
         .filter(|r| r.presence == crate::model::Presence::Both)
         .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
-        .filter(|(_, d)| d.visible && d.cause == Cause::Drift && d.rule != ARGOCD_WROTE_RULE)
+        .filter(|(_, d)| {
+            d.visible
+                && d.cause == Cause::Drift
+                && !NOT_HAND_EDITS.contains(&d.rule.as_str())
+                && !d.pending_git_change
+        })
         .collect();
     let mut steps = Vec::new();
     if !looping.is_empty() {

@@ -127,9 +127,20 @@ fn force_sync_warning_names_only_values_a_person_changed() {
     assert!(!w.contains("limits"), "{w}");
     assert!(!w.contains("new-settings"), "{w}");
 
-    let report = run("dr-force-none");
+    // Only values Argo CD wrote and an object only in Git; and a value the
+    // last sync applied that Git has changed since: a sync overwrites no edit.
+    for case in ["dr-force-none", "dr-image-git-moved"] {
+        let report = run(case);
+        assert!(
+            report.emergency.iter().all(|s| !s.contains("Do not force")),
+            "{case}: {:?}",
+            report.emergency
+        );
+    }
+    // The cluster changed after a sync of Git's value: a person's edit.
+    let report = run("dr-image-edited-live");
     assert!(
-        report.emergency.iter().all(|s| !s.contains("Do not force")),
+        report.emergency.iter().any(|s| s.contains("Do not force")),
         "{:?}",
         report.emergency
     );

@@ -11,6 +11,8 @@ use serde_json::Value;
 mod conventions;
 mod history;
 
+pub(crate) use history::pending_git_change;
+
 type Vars = Vec<(String, String)>;
 
 /// A predicate: the evidence variables it found, or None when it does not hold.

@@ -83,6 +83,17 @@ pub(super) fn drift_origin(f: &Finding<'_>) -> Option<Vars> {
     Some(vec![var("origin", s)])
 }
 
+/// The live value is the one the last sync applied and Git holds another:
+/// Git changed since, and the cluster was not touched.
+pub(crate) fn pending_git_change(f: &Finding<'_>) -> bool {
+    matches!(
+        last_applied(f),
+        LastApplied::Differs {
+            live_as_applied: true
+        }
+    )
+}
+
 /// Argo CD's own field managers: a value they own was written by Argo CD's
 /// apply (client-side or server-side), or by a webhook mutating that request.
 pub(super) fn is_argocd_manager(m: &str) -> bool {
