@@ -100,24 +100,42 @@ pub(super) fn is_argocd_manager(m: &str) -> bool {
     matches!(m, "argocd-controller" | "argocd-application-controller")
 }
 
-/// Who re-encoded a value, as the input shows it. The API server re-serialises
-/// the typed fields of built-in kinds but never the strings of a custom
-/// resource; there, `managedFields` tell: Argo CD's manager owning the
-/// rewritten value means a mutating admission webhook changed the object
-/// Argo CD applied, another manager is the controller that wrote it.
+/// Who re-encoded a value, as the input shows it. The API server stores a
+/// built-in kind's quantities in canonical form; anything else (a custom
+/// resource's strings, a ConfigMap's data) it stores as written, and there
+/// `managedFields` tell: Argo CD's manager owning the rewritten value means a
+/// mutating admission webhook changed the object Argo CD applied, another
+/// manager is the controller that wrote it.
 pub(super) fn reencoded_by(f: &Finding<'_>) -> String {
-    let builtin = crate::k8s::root(&f.key.group, &f.key.kind).is_some();
+    if typed_quantity(f) {
+        return "the API server stores the quantities of built-in kinds in canonical form"
+            .to_string();
+    }
     match f.manager {
         Some(m) if is_argocd_manager(m) => format!(
-            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied"
+            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied (the API server stores this field as written)"
         ),
         Some(m) if m != "kube-apiserver" => {
             format!("its field manager is `{m}`: that controller wrote it in this form")
         }
-        _ if builtin => {
-            "the API server stores quantities and durations of built-in kinds in canonical form"
-                .to_string()
-        }
-        _ => "the API server never re-serialises a custom resource's strings, so a mutating webhook or the resource's controller wrote it in this form; the live object's managedFields do not say which".to_string(),
+        _ => "the API server stores this field as written, so a mutating webhook or a controller wrote it in this form; the live object's managedFields do not say which".to_string(),
     }
+}
+
+/// The path is a `Quantity` field of a built-in kind's schema.
+fn typed_quantity(f: &Finding<'_>) -> bool {
+    let Some(mut c) = crate::k8s::root(&f.key.group, &f.key.kind) else {
+        return false;
+    };
+    for seg in f.path {
+        let next = match seg {
+            crate::path::Seg::Key(k) if !c.is_list() => c.field(k),
+            _ => c.item(),
+        };
+        match next {
+            Some(n) => c = n,
+            None => return false,
+        }
+    }
+    c.is_quantity()
 }

@@ -244,3 +244,41 @@ fn kyverno_paths_stand_for_every_item_of_the_rule() {
         true
     ));
 }
+
+#[test]
+fn a_reencoded_quantity_is_the_api_servers_only_in_a_typed_field() {
+    let rewriter = |kind: (&str, &str), pointer: &str| {
+        check(
+            "same_quantity",
+            kind,
+            pointer,
+            Some(json!("3072Mi")),
+            Some(json!("3Gi")),
+            json!({}),
+        )
+        .and_then(|vars| vars.into_iter().find(|(k, _)| k == "rewriter"))
+        .map(|(_, v)| v)
+        .unwrap_or_default()
+    };
+    let typed = rewriter(
+        ("apps", "Deployment"),
+        "/spec/template/spec/containers/0/resources/limits/memory",
+    );
+    assert!(
+        typed.contains("API server stores the quantities"),
+        "{typed}"
+    );
+    for (kind, pointer) in [
+        (("", "ConfigMap"), "/data/memory"),
+        (
+            ("monitoring.coreos.com", "Prometheus"),
+            "/spec/resources/requests/memory",
+        ),
+    ] {
+        let untyped = rewriter(kind, pointer);
+        assert!(
+            untyped.contains("stores this field as written"),
+            "{untyped}"
+        );
+    }
+}
