@@ -611,6 +611,27 @@ fn near_misses_of_specific_rules_stay_drift() {
             id: "apps/Deployment/shop/web",
             pointer: "/spec/template/spec/containers/0/securityContext/privileged",
         },
+        Case {
+            what: "a daily schedule moved by hand on a Helm CronJob that is not Linkerd's heartbeat",
+            git: "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: heartbeat-report, namespace: shop, labels: {helm.sh/chart: reports-1.2.0}}\nspec:\n  schedule: \"30 02 * * *\"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: \"shop/report:1.2.0\"}]}}}}\n".into(),
+            live: "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: heartbeat-report, namespace: shop, labels: {helm.sh/chart: reports-1.2.0}}\nspec:\n  schedule: \"45 03 * * *\"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: \"shop/report:1.2.0\"}]}}}}\n".into(),
+            id: "batch/CronJob/shop/heartbeat-report",
+            pointer: "/spec/schedule",
+        },
+        Case {
+            what: "a pod-template annotation changed by hand in a Helm-rendered Deployment",
+            git: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {helm.sh/chart: web-2.0.0}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}, annotations: {team: payments}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {helm.sh/chart: web-2.0.0}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}, annotations: {team: checkout}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/metadata/annotations/team",
+        },
+        Case {
+            what: "a live-only ConfigMap whose suffix holds characters Kustomize's hash never has (a, e, 1, 3)",
+            git: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep, namespace: shop}\ndata: {a: b}\n".into(),
+            live: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep, namespace: shop}\ndata: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: session-abcdef1234, namespace: shop, labels: {app.kubernetes.io/instance: shop}}\ndata: {a: b}\n".into(),
+            id: "/ConfigMap/shop/session-abcdef1234",
+            pointer: "",
+        },
     ];
     let mut failures = Vec::new();
     for c in &cases {
