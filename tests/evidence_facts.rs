@@ -109,6 +109,24 @@ fn drift_origin_follows_the_last_applied_configuration() {
     );
 }
 
+// DR: an object only live is called this app's only when its tracking says so.
+
+#[test]
+fn extra_object_is_the_apps_only_when_its_tracking_says_so() {
+    let id = "/ConfigMap/billing/legacy-limits";
+    let (rule, ev) = evidence("dr-extra-tracked", id, "");
+    assert_eq!(rule, "DR003", "{ev}");
+    assert!(ev.contains("names the app `billing`"), "{ev}");
+    assert!(ev.contains("Argo CD marks it as requiring pruning"), "{ev}");
+    let (rule, ev) = evidence("dr-extra-untracked", id, "");
+    assert_eq!(rule, "DR003", "{ev}");
+    assert!(!ev.contains("tracked by this app"), "{ev}");
+    assert!(
+        ev.contains("does not show that this app manages it"),
+        "{ev}"
+    );
+}
+
 // DR: the "do not force a sync" warning names only values a person changed.
 
 #[test]

@@ -83,6 +83,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("git_as_last_applied", history::git_as_last_applied),
     ("since_last_sync", history::since_last_sync),
     ("drift_origin", history::drift_origin),
+    ("live_tracking", history::live_tracking),
     (
         "schedule_from_render_time",
         conventions::schedule_from_render_time,

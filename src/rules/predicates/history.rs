@@ -139,3 +139,23 @@ fn typed_quantity(f: &Finding<'_>) -> bool {
     }
     c.is_quantity()
 }
+
+/// Always holds for an object only live; `tracking` says whether the object
+/// carries the tracking Argo CD uses to count it as the app's: the
+/// `argocd.argoproj.io/tracking-id` annotation (the default since 3.0) or
+/// the `app.kubernetes.io/instance` label (label tracking, the default
+/// before; Helm charts set the same label, so it shows less).
+pub(super) fn live_tracking(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live_obj?;
+    let s = if let Some(app) = crate::context::tracked_app(live) {
+        format!(", and its `{}` annotation names the app `{app}`: Argo CD marks it as requiring pruning", crate::normalize::TRACKING_ANNOTATION)
+    } else if let Some(v) = live
+        .pointer("/metadata/labels/app.kubernetes.io~1instance")
+        .and_then(Value::as_str)
+    {
+        format!(", and it carries `app.kubernetes.io/instance: {v}`, the label Argo CD's label tracking reads: if that tracking is on, Argo CD marks it as requiring pruning")
+    } else {
+        ", and it carries no Argo CD tracking annotation or label: the input does not show that this app manages it (if it does, Argo CD marks it as requiring pruning)".to_string()
+    };
+    Some(vec![var("tracking", s)])
+}
