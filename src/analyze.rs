@@ -496,7 +496,7 @@ pub(crate) fn classify(
             secret_mask::mask_pointer_value(masks, kind, &pointer, v)
         })
     };
-    let (rule_code, cause, confidence, evidence) = match catalog {
+    let (rule_code, cause, confidence, evidence, pending_git_change) = match catalog {
         Some(catalog) => {
             let finding = Finding {
                 key,
@@ -550,6 +550,7 @@ pub(crate) fn classify(
                 rule.cause,
                 confidence,
                 crate::text::fill(&rule.evidence, &vars),
+                rules::predicates::pending_git_change(&finding),
             )
         }
         None => (
@@ -557,6 +558,7 @@ pub(crate) fn classify(
             Cause::Drift,
             Confidence::Low,
             "The rule catalogue could not be loaded.".to_string(),
+            false,
         ),
     };
     let visible = d.hidden_reason.is_none();
@@ -574,6 +576,7 @@ pub(crate) fn classify(
         confidence,
         evidence,
         segs: d.path,
+        pending_git_change,
     }
 }
 

@@ -41,8 +41,8 @@ pub struct InputContext {
     /// not by a walk over every scaler (thousands in a big app).
     scaler_targets: BTreeMap<(String, String, String), Vec<usize>>,
     scalers_seen: BTreeSet<String>,
-    /// Group/kind pairs whose CRD is defined in the Git input, with its sync wave.
-    pub crds_in_git: BTreeMap<(String, String), Option<String>>,
+    /// Group/kind pairs whose CRD is defined in the Git input, with the CRD's name and sync wave.
+    pub crds_in_git: BTreeMap<(String, String), (String, Option<String>)>,
     /// Group/kinds whose CRD exists live.
     pub crds_live: BTreeSet<(String, String)>,
     /// Namespaces defined in Git (name → present live).
@@ -369,7 +369,12 @@ impl InputContext {
                         .pointer("/metadata/annotations/argocd.argoproj.io~1sync-wave")
                         .and_then(Value::as_str)
                         .map(str::to_string);
-                    self.crds_in_git.insert((g, k), wave);
+                    let name = obj
+                        .pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    self.crds_in_git.insert((g, k), (name, wave));
                 } else {
                     self.crds_live.insert((g, k));
                 }

@@ -401,6 +401,10 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
     out
 }
 
+/// Drift rules whose value no person is shown to have changed: Argo CD's own
+/// apply wrote it (DR006), or Argo CD masked both sides (DR007).
+const NOT_HAND_EDITS: [&str; 2] = ["DR006", "DR007"];
+
 /// What to do first when the findings show a sync loop.
 pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {
     let looping: Vec<&Difference> = resources
@@ -408,10 +412,20 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         .flat_map(|r| r.differences.iter())
         .filter(|d| d.visible && d.cause != Cause::Drift)
         .collect();
+    // A forced sync overwrites only live values of objects on both sides;
+    // an object only in Git is created, and a value Argo CD itself wrote,
+    // a masked value that may not differ, or the value of the last sync that
+    // Git has changed since is no one's hand edit.
     let drift: Vec<(&ResourceReport, &Difference)> = resources
         .iter()
+        .filter(|r| r.presence == crate::model::Presence::Both)
         .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
-        .filter(|(_, d)| d.visible && d.cause == Cause::Drift)
+        .filter(|(_, d)| {
+            d.visible
+                && d.cause == Cause::Drift
+                && !NOT_HAND_EDITS.contains(&d.rule.as_str())
+                && !d.pending_git_change
+        })
         .collect();
     let mut steps = Vec::new();
     if !looping.is_empty() {

@@ -371,6 +371,11 @@ pub struct Difference {
     /// The path with list items' merge keys, for building fixes.
     #[serde(skip)]
     pub segs: Vec<crate::path::Seg>,
+    /// The live value is what the last sync applied and Git changed since
+    /// (the last-applied configuration shows both): a sync applies Git's
+    /// change and overwrites no one's edit.
+    #[serde(skip)]
+    pub pending_git_change: bool,
 }
 
 /// A proposed fix for the differences of one cause.

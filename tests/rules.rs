@@ -1,4 +1,4 @@
-//! The knowledge base: every rule's own example classifies to that rule,
+//! The knowledge base: every rule's own examples classify to that rule,
 //! the data is well formed, and the generated catalogue is up to date.
 
 mod common;
@@ -169,6 +169,38 @@ fn every_active_rule_except_the_fallback_has_an_example() {
         .map(|r| r.code.as_str())
         .collect();
     assert!(missing.is_empty(), "rules without an example: {missing:?}");
+}
+
+/// A rule matches a mechanism, not the names of its first example: every
+/// rule has a second example whose resource has another name or namespace.
+#[test]
+fn every_active_rule_has_a_second_example_with_other_names() {
+    let catalog = catalog().unwrap();
+    let mut short = Vec::new();
+    for r in catalog
+        .rules
+        .iter()
+        .filter(|r| r.retired.is_none() && r.code != "DR000")
+    {
+        let names: std::collections::BTreeSet<String> = r
+            .examples
+            .iter()
+            .map(|ex| {
+                // group/Kind/namespace/name: what a rule could wrongly key on
+                let mut parts = ex.id.rsplitn(3, '/');
+                let name = parts.next().unwrap_or_default();
+                let ns = parts.next().unwrap_or_default();
+                format!("{ns}/{name}")
+            })
+            .collect();
+        if r.examples.len() < 2 || names.len() < 2 {
+            short.push(r.code.as_str());
+        }
+    }
+    assert!(
+        short.is_empty(),
+        "rules without a second example under other names: {short:?}"
+    );
 }
 
 #[test]
@@ -578,6 +610,27 @@ fn near_misses_of_specific_rules_stay_drift() {
             live: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  managedFields:\n  - {manager: kubectl-patch, operation: Update, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {f:spec: {f:template: {f:spec: {f:containers: {'k:{\"name\":\"web\"}': {f:securityContext: {f:privileged: {}}}}}}}}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: \"shop/web:2.0.0\", securityContext: {privileged: true}}\n".into(),
             id: "apps/Deployment/shop/web",
             pointer: "/spec/template/spec/containers/0/securityContext/privileged",
+        },
+        Case {
+            what: "a daily schedule moved by hand on a Helm CronJob that is not Linkerd's heartbeat",
+            git: "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: heartbeat-report, namespace: shop, labels: {helm.sh/chart: reports-1.2.0}}\nspec:\n  schedule: \"30 02 * * *\"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: \"shop/report:1.2.0\"}]}}}}\n".into(),
+            live: "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: heartbeat-report, namespace: shop, labels: {helm.sh/chart: reports-1.2.0}}\nspec:\n  schedule: \"45 03 * * *\"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: report, image: \"shop/report:1.2.0\"}]}}}}\n".into(),
+            id: "batch/CronJob/shop/heartbeat-report",
+            pointer: "/spec/schedule",
+        },
+        Case {
+            what: "a pod-template annotation changed by hand in a Helm-rendered Deployment",
+            git: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {helm.sh/chart: web-2.0.0}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}, annotations: {team: payments}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            live: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop, labels: {helm.sh/chart: web-2.0.0}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}, annotations: {team: checkout}}\n    spec: {containers: [{name: web, image: \"shop/web:2.0.0\"}]}\n".into(),
+            id: "apps/Deployment/shop/web",
+            pointer: "/spec/template/metadata/annotations/team",
+        },
+        Case {
+            what: "a live-only ConfigMap whose suffix holds characters Kustomize's hash never has (a, e, 1, 3)",
+            git: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep, namespace: shop}\ndata: {a: b}\n".into(),
+            live: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep, namespace: shop}\ndata: {a: b}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: session-abcdef1234, namespace: shop, labels: {app.kubernetes.io/instance: shop}}\ndata: {a: b}\n".into(),
+            id: "/ConfigMap/shop/session-abcdef1234",
+            pointer: "",
         },
     ];
     let mut failures = Vec::new();

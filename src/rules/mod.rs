@@ -1,6 +1,6 @@
 //! The knowledge base of causes: rules as data (`catalog.yaml`), each with a
 //! stable code, a match, a confidence, an evidence template, its fixes, its
-//! docs and its own example. Logic that data cannot express is a named
+//! docs and its own examples. Logic that data cannot express is a named
 //! predicate (see `predicates.rs`).
 
 #![warn(missing_docs)]

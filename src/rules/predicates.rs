@@ -8,6 +8,11 @@ use crate::path::glob;
 use crate::text::value_text;
 use serde_json::Value;
 
+mod conventions;
+mod history;
+
+pub(crate) use history::pending_git_change;
+
 type Vars = Vec<(String, String)>;
 
 /// A predicate: the evidence variables it found, or None when it does not hold.
@@ -54,7 +59,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("azure_identity_injected", |f| {
         injected_by(&AZURE_IDENTITY, f)
     }),
-    ("istio_webhook", istio_webhook),
+    ("istio_webhook", conventions::istio_webhook),
     ("aks_admissions_enforcer", aks_admissions_enforcer),
     ("autopilot_adjusted", autopilot_adjusted),
     ("git_holds_vault_reference", git_holds_vault_reference),
@@ -74,6 +79,18 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     (
         "differs_between_renders",
         super::second_render::differs_between_renders,
+    ),
+    ("git_as_last_applied", history::git_as_last_applied),
+    ("since_last_sync", history::since_last_sync),
+    ("drift_origin", history::drift_origin),
+    ("live_tracking", history::live_tracking),
+    (
+        "schedule_from_render_time",
+        conventions::schedule_from_render_time,
+    ),
+    (
+        "random_roll_annotation",
+        conventions::random_roll_annotation,
     ),
 ];
 
@@ -289,15 +306,12 @@ fn helm_rendered_certificate(f: &Finding<'_>) -> Option<Vars> {
 
 /// The CRD that defines this kind is in the same Git input.
 fn crd_in_git(f: &Finding<'_>) -> Option<Vars> {
-    let wave = f
+    let (name, wave) = f
         .input
         .crds_in_git
         .get(&(f.key.group.clone(), f.key.kind.clone()))?;
     Some(vec![
-        var(
-            "crd",
-            format!("{}.{}", f.key.kind.to_lowercase(), f.key.group),
-        ),
+        var("crd", name.clone()),
         var("crd_wave", wave.clone().unwrap_or_else(|| "0".into())),
     ])
 }
@@ -364,10 +378,14 @@ fn aggregation_rule(f: &Finding<'_>) -> Option<Vars> {
         .find(|o| o.get("aggregationRule").is_some())
         .map(|o| {
             let labels = o
-                .pointer("/aggregationRule/clusterRoleSelectors/0/matchLabels")
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
-                .unwrap_or_default();
+                .pointer("/aggregationRule/clusterRoleSelectors")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|sel| sel.get("matchLabels").and_then(Value::as_object))
+                .flat_map(|m| m.keys().cloned())
+                .collect::<Vec<_>>()
+                .join(", ");
             vec![var("selector", labels)]
         })
 }
@@ -380,14 +398,13 @@ fn live_equals_server_default(f: &Finding<'_>) -> Option<Vars> {
     crate::compare::json_eq(live, &default).then(|| vec![var("default", value_text(&default))])
 }
 
+/// Kustomize's generator suffix: the first ten hex digits of a sha256 with
+/// `0 1 3 a e` replaced by `g h k m t` (kustomize `encodeHash`), so only
+/// these sixteen characters occur.
 fn hash_base(name: &str) -> Option<&str> {
+    const ALPHABET: &[u8] = b"2456789bcdfghkmt";
     let (base, suffix) = name.rsplit_once('-')?;
-    (suffix.len() == 10
-        && suffix
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && suffix.bytes().any(|b| b.is_ascii_digit()))
-    .then_some(base)
+    (suffix.len() == 10 && suffix.bytes().all(|b| ALPHABET.contains(&b))).then_some(base)
 }
 
 /// The name ends in a Kustomize generator hash (`name-<10 chars>`).
@@ -774,49 +791,6 @@ fn singular(list: &str) -> &str {
     }
 }
 
-/// The webhook configuration belongs to Istio (istiod manages it).
-fn istio_webhook(f: &Finding<'_>) -> Option<Vars> {
-    for obj in objects(f) {
-        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
-        if let Some(l) = labels {
-            for key in [
-                "istio.io/rev",
-                "istio",
-                "app",
-                "operator.istio.io/component",
-                "istio.io/owned-by",
-            ] {
-                if let Some(v) = l.get(key).and_then(Value::as_str) {
-                    let istio =
-                        key.contains("istio") || v.starts_with("istio") || v == "sidecar-injector";
-                    if istio {
-                        return Some(vec![var("evidence", format!("label {key}: {v}"))]);
-                    }
-                }
-            }
-        }
-        let services = obj
-            .get("webhooks")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten();
-        for w in services {
-            if let Some(svc) = w
-                .pointer("/clientConfig/service/name")
-                .and_then(Value::as_str)
-            {
-                if svc.starts_with("istiod") {
-                    return Some(vec![var(
-                        "evidence",
-                        format!("its webhooks call the `{svc}` service"),
-                    )]);
-                }
-            }
-        }
-    }
-    None
-}
-
 const AKS_KEYS: [&str; 2] = ["control-plane", "kubernetes.azure.com/managedby"];
 
 fn aks_expression(v: &Value) -> bool {
@@ -907,7 +881,10 @@ fn same_quantity(f: &Finding<'_>) -> Option<Vars> {
         crate::k8s::canonical_quantity(l),
     ) {
         if a == b {
-            return Some(vec![var("canonical", a)]);
+            return Some(vec![
+                var("canonical", a),
+                var("rewriter", history::reencoded_by(f)),
+            ]);
         }
     }
     let (Some(gs), Some(ls)) = (g.as_str(), l.as_str()) else {
@@ -922,7 +899,12 @@ fn same_quantity(f: &Finding<'_>) -> Option<Vars> {
     let (mut a, mut b) = (g.clone(), l.clone());
     crate::k8s::normalize_as_type("meta/v1/Duration", &mut a);
     crate::k8s::normalize_as_type("meta/v1/Duration", &mut b);
-    (a == b).then(|| vec![var("canonical", value_text(&a))])
+    (a == b).then(|| {
+        vec![
+            var("canonical", value_text(&a)),
+            var("rewriter", history::reencoded_by(f)),
+        ]
+    })
 }
 
 /// The list that holds the difference has the same items on both sides in
@@ -1042,13 +1024,45 @@ fn kyverno_managed(f: &Finding<'_>) -> Option<Vars> {
     let (_, value) = annotations(obj).find(|(k, _)| KEYS.contains(&k.as_str()))?;
     let text = value_text(value);
     let pointer = f.pointer;
-    text.lines().find_map(|line| {
-        let listed = line.split_whitespace().find(|w| w.starts_with('/'))?;
-        let covers = pointer == listed
-            || pointer.starts_with(&format!("{listed}/"))
-            || listed.starts_with(&format!("{pointer}/"));
-        covers.then(|| vec![var("patch", line.trim().to_string())])
+    let exact = text.lines().find_map(|line| {
+        let listed = listed_of(line)?;
+        covers(listed, pointer, false).then(|| vec![var("patch", line.trim().to_string())])
+    });
+    // Kyverno keeps one entry per rule and a later patch of the same rule
+    // overwrites the earlier one, so a rule that rewrote every item of a list
+    // lists only the last item's path.
+    exact.or_else(|| {
+        text.lines().find_map(|line| {
+            let listed = listed_of(line)?;
+            covers(listed, pointer, true).then(|| {
+                vec![var(
+                    "patch",
+                    format!(
+                        "{}, the same rule's patch of another item of the list: Kyverno keeps one path per rule",
+                        line.trim()
+                    ),
+                )]
+            })
+        })
     })
+}
+
+/// The pointer a line of Kyverno's patch record names.
+fn listed_of(line: &str) -> Option<&str> {
+    line.split_whitespace().find(|w| w.starts_with('/'))
+}
+
+/// Whether the listed pointer is `pointer`, one of its ancestors or one of
+/// its descendants; with `any_index`, list indices may differ.
+fn covers(listed: &str, pointer: &str, any_index: bool) -> bool {
+    let a: Vec<&str> = listed.split('/').collect();
+    let b: Vec<&str> = pointer.split('/').collect();
+    let n = a.len().min(b.len());
+    let index = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    a[..n]
+        .iter()
+        .zip(&b[..n])
+        .all(|(x, y)| x == y || (any_index && index(x) && index(y)))
 }
 
 /// Git's object is too large for client-side apply: its last-applied

@@ -204,3 +204,81 @@ fn predicates_hold_exactly_on_their_evidence() {
         assert_eq!(held.is_some(), c.holds, "{}: {}", c.predicate, c.why);
     }
 }
+
+#[test]
+fn kustomize_hash_suffix_uses_its_own_alphabet() {
+    assert_eq!(hash_base("cart-config-7d5f8h2k9m"), Some("cart-config"));
+    // No digit at all is still a possible hash.
+    assert_eq!(hash_base("gateway-keys-bdfhkmtgcb"), Some("gateway-keys"));
+    // 0, 1, 3, a and e never occur; ordinary words are not hashes.
+    assert_eq!(hash_base("queue-0123456789"), None);
+    assert_eq!(hash_base("my-deployment"), None);
+    assert_eq!(hash_base("short-7d5f8h"), None);
+}
+
+#[test]
+fn kyverno_paths_stand_for_every_item_of_the_rule() {
+    assert!(covers(
+        "/spec/containers/1/image",
+        "/spec/containers/1/image",
+        false
+    ));
+    assert!(covers(
+        "/spec/containers/1",
+        "/spec/containers/1/image",
+        false
+    ));
+    assert!(!covers(
+        "/spec/containers/1/image",
+        "/spec/containers/0/image",
+        false
+    ));
+    assert!(covers(
+        "/spec/containers/1/image",
+        "/spec/containers/0/image",
+        true
+    ));
+    assert!(!covers(
+        "/spec/containers/1/image",
+        "/spec/volumes/0/name",
+        true
+    ));
+}
+
+#[test]
+fn a_reencoded_quantity_is_the_api_servers_only_in_a_typed_field() {
+    let rewriter = |kind: (&str, &str), pointer: &str| {
+        check(
+            "same_quantity",
+            kind,
+            pointer,
+            Some(json!("3072Mi")),
+            Some(json!("3Gi")),
+            json!({}),
+        )
+        .and_then(|vars| vars.into_iter().find(|(k, _)| k == "rewriter"))
+        .map(|(_, v)| v)
+        .unwrap_or_default()
+    };
+    let typed = rewriter(
+        ("apps", "Deployment"),
+        "/spec/template/spec/containers/0/resources/limits/memory",
+    );
+    assert!(
+        typed.contains("API server stores the quantities"),
+        "{typed}"
+    );
+    for (kind, pointer) in [
+        (("", "ConfigMap"), "/data/memory"),
+        (
+            ("monitoring.coreos.com", "Prometheus"),
+            "/spec/resources/requests/memory",
+        ),
+    ] {
+        let untyped = rewriter(kind, pointer);
+        assert!(
+            untyped.contains("stores this field as written"),
+            "{untyped}"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! Facts from well-known tools' own conventions: the labels and names their
+//! charts give the objects they render.
+
+use super::{var, Vars};
+use crate::rules::Finding;
+use serde_json::Value;
+
+fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
+    obj.pointer("/metadata/labels")?.get(key)?.as_str()
+}
+
+/// The CronJob's chart derives its schedule from the render time. Linkerd's
+/// control-plane chart renders its heartbeat CronJob, labelled
+/// `linkerd.io/control-plane-component: heartbeat`, with
+/// `dateInZone "04 15 * * *" (now | mustDateModify "+10m")` unless
+/// `heartbeatSchedule` is set (linkerd2
+/// `charts/linkerd-control-plane/templates/heartbeat.yaml`); the label, not
+/// the name, survives name prefixes and other namespaces.
+pub(super) fn schedule_from_render_time(f: &Finding<'_>) -> Option<Vars> {
+    let obj = super::objects(f)
+        .find(|o| label(o, "linkerd.io/control-plane-component") == Some("heartbeat"))?;
+    let chart = label(obj, "helm.sh/chart").map_or_else(
+        || "Linkerd's control-plane chart".to_string(),
+        |c| format!("Linkerd's control-plane chart ({c})"),
+    );
+    Some(vec![var("chart", chart)])
+}
+
+/// The webhook configuration belongs to Istio (istiod manages it): Istio's
+/// labels, its charts' names (`istio-validator[-<rev>]-<ns>` from
+/// istio-discovery, `istiod-default-validator` from base), an `istiod`
+/// service, or webhooks named `*validation.istio.io`.
+pub(super) fn istio_webhook(f: &Finding<'_>) -> Option<Vars> {
+    for obj in super::objects(f) {
+        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+        if let Some(l) = labels {
+            for key in [
+                "istio.io/rev",
+                "istio",
+                "app",
+                "operator.istio.io/component",
+                "istio.io/owned-by",
+            ] {
+                if let Some(v) = l.get(key).and_then(Value::as_str) {
+                    let istio =
+                        key.contains("istio") || v.starts_with("istio") || v == "sidecar-injector";
+                    if istio {
+                        return Some(vec![var("evidence", format!("label {key}: {v}"))]);
+                    }
+                }
+            }
+        }
+        let services = obj
+            .get("webhooks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for w in services {
+            if let Some(wname) = w.get("name").and_then(Value::as_str) {
+                if wname.ends_with("validation.istio.io") {
+                    return Some(vec![var(
+                        "evidence",
+                        format!("its webhook `{wname}` is Istio's"),
+                    )]);
+                }
+            }
+            if let Some(svc) = w
+                .pointer("/clientConfig/service/name")
+                .and_then(Value::as_str)
+            {
+                if svc.starts_with("istiod") {
+                    return Some(vec![var(
+                        "evidence",
+                        format!("its webhooks call the `{svc}` service"),
+                    )]);
+                }
+            }
+        }
+    }
+    let name = &f.key.name;
+    (name.starts_with("istio-validator") || name.starts_with("istiod-default-validator")).then(
+        || {
+            vec![var(
+                "evidence",
+                format!("its name `{name}` is the one Istio's charts give it"),
+            )]
+        },
+    )
+}
+
+/// A pod-template annotation whose only job is to change on every render:
+/// `rollme`, the key of Helm's documented "roll deployments on every
+/// upgrade" tip (`rollme: {{ randAlphaNum 5 | quote }}`), or any other key of
+/// a Helm-rendered object holding a `randAlphaNum`-shaped value (letters and
+/// digits, the same length on both sides, two character classes or more).
+pub(super) fn random_roll_annotation(f: &Finding<'_>) -> Option<Vars> {
+    let key = match f.path.last()? {
+        crate::path::Seg::Key(k) => k.as_str(),
+        _ => return None,
+    };
+    let (g, l) = (f.git?.as_str()?, f.live?.as_str()?);
+    let shaped = |s: &str| {
+        (5..=32).contains(&s.len())
+            && s.bytes().all(|b| b.is_ascii_alphanumeric())
+            && [
+                s.bytes().any(|b| b.is_ascii_digit()),
+                s.bytes().any(|b| b.is_ascii_uppercase()),
+                s.bytes().any(|b| b.is_ascii_lowercase()),
+            ]
+            .iter()
+            .filter(|x| **x)
+            .count()
+                >= 2
+    };
+    if key == "rollme" {
+        return Some(vec![var("key", key), var("source", "the chart")]);
+    }
+    let source = super::helm_rendered(f)?
+        .into_iter()
+        .find(|(k, _)| k == "chart")
+        .map_or_else(|| "the chart".to_string(), |(_, v)| v);
+    (g != l && g.len() == l.len() && shaped(g) && shaped(l))
+        .then(|| vec![var("key", key), var("source", source)])
+}

@@ -1,0 +1,161 @@
+//! What the live object itself records about who wrote a field: the
+//! last-applied configuration (what Argo CD applied at its last client-side
+//! sync) and the `managedFields` owner. Evidence may state only what these
+//! show.
+
+use super::{var, Vars};
+use crate::k8s::LAST_APPLIED_ANNOTATION;
+use crate::rules::Finding;
+use serde_json::Value;
+
+/// What the last-applied configuration says about Git's value at the path.
+pub(super) enum LastApplied {
+    /// The live object holds no (readable) last-applied configuration.
+    Unknown,
+    /// It holds what Git holds now: Git has not changed since that apply.
+    SameAsGit,
+    /// It holds something else: Git changed after that apply. `live_as_applied`:
+    /// the live value is still the one that apply wrote.
+    Differs { live_as_applied: bool },
+}
+
+pub(super) fn last_applied(f: &Finding<'_>) -> LastApplied {
+    let Some(text) = f
+        .live_obj
+        .and_then(|l| l.pointer("/metadata/annotations"))
+        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
+        .and_then(Value::as_str)
+    else {
+        return LastApplied::Unknown;
+    };
+    let Ok(applied) = serde_json::from_str::<Value>(text) else {
+        return LastApplied::Unknown;
+    };
+    if !applied.is_object() {
+        return LastApplied::Unknown;
+    }
+    let then = applied.pointer(f.pointer);
+    let same = |other: Option<&Value>| match (then, other) {
+        (None, None) => true,
+        (Some(a), Some(b)) => crate::compare::json_eq(a, b),
+        _ => false,
+    };
+    if same(f.git_obj.and_then(|g| g.pointer(f.pointer))) {
+        LastApplied::SameAsGit
+    } else {
+        LastApplied::Differs {
+            live_as_applied: same(f.live_obj.and_then(|l| l.pointer(f.pointer))),
+        }
+    }
+}
+
+/// The last-applied configuration holds Git's value at the path: the last
+/// sync applied what Git holds now.
+pub(super) fn git_as_last_applied(f: &Finding<'_>) -> Option<Vars> {
+    matches!(last_applied(f), LastApplied::SameAsGit).then(Vec::new)
+}
+
+/// Always holds; `since_sync` says what the input shows about Git since the
+/// last sync: changed (the last-applied configuration holds another value)
+/// or unknown (no last-applied configuration). A rule that must not say
+/// "Git changed" when Git did not comes after one using `git_as_last_applied`.
+pub(super) fn since_last_sync(f: &Finding<'_>) -> Option<Vars> {
+    let s = match last_applied(f) {
+        LastApplied::Differs { .. } => "the last-applied configuration Argo CD wrote at its last sync holds another value there, so Git changed after that sync (or the sync of the change failed)",
+        LastApplied::SameAsGit => "the last-applied configuration holds Git's value, so Git has not changed since the last sync: the value changed during Argo CD's own apply",
+        LastApplied::Unknown => "the live object holds no last-applied configuration, so the input does not show whether Git changed after the last sync or a mutating webhook rewrote the value during Argo CD's own apply",
+    };
+    Some(vec![var("since_sync", s)])
+}
+
+/// Always holds; `origin` says what the input shows about where a drifted
+/// value came from: the cluster changed after a sync that applied Git's value,
+/// Git changed after the last sync (the cluster still holding what it
+/// applied, or changed too), or, without a last-applied configuration, which
+/// of the two is not shown.
+pub(super) fn drift_origin(f: &Finding<'_>) -> Option<Vars> {
+    let s = match last_applied(f) {
+        LastApplied::SameAsGit => "the last-applied configuration agrees with Git there, so the cluster was changed after the last sync",
+        LastApplied::Differs { live_as_applied: true } => "the cluster still holds what the last sync applied (the last-applied configuration holds the live value), so Git changed after that sync and the change is not applied yet",
+        LastApplied::Differs { live_as_applied: false } => "the last-applied configuration holds a third value, so Git changed after the last sync and the cluster was changed too",
+        LastApplied::Unknown => "the input holds no last-applied configuration, so it does not show whether the cluster was changed or Git moved on without a sync",
+    };
+    Some(vec![var("origin", s)])
+}
+
+/// The live value is the one the last sync applied and Git holds another:
+/// Git changed since, and the cluster was not touched.
+pub(crate) fn pending_git_change(f: &Finding<'_>) -> bool {
+    matches!(
+        last_applied(f),
+        LastApplied::Differs {
+            live_as_applied: true
+        }
+    )
+}
+
+/// Argo CD's own field managers: a value they own was written by Argo CD's
+/// apply (client-side or server-side), or by a webhook mutating that request.
+pub(super) fn is_argocd_manager(m: &str) -> bool {
+    matches!(m, "argocd-controller" | "argocd-application-controller")
+}
+
+/// Who re-encoded a value, as the input shows it. The API server stores a
+/// built-in kind's quantities in canonical form; anything else (a custom
+/// resource's strings, a ConfigMap's data) it stores as written, and there
+/// `managedFields` tell: Argo CD's manager owning the rewritten value means a
+/// mutating admission webhook changed the object Argo CD applied, another
+/// manager is the controller that wrote it.
+pub(super) fn reencoded_by(f: &Finding<'_>) -> String {
+    if typed_quantity(f) {
+        return "the API server stores the quantities of built-in kinds in canonical form"
+            .to_string();
+    }
+    match f.manager {
+        Some(m) if is_argocd_manager(m) => format!(
+            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied (the API server stores this field as written)"
+        ),
+        Some(m) if m != "kube-apiserver" => {
+            format!("its field manager is `{m}`: that controller wrote it in this form")
+        }
+        _ => "the API server stores this field as written, so a mutating webhook or a controller wrote it in this form; the live object's managedFields do not say which".to_string(),
+    }
+}
+
+/// The path is a `Quantity` field of a built-in kind's schema.
+fn typed_quantity(f: &Finding<'_>) -> bool {
+    let Some(mut c) = crate::k8s::root(&f.key.group, &f.key.kind) else {
+        return false;
+    };
+    for seg in f.path {
+        let next = match seg {
+            crate::path::Seg::Key(k) if !c.is_list() => c.field(k),
+            _ => c.item(),
+        };
+        match next {
+            Some(n) => c = n,
+            None => return false,
+        }
+    }
+    c.is_quantity()
+}
+
+/// Always holds for an object only live; `tracking` says whether the object
+/// carries the tracking Argo CD uses to count it as the app's: the
+/// `argocd.argoproj.io/tracking-id` annotation (the default since 3.0) or
+/// the `app.kubernetes.io/instance` label (label tracking, the default
+/// before; Helm charts set the same label, so it shows less).
+pub(super) fn live_tracking(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live_obj?;
+    let s = if let Some(app) = crate::context::tracked_app(live) {
+        format!(", and its `{}` annotation names the app `{app}`: Argo CD marks it as requiring pruning", crate::normalize::TRACKING_ANNOTATION)
+    } else if let Some(v) = live
+        .pointer("/metadata/labels/app.kubernetes.io~1instance")
+        .and_then(Value::as_str)
+    {
+        format!(", and it carries `app.kubernetes.io/instance: {v}`, the label Argo CD's label tracking reads: if that tracking is on, Argo CD marks it as requiring pruning")
+    } else {
+        ", and it carries no Argo CD tracking annotation or label: the input does not show that this app manages it (if it does, Argo CD marks it as requiring pruning)".to_string()
+    };
+    Some(vec![var("tracking", s)])
+}
