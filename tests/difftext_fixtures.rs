@@ -344,3 +344,38 @@ fn an_hpa_whose_target_no_hunk_shows_is_taken_to_scale_the_workload_of_its_name(
         .unwrap();
     assert_eq!(d.cause, Cause::Drift);
 }
+
+#[test]
+fn a_cluster_role_that_git_gives_no_rules_reads_as_aggregated_with_a_check_to_run() {
+    // Git's `rules: []` (dropped by Argo CD's typed round trip, so the hunk removes the rules
+    // whole) is how an aggregated ClusterRole is declared; the aggregationRule is above the hunk.
+    let removed = "===== rbac.authorization.k8s.io/ClusterRole /audit-view ======\n9,12d8\n< rules:\n< - apiGroups: [audit.example.com]\n<   resources: [events]\n<   verbs: [get, list]\n";
+    let r = analyze_diff(removed, &Options::default()).unwrap();
+    let d = &r.resources[0].differences[0];
+    assert_eq!(
+        (d.pointer.as_str(), d.cause),
+        ("/rules", Cause::ControllerRewrite)
+    );
+    assert_eq!(d.confidence, drift_doctor::Confidence::Medium);
+    assert!(
+        d.evidence
+            .contains("kubectl get clusterrole audit-view -o jsonpath='{.aggregationRule}'"),
+        "{}",
+        d.evidence
+    );
+    assert!(r.resources[0]
+        .fixes
+        .iter()
+        .all(|f| f.kind != drift_doctor::FixKind::Ignore));
+    // Rules Git does declare, changed live, stay drift.
+    let changed = "===== rbac.authorization.k8s.io/ClusterRole /audit-view ======\n12c12\n<   verbs: [get, list, delete]\n---\n>   verbs: [get, list]\n";
+    let r = analyze_diff(changed, &Options::default()).unwrap();
+    assert!(
+        r.resources[0]
+            .differences
+            .iter()
+            .all(|d| d.cause == Cause::Drift),
+        "{:#?}",
+        r.resources[0].differences
+    );
+}

@@ -189,10 +189,16 @@ pub struct Example {
     /// A second render of the same commit, if the rule needs one.
     #[serde(default)]
     pub git_again: Option<String>,
-    /// The Git side.
+    /// The Git side (empty for an example read from diff output).
+    #[serde(default)]
     pub git: String,
-    /// The live side.
+    /// The live side (empty for an example read from diff output).
+    #[serde(default)]
     pub live: String,
+    /// Diff output the example is read from instead of two sides, for a
+    /// rule about what diff output leaves unknown.
+    #[serde(default)]
+    pub diff: Option<String>,
     /// The resource id and pointer this rule must explain.
     pub id: String,
     /// See `id`.
@@ -274,6 +280,15 @@ impl Catalog {
                     rule.code,
                     rule.cause.id(),
                     rule.cause.code_prefix()
+                ));
+            }
+            if let Some(i) = rule.examples.iter().position(|ex| {
+                ex.diff.is_some() != (ex.git.is_empty() && ex.live.is_empty())
+                    || ex.diff.is_none() && (ex.git.is_empty() || ex.live.is_empty())
+            }) {
+                return Err(format!(
+                    "rule {} example {i}: give either `git` and `live`, or `diff`",
+                    rule.code
                 ));
             }
             if rule.retired.is_some() {

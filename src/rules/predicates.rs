@@ -40,6 +40,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("hook_without_delete_policy", hook_without_delete_policy),
     ("namespace_created_by_app", namespace_created_by_app),
     ("aggregation_rule", aggregation_rule),
+    ("aggregated_shape_in_diff", aggregated_shape_in_diff),
     ("live_equals_server_default", live_equals_server_default),
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
@@ -388,6 +389,27 @@ fn aggregation_rule(f: &Finding<'_>) -> Option<Vars> {
                 .join(", ");
             vec![var("selector", labels)]
         })
+}
+
+/// From diff output, where an `aggregationRule` above the hunks stays
+/// unseen: Git gives the role no rules, as Kubernetes' RBAC documentation
+/// declares an aggregated ClusterRole (`rules: []`, "the control plane
+/// automatically fills in the rules"; Argo CD's typed round trip drops the
+/// empty list, so the diff shows the rules removed whole), and the cluster
+/// holds rules.
+fn aggregated_shape_in_diff(f: &Finding<'_>) -> Option<Vars> {
+    let declared_empty = match f.git_obj?.get("rules") {
+        Some(Value::Array(rules)) => rules.is_empty(),
+        // The hunk shows the rules live and none in Git.
+        None => true,
+        Some(_) => false,
+    };
+    let live_has_rules = f
+        .live_obj?
+        .get("rules")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.is_empty());
+    (f.input.partial_objects && declared_empty && live_has_rules).then(Vec::new)
 }
 
 /// The live value is the API server's default for this field.

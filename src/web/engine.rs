@@ -291,6 +291,7 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
                         pointer: e.pointer.clone(),
                         git: e.git.clone(),
                         live: e.live.clone(),
+                        diff: e.diff.clone().unwrap_or_default(),
                     })
                     .collect(),
                 sections: sections

@@ -135,6 +135,8 @@ pub struct RuleExample {
     pub pointer: String,
     pub git: String,
     pub live: String,
+    /// Diff output the example is read from (empty when it has two sides).
+    pub diff: String,
 }
 
 /// An input problem, with `side` as `Side::name()` (`git`, `live`, `diff`).

@@ -195,10 +195,14 @@ fn rule(r: &RuleDoc, focused: bool) -> Html {
             if let Some(ex) = r.examples.first() {
                 <section class="rule-example" aria-label={format!("Example of {}", r.code)}>
                     <h4>{ "Example: " }<code>{ ex.id.clone() }</code>{ ", field " }<code>{ jq_path(&ex.pointer) }</code></h4>
-                    <div class="rule-example-sides">
-                        <div><p class="rule-example-side">{ "Git" }</p><pre class="snippet-text">{ ex.git.clone() }</pre></div>
-                        <div><p class="rule-example-side">{ "Live" }</p><pre class="snippet-text">{ ex.live.clone() }</pre></div>
-                    </div>
+                    if ex.diff.is_empty() {
+                        <div class="rule-example-sides">
+                            <div><p class="rule-example-side">{ "Git" }</p><pre class="snippet-text">{ ex.git.clone() }</pre></div>
+                            <div><p class="rule-example-side">{ "Live" }</p><pre class="snippet-text">{ ex.live.clone() }</pre></div>
+                        </div>
+                    } else {
+                        <div><p class="rule-example-side">{ "Diff output" }</p><pre class="snippet-text">{ ex.diff.clone() }</pre></div>
+                    }
                 </section>
             }
         </article>

@@ -39,7 +39,7 @@ fn big_pair_in_browser() {
             core.summary.out_of_sync
         );
         let mut times = Vec::new();
-        for run in 1..=5 {
+        for run in 1..=10 {
             // Paste Git first (as a user would), then live: the time that
             // counts runs from the paste that completes the pair.
             let r = c
