@@ -201,7 +201,7 @@ fn rule(r: &RuleDoc, focused: bool) -> Html {
                             <div><p class="rule-example-side">{ "Live" }</p><pre class="snippet-text">{ ex.live.clone() }</pre></div>
                         </div>
                     } else {
-                        <div><p class="rule-example-side">{ "Diff output" }</p><pre class="snippet-text">{ ex.diff.clone() }</pre></div>
+                        <div><p class="rule-example-side">{ "Diff output" }</p><pre class="snippet-text" data-example="diff">{ ex.diff.clone() }</pre></div>
                     }
                 </section>
             }
