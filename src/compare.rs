@@ -18,6 +18,7 @@ use crate::identity::ResourceKey;
 use crate::k8s;
 use crate::model::Change;
 use crate::normalize;
+use crate::normalize::TRACKING_ANNOTATION;
 use crate::path::Seg;
 
 mod patch;
@@ -150,6 +151,46 @@ pub struct CompareOptions {
     /// Runs the rules' jq expressions within their budget; its warnings go
     /// into the report.
     pub jq: crate::ignore::JqRuntime,
+    /// argocd-cm `application.resourceTrackingMethod`; None: the release's
+    /// default.
+    pub tracking_method: Option<TrackingMethod>,
+    /// The Application the objects belong to, when the input names it: Argo
+    /// CD writes its tracking annotation into every desired object.
+    pub tracked_by: Option<TrackedBy>,
+}
+
+/// How Argo CD marks the objects of an app (`application.resourceTrackingMethod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackingMethod {
+    /// The instance label only (Argo CD's default before 3.0).
+    Label,
+    /// The `argocd.argoproj.io/tracking-id` annotation (the default since 3.0).
+    Annotation,
+    /// Both.
+    AnnotationAndLabel,
+}
+
+impl TrackingMethod {
+    /// The setting's value as argocd-cm writes it; any other value is
+    /// annotation tracking, as Argo CD's `SetAppInstance` falls back to it.
+    pub fn from_setting(value: &str) -> TrackingMethod {
+        match value.trim() {
+            "label" => TrackingMethod::Label,
+            "annotation+label" => TrackingMethod::AnnotationAndLabel,
+            _ => TrackingMethod::Annotation,
+        }
+    }
+}
+
+/// The Application whose tracking annotation the desired objects carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedBy {
+    /// `Application.InstanceName`: the name, prefixed with `<namespace>_`
+    /// for an Application outside Argo CD's own namespace.
+    pub instance: String,
+    /// The destination namespace, which a cluster-scoped object's tracking
+    /// id names (argo-cd `UnstructuredToAppInstanceValue`).
+    pub destination_namespace: String,
 }
 
 impl Default for CompareOptions {
@@ -163,6 +204,8 @@ impl Default for CompareOptions {
             manager: "argocd-controller".to_string(),
             ignore_rules: Vec::new(),
             jq: Default::default(),
+            tracking_method: None,
+            tracked_by: None,
         }
     }
 }
@@ -175,6 +218,24 @@ impl CompareOptions {
             release,
             ignore_resource_status_field: IgnoreStatus::default_for(release),
             ..CompareOptions::default()
+        }
+    }
+
+    /// Whether Argo CD writes its tracking annotation into desired objects.
+    pub fn annotation_tracking(&self) -> bool {
+        match self.tracking_method {
+            Some(TrackingMethod::Label) => false,
+            Some(_) => true,
+            None => self.release.has(Behaviour::AnnotationTrackingByDefault),
+        }
+    }
+
+    /// Whether Argo CD writes its instance label into desired objects.
+    pub fn label_tracking(&self) -> bool {
+        match self.tracking_method {
+            Some(TrackingMethod::Annotation) => false,
+            Some(_) => true,
+            None => !self.release.has(Behaviour::AnnotationTrackingByDefault),
         }
     }
 
@@ -315,10 +376,17 @@ pub fn compare_with_crd(
         _ => desired.clone(),
     };
 
-    if opts.release.has(Behaviour::AnnotationTrackingByDefault) {
-        drop_untracked_instance_label(&desired, &mut live_n, group, kind);
-    } else {
+    if opts.label_tracking() {
         add_tracking_label(&mut desired, &original);
+    } else {
+        drop_untracked_instance_label(&desired, &mut live_n, group, kind);
+    }
+    if let Some(id) = expected_tracking_id(key, git, live, opts) {
+        // Compared like any annotation: the normaliser left it out of both.
+        set_annotation(&mut desired, TRACKING_ANNOTATION, Value::String(id));
+        if let Some(v) = annotation(live, TRACKING_ANNOTATION) {
+            set_annotation(&mut live_n, TRACKING_ANNOTATION, v.clone());
+        }
     }
 
     if kind == "StatefulSet" && group == "apps" && opts.strategy == Strategy::Legacy {
@@ -707,6 +775,53 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
 /// label, the Application's name, into every desired object; raw Git lacks
 /// it. When Git sets no such label, the one in the last-applied
 /// configuration is the one Argo CD wrote.
+/// The tracking annotation Argo CD compares the live object against, when
+/// the input tells it: the one Git carries (Argo CD's repo server writes it
+/// into the manifests it renders, so `argocd app manifests` shows it), else,
+/// with annotation tracking and the Application named, the one Argo CD
+/// writes (argo-cd `SetAppInstance`: `<app>:<group>/<kind>:<namespace>/<name>`),
+/// but only where live carries none: a live id of another form (an
+/// installation id, an app namespace) is not second-guessed.
+fn expected_tracking_id(
+    key: &ResourceKey,
+    git: &Value,
+    live: &Value,
+    opts: &CompareOptions,
+) -> Option<String> {
+    if let Some(Value::String(id)) = annotation(git, TRACKING_ANNOTATION) {
+        return Some(id.clone());
+    }
+    let app = opts.tracked_by.as_ref()?;
+    if !opts.annotation_tracking() || annotation(live, TRACKING_ANNOTATION).is_some() {
+        return None;
+    }
+    let namespace = if key.namespace.is_empty() {
+        &app.destination_namespace
+    } else {
+        &key.namespace
+    };
+    Some(format!(
+        "{}:{}/{}:{}/{}",
+        app.instance, key.group, key.kind, namespace, key.name
+    ))
+}
+
+fn annotation<'v>(obj: &'v Value, key: &str) -> Option<&'v Value> {
+    obj.pointer("/metadata/annotations")?.get(key)
+}
+
+fn set_annotation(obj: &mut Value, key: &str, value: Value) {
+    let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Value::Object(a) = meta
+        .entry("annotations")
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
+        a.insert(key.to_string(), value);
+    }
+}
+
 fn add_tracking_label(desired: &mut Value, original: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
     let Some(applied) = original

@@ -402,8 +402,10 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
 }
 
 /// Drift rules whose value no person is shown to have changed: Argo CD's own
-/// apply wrote it (DR006), or Argo CD masked both sides (DR007).
-const NOT_HAND_EDITS: [&str; 2] = ["DR006", "DR007"];
+/// apply wrote it (DR006), Argo CD masked both sides (DR007), or the
+/// difference is Argo CD's tracking annotation, which a sync writes (DR016,
+/// DR017).
+const NOT_HAND_EDITS: [&str; 4] = ["DR006", "DR007", "DR016", "DR017"];
 
 /// What to do first when the findings show a sync loop.
 pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {

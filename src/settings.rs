@@ -24,6 +24,7 @@ pub const MAX_SETTINGS_NESTING: usize = 128;
 
 const COMPARE_OPTIONS: &str = "resource.compareoptions";
 const JQ_TIMEOUT: &str = "ignore.normalizer.jq.timeout";
+const TRACKING_METHOD: &str = "application.resourceTrackingMethod";
 const CUSTOMIZATIONS: &str = "resource.customizations";
 const IGNORE_PREFIX: &str = "resource.customizations.ignoreDifferences.";
 
@@ -43,7 +44,9 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
 /// CD reads it: absent means the release's default, `all` since 3.0 and
 /// `crd` before, see [`IgnoreStatus::from_setting`]) and
 /// turns `ignoreAggregatedRoles` on when it is true;
-/// `ignore.normalizer.jq.timeout` sets each jq expression's time budget.
+/// `ignore.normalizer.jq.timeout` sets each jq expression's time budget;
+/// `application.resourceTrackingMethod` says whether Argo CD writes its
+/// tracking annotation, its instance label or both.
 /// `ignoreDifferencesOnResourceUpdates` only throttles refreshes in Argo CD,
 /// so it changes nothing here. Blank text applies nothing; on error nothing
 /// is applied. Errors name the document, line and column in `text`.
@@ -68,6 +71,7 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
         default_status: crate::compare::IgnoreStatus::default_for(compare.release),
         aggregated: false,
         timeout: None,
+        tracking: None,
     };
     for (value, document, line) in &docs {
         reader.document(
@@ -87,6 +91,9 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
     }
     if let Some(t) = reader.timeout {
         compare.jq.set_timeout(t);
+    }
+    if let Some(m) = reader.tracking {
+        compare.tracking_method = Some(m);
     }
     Ok(())
 }
@@ -145,6 +152,7 @@ struct Reader<'t> {
     default_status: IgnoreStatus,
     aggregated: bool,
     timeout: Option<Duration>,
+    tracking: Option<crate::compare::TrackingMethod>,
 }
 
 /// A Kubernetes object rather than a fragment.
@@ -362,7 +370,11 @@ impl<'t> Reader<'t> {
         // The keys of an argocd-cm `data:` without the `data:` line.
         let data_keys: Map<String, Value> = map
             .iter()
-            .filter(|(k, _)| k.starts_with("resource.") || k.as_str() == JQ_TIMEOUT)
+            .filter(|(k, _)| {
+                k.starts_with("resource.")
+                    || k.as_str() == JQ_TIMEOUT
+                    || k.as_str() == TRACKING_METHOD
+            })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if !data_keys.is_empty() {
@@ -600,7 +612,8 @@ impl<'t> Reader<'t> {
             let is_setting = key.starts_with(IGNORE_PREFIX)
                 || key == CUSTOMIZATIONS
                 || key == COMPARE_OPTIONS
-                || key == JQ_TIMEOUT;
+                || key == JQ_TIMEOUT
+                || key == TRACKING_METHOD;
             if !is_setting {
                 continue;
             }
@@ -622,7 +635,9 @@ impl<'t> Reader<'t> {
                     ))
                 }
             };
-            if key == JQ_TIMEOUT {
+            if key == TRACKING_METHOD {
+                self.tracking = Some(crate::compare::TrackingMethod::from_setting(text));
+            } else if key == JQ_TIMEOUT {
                 match parse_go_duration(text) {
                     Some(d) if !d.is_zero() => self.timeout = Some(d),
                     _ => {

@@ -270,3 +270,95 @@ fn hooks_are_set_apart_as_argo_cd_splits_them() {
     );
     assert_eq!(status(other, &hook), (0, 1));
 }
+
+/// Argo CD's tracking annotation (argo-cd `SetAppInstance`): compared when
+/// Git carries it or the Application is named, as the tracking method and
+/// release decide.
+#[test]
+fn the_tracking_annotation_is_compared_when_the_input_says_what_argo_cd_writes() {
+    use drift_doctor::application::Application;
+    let object = |annotations: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\n{annotations}data:\n  a: b\n")
+    };
+    let untracked = object("");
+    let tracked = object(
+        "  annotations:\n    argocd.argoproj.io/tracking-id: shop:/ConfigMap:shop/settings\n",
+    );
+    let other_app = object(
+        "  annotations:\n    argocd.argoproj.io/tracking-id: legacy:/ConfigMap:shop/settings\n",
+    );
+    let rule_of = |report: &drift_doctor::Report| {
+        report.resources[0]
+            .differences
+            .iter()
+            .map(|d| d.rule.clone())
+            .collect::<Vec<_>>()
+    };
+    // Git as `argocd app manifests` prints it carries the id.
+    let r = analyze(&tracked, &untracked, &Options::default()).unwrap();
+    assert_eq!(rule_of(&r), ["DR016"]);
+    let r = analyze(&tracked, &other_app, &Options::default()).unwrap();
+    assert_eq!(rule_of(&r), ["DR017"]);
+    let r = analyze(&tracked, &tracked, &Options::default()).unwrap();
+    assert_eq!(r.resources[0].status, Status::Synced);
+    // Without it and without the Application, the input does not say.
+    let r = analyze(&untracked, &untracked, &Options::default()).unwrap();
+    assert_eq!(r.resources[0].status, Status::Synced);
+
+    // The Application named: Argo CD writes `<app>:<group>/<kind>:<ns>/<name>`.
+    let with_app = |app_yaml: &str, settings: &str, release: &str, live: &str| {
+        let app = Application::parse(app_yaml).unwrap();
+        let mut opts = Options {
+            namespace: None,
+            compare: CompareOptions::for_release(
+                drift_doctor::ArgoCdRelease::parse(release).unwrap(),
+            ),
+        };
+        drift_doctor::settings::apply_user_settings(settings, &mut opts.compare).unwrap();
+        app.apply_to(&mut opts.namespace, &mut opts.compare, false, false)
+            .unwrap();
+        let evidence = drift_doctor::Evidence {
+            application: Some(&app),
+            ..Default::default()
+        };
+        drift_doctor::analyze_with(&untracked, live, &opts, evidence).unwrap()
+    };
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  destination:\n    namespace: shop\n";
+    let r = with_app(app, "", "3.0", &untracked);
+    assert_eq!(rule_of(&r), ["DR016"]);
+    let d = &r.resources[0].differences[0];
+    assert!(
+        d.evidence
+            .contains("argocd.argoproj.io/tracking-id: shop:/ConfigMap:shop/settings"),
+        "{}",
+        d.evidence
+    );
+    assert_eq!(
+        with_app(app, "", "3.0", &tracked).resources[0].status,
+        Status::Synced
+    );
+    // Label tracking: the default before 3.0, or argocd-cm's choice.
+    assert_eq!(
+        with_app(app, "", "2.14", &untracked).resources[0].status,
+        Status::Synced
+    );
+    let label = "data:\n  application.resourceTrackingMethod: label\n";
+    assert_eq!(
+        with_app(app, label, "3.0", &untracked).resources[0].status,
+        Status::Synced
+    );
+    // An Application outside Argo CD's namespace is named `<namespace>_<name>`.
+    let r = with_app(
+        &app.replace("namespace: argocd", "namespace: team-a"),
+        "",
+        "3.0",
+        &untracked,
+    );
+    assert!(
+        r.resources[0].differences[0]
+            .evidence
+            .contains("tracking-id: team-a_shop:/ConfigMap:shop/settings"),
+        "{}",
+        r.resources[0].differences[0].evidence
+    );
+}

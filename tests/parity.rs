@@ -210,13 +210,32 @@ fn through_the_cli_path(case: &Value) -> Outcome {
             .unwrap_or_else(|| NO_OBJECTS.to_string())
     };
     let options = &case["options"];
-    let opts = drift_doctor::Options {
+    let mut opts = drift_doctor::Options {
         namespace: options["destination_namespace"]
             .as_str()
             .map(str::to_string),
         compare: case_options(options),
     };
-    let report = match drift_doctor::analyze(&text("config"), &text("live"), &opts) {
+    // An application case names its Application: Argo CD writes that app's
+    // tracking annotation into every desired object.
+    let application = options["application"].as_str().map(|name| {
+        let yaml = format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  destination:\n    namespace: {}\n",
+            options["destination_namespace"].as_str().unwrap_or("")
+        );
+        drift_doctor::application::Application::parse(&yaml).expect("the case's Application")
+    });
+    if let Some(app) = &application {
+        // As the CLI applies `--application`.
+        if let Err(e) = app.apply_to(&mut opts.namespace, &mut opts.compare, true, true) {
+            return Outcome::Differs(e.to_string());
+        }
+    }
+    let evidence = drift_doctor::Evidence {
+        application: application.as_ref(),
+        ..Default::default()
+    };
+    let report = match drift_doctor::analyze_with(&text("config"), &text("live"), &opts, evidence) {
         Ok(report) => report,
         Err(e) => return Outcome::Differs(e.to_string()),
     };

@@ -96,6 +96,23 @@ impl Application {
         str_at(&self.object, "/metadata/name").unwrap_or("")
     }
 
+    /// What Argo CD's tracking annotation names this Application by
+    /// (argo-cd `Application.InstanceName`: the name, prefixed with
+    /// `<namespace>_` when the Application lives outside Argo CD's own
+    /// namespace, taken to be `argocd` or unstated).
+    pub fn tracked_by(&self) -> crate::compare::TrackedBy {
+        let namespace = str_at(&self.object, "/metadata/namespace").unwrap_or("");
+        let instance = if namespace.is_empty() || namespace == "argocd" {
+            self.name().to_string()
+        } else {
+            format!("{namespace}_{}", self.name())
+        };
+        crate::compare::TrackedBy {
+            instance,
+            destination_namespace: self.destination_namespace().unwrap_or("").to_string(),
+        }
+    }
+
     /// `spec.destination.namespace`, when set.
     pub fn destination_namespace(&self) -> Option<&str> {
         str_at(&self.object, "/spec/destination/namespace").filter(|s| !s.is_empty())
@@ -158,6 +175,7 @@ impl Application {
         strategy_given: bool,
     ) -> Result<(), InputError> {
         crate::settings::apply_user_settings(&self.text, compare)?;
+        compare.tracked_by = Some(self.tracked_by());
         if !namespace_given {
             if let Some(ns) = self.destination_namespace() {
                 *namespace = Some(ns.to_string());

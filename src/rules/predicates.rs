@@ -41,6 +41,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("namespace_created_by_app", namespace_created_by_app),
     ("aggregation_rule", aggregation_rule),
     ("aggregated_shape_in_diff", aggregated_shape_in_diff),
+    ("tracking_id_missing_live", tracking_id_missing_live),
     ("live_equals_server_default", live_equals_server_default),
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
@@ -410,6 +411,22 @@ fn aggregated_shape_in_diff(f: &Finding<'_>) -> Option<Vars> {
         .and_then(Value::as_array)
         .is_some_and(|r| !r.is_empty());
     (f.input.partial_objects && declared_empty && live_has_rules).then(Vec::new)
+}
+
+/// Git (as Argo CD writes it) carries the tracking annotation and live has
+/// none: the difference is that key, or an annotation map live lacks that
+/// holds only that key.
+fn tracking_id_missing_live(f: &Finding<'_>) -> Option<Vars> {
+    const KEY: &str = crate::normalize::TRACKING_ANNOTATION;
+    if f.live.is_some() {
+        return None;
+    }
+    let id = match f.git? {
+        Value::String(id) if f.pointer.ends_with("/argocd.argoproj.io~1tracking-id") => id,
+        Value::Object(m) if m.len() == 1 => m.get(KEY)?.as_str()?,
+        _ => return None,
+    };
+    Some(vec![var("id", id.to_string())])
 }
 
 /// The live value is the API server's default for this field.
