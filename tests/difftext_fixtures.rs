@@ -317,13 +317,18 @@ fn an_hpa_whose_target_no_hunk_shows_is_taken_to_scale_the_workload_of_its_name(
     };
     let deployment =
         "===== apps/Deployment shop/cart ======\n20c20\n<   replicas: 6\n---\n>   replicas: 2\n";
-    let r = analyze_diff(&format!("{}{deployment}", hpa("cart")), &Options::default()).unwrap();
-    let d = r
-        .resources
-        .iter()
-        .flat_map(|res| &res.differences)
-        .find(|d| d.pointer == "/spec/replicas")
-        .unwrap();
+    // The replicas difference when the paste holds the HPA `name`.
+    let replicas = |name: &str| {
+        let r = analyze_diff(&format!("{}{deployment}", hpa(name)), &Options::default()).unwrap();
+        let d = r
+            .resources
+            .iter()
+            .flat_map(|res| &res.differences)
+            .find(|d| d.pointer == "/spec/replicas")
+            .cloned();
+        d.unwrap()
+    };
+    let d = replicas("cart");
     assert_eq!(d.cause, Cause::Autoscaler);
     assert!(
         d.evidence.contains("its target is not in the diff"),
@@ -331,18 +336,7 @@ fn an_hpa_whose_target_no_hunk_shows_is_taken_to_scale_the_workload_of_its_name(
         d.evidence
     );
     // An HPA of another name says nothing about this Deployment.
-    let r = analyze_diff(
-        &format!("{}{deployment}", hpa("orders")),
-        &Options::default(),
-    )
-    .unwrap();
-    let d = r
-        .resources
-        .iter()
-        .flat_map(|res| &res.differences)
-        .find(|d| d.pointer == "/spec/replicas")
-        .unwrap();
-    assert_eq!(d.cause, Cause::Drift);
+    assert_eq!(replicas("orders").cause, Cause::Drift);
 }
 
 #[test]
