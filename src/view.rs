@@ -77,21 +77,24 @@ pub struct DiffLine {
 /// A line diff of two texts (Git first), without a deadline so that it never
 /// reads a clock (there is none on wasm32-unknown-unknown).
 pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
-    let diff = similar::TextDiff::configure()
-        .algorithm(similar::Algorithm::Myers)
-        .diff_lines(git, live);
-    diff.iter_all_changes()
-        .map(|c| DiffLine {
-            tag: match c.tag() {
-                similar::ChangeTag::Equal => LineTag::Same,
-                similar::ChangeTag::Delete => LineTag::Git,
-                similar::ChangeTag::Insert => LineTag::Live,
-            },
-            git_line: c.old_index().map(|i| i + 1),
-            live_line: c.new_index().map(|i| i + 1),
-            text: c.value().trim_end_matches('\n').to_string(),
-        })
-        .collect()
+    let old: Vec<&str> = git.lines().collect();
+    let new: Vec<&str> = live.lines().collect();
+    let mut out = Vec::with_capacity(old.len().max(new.len()));
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new) {
+        for change in op.iter_changes(&old, &new) {
+            out.push(DiffLine {
+                tag: match change.tag() {
+                    similar::ChangeTag::Equal => LineTag::Same,
+                    similar::ChangeTag::Delete => LineTag::Git,
+                    similar::ChangeTag::Insert => LineTag::Live,
+                },
+                git_line: change.old_index().map(|i| i + 1),
+                live_line: change.new_index().map(|i| i + 1),
+                text: change.value().to_string(),
+            });
+        }
+    }
+    out
 }
 
 /// The pasted diff output of each resource, by report id, as lines of the
