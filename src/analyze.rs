@@ -10,6 +10,7 @@ use crate::input::{parse_side, Document, InputError, Side};
 use crate::model::*;
 use crate::object_options::ObjectOptions;
 use crate::path;
+use crate::path::Pointer;
 use crate::rules::{self, Finding};
 use crate::{fixes, secret_mask};
 use serde_json::Value;
@@ -88,7 +89,7 @@ struct Pair<'a> {
 
 /// The values of a comma-separated annotation, trimmed, without empties.
 fn annotation_csv<'a>(obj: &'a Value, key: &str) -> Vec<&'a str> {
-    obj.pointer("/metadata/annotations")
+    obj.at("/metadata/annotations")
         .and_then(|a| a.get(key))
         .and_then(Value::as_str)
         .map(|v| {
@@ -116,7 +117,7 @@ fn is_skipped(obj: &Value) -> bool {
 /// is `crd-install`, which Helm calls a hook but Argo CD applies as a
 /// resource) or a PreDelete/PostDelete hook of either annotation.
 fn is_hook(obj: &Value) -> bool {
-    let annotations = obj.pointer("/metadata/annotations");
+    let annotations = obj.at("/metadata/annotations");
     let argo = annotation_csv(obj, "argocd.argoproj.io/hook");
     let helm = annotation_csv(obj, "helm.sh/hook");
     let sync_hook = if annotations
@@ -143,7 +144,7 @@ fn created_by_controller(
     service_names: &[(String, String)],
 ) -> bool {
     if obj
-        .pointer("/metadata/ownerReferences")
+        .at("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .is_some_and(|o| !o.is_empty())
     {

@@ -18,6 +18,7 @@ use crate::identity::ResourceKey;
 use crate::k8s;
 use crate::model::Change;
 use crate::normalize;
+use crate::path::Pointer;
 use crate::path::Seg;
 
 mod patch;
@@ -273,7 +274,7 @@ pub fn compare_with_crd(
         };
 
     let last_applied = live
-        .pointer("/metadata/annotations")
+        .at("/metadata/annotations")
         .and_then(|a| a.get(LAST_APPLIED))
         .and_then(Value::as_str)
         .and_then(|s| serde_json::from_str::<Value>(s).ok())
@@ -288,10 +289,11 @@ pub fn compare_with_crd(
     let mut desired = norm.normalize(git);
     if opts.strategy != Strategy::Legacy {
         // Only the legacy diff's patch carries normalizeRole's `null`.
-        desired = normalize::strip_nulls_deep(&desired);
+        normalize::strip_nulls_in_place(&mut desired);
     }
     // The live object is stored: a `null` there is an absent field.
-    let mut live_n = normalize::strip_nulls_deep(&norm.normalize(live));
+    let mut live_n = norm.normalize(live);
+    normalize::strip_nulls_in_place(&mut live_n);
     if status_subresource {
         if let Value::Object(d) = &mut desired {
             match live_n.get("status") {
@@ -474,8 +476,10 @@ pub fn compare_with_crd(
     }
     if opts.include_hidden {
         let mut raw = Vec::new();
-        let live_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(live));
-        let desired_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(git));
+        let mut live_plain = norm.normalize_keeping_zero_values(live);
+        normalize::strip_nulls_in_place(&mut live_plain);
+        let mut desired_plain = norm.normalize_keeping_zero_values(git);
+        normalize::strip_nulls_in_place(&mut desired_plain);
         diff_values(
             &desired_plain,
             &live_plain,
@@ -534,8 +538,10 @@ pub fn compare_with_predicted(
             .ignores(&key.group, &key.kind),
     };
     let schema = k8s::root(&key.group, &key.kind);
-    let p = normalize::strip_nulls_deep(&norm.normalize(predicted));
-    let l = normalize::strip_nulls_deep(&norm.normalize(live));
+    let mut p = norm.normalize(predicted);
+    normalize::strip_nulls_in_place(&mut p);
+    let mut l = norm.normalize(live);
+    normalize::strip_nulls_in_place(&mut l);
     let mut visible = Vec::new();
     diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
     if revert_webhook_changes {
@@ -687,13 +693,13 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
         return;
     }
     if desired
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(|l| l.get(LABEL))
         .is_some()
     {
         return;
     }
-    if let Some(Value::Object(labels)) = live.pointer_mut("/metadata/labels") {
+    if let Some(Value::Object(labels)) = live.at_mut("/metadata/labels") {
         labels.remove(LABEL);
         if labels.is_empty() {
             if let Some(Value::Object(meta)) = live.get_mut("metadata") {
@@ -709,10 +715,7 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
 /// configuration is the one Argo CD wrote.
 fn add_tracking_label(desired: &mut Value, original: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
-    let Some(applied) = original
-        .pointer("/metadata/labels")
-        .and_then(|l| l.get(LABEL))
-    else {
+    let Some(applied) = original.at("/metadata/labels").and_then(|l| l.get(LABEL)) else {
         return;
     };
     let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else {
@@ -730,10 +733,10 @@ fn add_tracking_label(desired: &mut Value, original: &Value) {
 /// Argo CD prunes live `volumeClaimTemplates` to the fields of the original,
 /// because the API server echoes them back with apiVersion, kind and status.
 fn statefulset_workaround(original: &Value, live: &mut Value) {
-    let Some(orig_vct) = original.pointer("/spec/volumeClaimTemplates") else {
+    let Some(orig_vct) = original.at("/spec/volumeClaimTemplates") else {
         return;
     };
-    if let Some(live_vct) = live.pointer_mut("/spec/volumeClaimTemplates") {
+    if let Some(live_vct) = live.at_mut("/spec/volumeClaimTemplates") {
         let trimmed = remove_map_fields(orig_vct, live_vct);
         *live_vct = trimmed;
     }
