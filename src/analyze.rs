@@ -73,6 +73,13 @@ pub fn analyze_with(
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
+    // Freeing thousands of objects is work too: on every core.
+    let docs: Vec<Document> = git_docs
+        .into_iter()
+        .chain(live_docs)
+        .chain(again_docs)
+        .collect();
+    crate::parallel::map_ordered(docs, PARALLEL_PAIRS, |_| 1, drop);
     Ok(report)
 }
 
