@@ -579,7 +579,46 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut block_scalar_indent: Option<usize> = None;
-    for (i, line) in text.lines().enumerate() {
+    let all = text.as_bytes();
+    let mut next_line = 0;
+    // The 0-based number of the line starting at `next_line`.
+    let mut next_index = 0;
+    while next_line < all.len() {
+        let mut start = next_line;
+        let mut i = next_index;
+        if quote.is_none() && depth == 0 && block_scalar_indent.is_none() {
+            // Outside quotes, brackets and block scalars only a line with one
+            // of these characters changes anything: go straight to the next.
+            let rest = all.get(start..).unwrap_or_default();
+            let found = rest
+                .iter()
+                .position(|b| matches!(b, b'[' | b'{' | b'"' | b'\'' | b'|' | b'>'))?;
+            let skipped = rest.get(..found).unwrap_or_default();
+            let line_start = skipped
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |n| n + 1);
+            i += skipped
+                .get(..line_start)
+                .unwrap_or_default()
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            start += line_start;
+        }
+        let rest = all.get(start..).unwrap_or_default();
+        let (end, with_break) = match rest.iter().position(|&b| b == b'\n') {
+            Some(n) => (start + n, true),
+            None => (all.len(), false),
+        };
+        next_line = end + 1;
+        next_index = i + 1;
+        // As `str::lines` gives it: without its line break, and without a
+        // carriage return before one.
+        let mut line = text.get(start..end).unwrap_or("");
+        if with_break {
+            line = line.strip_suffix('\r').unwrap_or(line);
+        }
         let indent = line.len() - line.trim_start_matches(' ').len();
         if let Some(parent) = block_scalar_indent {
             if line.trim().is_empty() || indent > parent {
@@ -955,5 +994,88 @@ mod tests {
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  80: http\n";
         let docs = parse_side(text, Side::Git).unwrap();
         assert_eq!(docs[0].object["data"]["80"], "http");
+    }
+
+    /// The scan as it read every line, to check the one that skips ahead.
+    fn line_by_line(text: &str, limit: usize) -> Option<(usize, usize)> {
+        let mut depth = 0usize;
+        let mut quote: Option<u8> = None;
+        let mut block_scalar_indent: Option<usize> = None;
+        for (i, line) in text.lines().enumerate() {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            if let Some(parent) = block_scalar_indent {
+                if line.trim().is_empty() || indent > parent {
+                    continue;
+                }
+                block_scalar_indent = None;
+            }
+            let bytes = line.as_bytes();
+            // Most lines (`key: value`) hold nothing that changes the state:
+            // skip them without looking at each character. Every character the
+            // scan reacts to is ASCII, so bytes serve (a multi-byte character
+            // never starts a token, which only ever counts less).
+            if quote.is_none()
+                && depth == 0
+                && !bytes
+                    .iter()
+                    .any(|b| matches!(b, b'[' | b'{' | b'"' | b'\'' | b'|' | b'>'))
+            {
+                continue;
+            }
+            let mut previous = b' ';
+            let mut at = 0;
+            while at < bytes.len() {
+                let c = bytes[at];
+                match quote {
+                    Some(b'"') => match c {
+                        b'\\' => at += 1,
+                        b'"' => quote = None,
+                        _ => {}
+                    },
+                    Some(_) => {
+                        if c == b'\'' {
+                            if bytes.get(at + 1) == Some(&b'\'') {
+                                at += 1;
+                            } else {
+                                quote = None;
+                            }
+                        }
+                    }
+                    None => {
+                        let starts_token = previous.is_ascii_whitespace()
+                            || matches!(previous, b'[' | b'{' | b',');
+                        match c {
+                            b'#' if previous.is_ascii_whitespace() => break,
+                            b'"' | b'\'' if starts_token => quote = Some(c),
+                            b'[' | b'{' if starts_token || depth > 0 => {
+                                depth += 1;
+                                if depth > limit {
+                                    return Some((i + 1, line[..at].chars().count() + 1));
+                                }
+                            }
+                            b']' | b'}' if depth > 0 => depth -= 1,
+                            b'|' | b'>' if starts_token && depth == 0 => {
+                                block_scalar_indent = Some(indent);
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                previous = c;
+                at += 1;
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skipping_to_the_next_bracket_or_quote_counts_as_reading_every_line(
+            text in "[ a:#\\[\\]{}\"'|>\r\n-]{0,120}",
+            limit in 0usize..4,
+        ) {
+            proptest::prop_assert_eq!(flow_nesting_beyond(&text, limit), line_by_line(&text, limit));
+        }
     }
 }
