@@ -269,6 +269,15 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, Inp
         let line_no = i + 1;
         let at = offset;
         offset += raw.len();
+        // Most lines are a document's content, kept as they are: no marker
+        // (which starts with `-` or `.`), no carriage return.
+        if seen_content
+            && !matches!(raw.as_bytes().first(), Some(b'-' | b'.'))
+            && !matches!(raw.as_bytes(), [.., b'\r', b'\n'] | [.., b'\r'])
+        {
+            current.push_line(text, at, raw.len());
+            continue;
+        }
         let line_break = raw.ends_with('\n');
         let bare = raw.trim_end_matches('\n').trim_end_matches('\r');
         let is_marker =
@@ -431,6 +440,13 @@ fn parse_list_items(chunk: &str) -> Option<Value> {
     let mut end = chunk.len();
     // The sequence ends at the first content line outside it.
     for (at, l) in lines {
+        // Deeper than the items (or blank): neither an item nor the end.
+        if l.as_bytes()
+            .get(..=seq_indent)
+            .is_some_and(|b| b.iter().all(|&c| c == b' '))
+        {
+            continue;
+        }
         if is_content(l)
             && (indent_of(l) < seq_indent || (indent_of(l) == seq_indent && !is_entry(l)))
         {
