@@ -50,12 +50,20 @@ pub fn analyze_with(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    let git_docs = parse_side(git, Side::Git)?;
-    let live_docs = parse_side(live, Side::Live)?;
-    let again_docs = match evidence.git_again {
-        Some(text) => parse_side(text, Side::SecondRender)?,
-        None => Vec::new(),
-    };
+    // The rule catalogue is read once per process, meanwhile.
+    let (parsed, _) = crate::parallel::join(
+        || -> Result<_, InputError> {
+            let git_docs = parse_side(git, Side::Git)?;
+            let live_docs = parse_side(live, Side::Live)?;
+            let again_docs = match evidence.git_again {
+                Some(text) => parse_side(text, Side::SecondRender)?,
+                None => Vec::new(),
+            };
+            Ok((git_docs, live_docs, again_docs))
+        },
+        || rules::catalog().is_ok(),
+    );
+    let (git_docs, live_docs, again_docs) = parsed?;
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
     // The second render's values are numbered after both sides', before the
     // comparison starts (it runs on several threads).
