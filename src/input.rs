@@ -658,6 +658,18 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
         let mut previous = b' ';
         let mut at = 0;
         while at < bytes.len() {
+            // Inside quotes only the closing quote (and in double quotes an
+            // escape) matters: go straight to it.
+            if let Some(q) = quote {
+                let rest = bytes.get(at..).unwrap_or_default();
+                match rest
+                    .iter()
+                    .position(|&b| b == q || (q == b'"' && b == b'\\'))
+                {
+                    Some(n) => at += n,
+                    None => break,
+                }
+            }
             let c = bytes[at];
             match quote {
                 Some(b'"') => match c {
@@ -1088,7 +1100,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn skipping_to_the_next_bracket_or_quote_counts_as_reading_every_line(
-            text in "[ a:#\\[\\]{}\"'|>\r\n-]{0,120}",
+            text in "[ a:#\\[\\]{}\"'|>\\\\\r\n-]{0,120}",
             limit in 0usize..4,
         ) {
             proptest::prop_assert_eq!(flow_nesting_beyond(&text, limit), line_by_line(&text, limit));
