@@ -10,6 +10,7 @@ use crate::input::{parse_side, Document, InputError, Side};
 use crate::model::*;
 use crate::object_options::ObjectOptions;
 use crate::path;
+use crate::path::Pointer;
 use crate::rules::{self, Finding};
 use crate::{fixes, secret_mask};
 use serde_json::Value;
@@ -49,12 +50,20 @@ pub fn analyze_with(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    let git_docs = parse_side(git, Side::Git)?;
-    let live_docs = parse_side(live, Side::Live)?;
-    let again_docs = match evidence.git_again {
-        Some(text) => parse_side(text, Side::SecondRender)?,
-        None => Vec::new(),
-    };
+    // The rule catalogue is read once per process, meanwhile.
+    let (parsed, _) = crate::parallel::join(
+        || -> Result<_, InputError> {
+            let git_docs = parse_side(git, Side::Git)?;
+            let live_docs = parse_side(live, Side::Live)?;
+            let again_docs = match evidence.git_again {
+                Some(text) => parse_side(text, Side::SecondRender)?,
+                None => Vec::new(),
+            };
+            Ok((git_docs, live_docs, again_docs))
+        },
+        || rules::catalog().is_ok(),
+    );
+    let (git_docs, live_docs, again_docs) = parsed?;
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
     // The second render's values are numbered after both sides', before the
     // comparison starts (it runs on several threads).
@@ -72,6 +81,13 @@ pub fn analyze_with(
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
+    // Freeing thousands of objects is work too: on every core.
+    let docs: Vec<Document> = git_docs
+        .into_iter()
+        .chain(live_docs)
+        .chain(again_docs)
+        .collect();
+    crate::parallel::map_ordered(docs, PARALLEL_PAIRS, |_| 1, drop);
     Ok(report)
 }
 
@@ -88,7 +104,7 @@ struct Pair<'a> {
 
 /// The values of a comma-separated annotation, trimmed, without empties.
 fn annotation_csv<'a>(obj: &'a Value, key: &str) -> Vec<&'a str> {
-    obj.pointer("/metadata/annotations")
+    obj.at("/metadata/annotations")
         .and_then(|a| a.get(key))
         .and_then(Value::as_str)
         .map(|v| {
@@ -116,7 +132,7 @@ fn is_skipped(obj: &Value) -> bool {
 /// is `crd-install`, which Helm calls a hook but Argo CD applies as a
 /// resource) or a PreDelete/PostDelete hook of either annotation.
 fn is_hook(obj: &Value) -> bool {
-    let annotations = obj.pointer("/metadata/annotations");
+    let annotations = obj.at("/metadata/annotations");
     let argo = annotation_csv(obj, "argocd.argoproj.io/hook");
     let helm = annotation_csv(obj, "helm.sh/hook");
     let sync_hook = if annotations
@@ -143,7 +159,7 @@ fn created_by_controller(
     service_names: &[(String, String)],
 ) -> bool {
     if obj
-        .pointer("/metadata/ownerReferences")
+        .at("/metadata/ownerReferences")
         .and_then(Value::as_array)
         .is_some_and(|o| !o.is_empty())
     {

@@ -19,6 +19,7 @@ use crate::k8s;
 use crate::model::Change;
 use crate::normalize;
 use crate::normalize::TRACKING_ANNOTATION;
+use crate::path::Pointer;
 use crate::path::Seg;
 
 mod patch;
@@ -334,7 +335,7 @@ pub fn compare_with_crd(
         };
 
     let last_applied = live
-        .pointer("/metadata/annotations")
+        .at("/metadata/annotations")
         .and_then(|a| a.get(LAST_APPLIED))
         .and_then(Value::as_str)
         .and_then(|s| serde_json::from_str::<Value>(s).ok())
@@ -349,10 +350,11 @@ pub fn compare_with_crd(
     let mut desired = norm.normalize(git);
     if opts.strategy != Strategy::Legacy {
         // Only the legacy diff's patch carries normalizeRole's `null`.
-        desired = normalize::strip_nulls_deep(&desired);
+        normalize::strip_nulls_in_place(&mut desired);
     }
     // The live object is stored: a `null` there is an absent field.
-    let mut live_n = normalize::strip_nulls_deep(&norm.normalize(live));
+    let mut live_n = norm.normalize(live);
+    normalize::strip_nulls_in_place(&mut live_n);
     if status_subresource {
         if let Value::Object(d) = &mut desired {
             match live_n.get("status") {
@@ -542,8 +544,10 @@ pub fn compare_with_crd(
     }
     if opts.include_hidden {
         let mut raw = Vec::new();
-        let live_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(live));
-        let desired_plain = normalize::strip_nulls_deep(&norm.normalize_keeping_zero_values(git));
+        let mut live_plain = norm.normalize_keeping_zero_values(live);
+        normalize::strip_nulls_in_place(&mut live_plain);
+        let mut desired_plain = norm.normalize_keeping_zero_values(git);
+        normalize::strip_nulls_in_place(&mut desired_plain);
         diff_values(
             &desired_plain,
             &live_plain,
@@ -602,8 +606,10 @@ pub fn compare_with_predicted(
             .ignores(&key.group, &key.kind),
     };
     let schema = k8s::root(&key.group, &key.kind);
-    let p = normalize::strip_nulls_deep(&norm.normalize(predicted));
-    let l = normalize::strip_nulls_deep(&norm.normalize(live));
+    let mut p = norm.normalize(predicted);
+    normalize::strip_nulls_in_place(&mut p);
+    let mut l = norm.normalize(live);
+    normalize::strip_nulls_in_place(&mut l);
     let mut visible = Vec::new();
     diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
     if revert_webhook_changes {
@@ -755,13 +761,13 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
         return;
     }
     if desired
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(|l| l.get(LABEL))
         .is_some()
     {
         return;
     }
-    if let Some(Value::Object(labels)) = live.pointer_mut("/metadata/labels") {
+    if let Some(Value::Object(labels)) = live.at_mut("/metadata/labels") {
         labels.remove(LABEL);
         if labels.is_empty() {
             if let Some(Value::Object(meta)) = live.get_mut("metadata") {
@@ -771,10 +777,6 @@ fn drop_untracked_instance_label(desired: &Value, live: &mut Value, group: &str,
     }
 }
 
-/// Under label tracking (before Argo CD 3.0) Argo CD writes its tracking
-/// label, the Application's name, into every desired object; raw Git lacks
-/// it. When Git sets no such label, the one in the last-applied
-/// configuration is the one Argo CD wrote.
 /// The tracking annotation Argo CD compares the live object against, when
 /// the input tells it: the one Git carries (Argo CD's repo server writes it
 /// into the manifests it renders, so `argocd app manifests` shows it), else,
@@ -822,12 +824,13 @@ fn set_annotation(obj: &mut Value, key: &str, value: Value) {
     }
 }
 
+/// Under label tracking (before Argo CD 3.0) Argo CD writes its tracking
+/// label, the Application's name, into every desired object; raw Git lacks
+/// it. When Git sets no such label, the one in the last-applied
+/// configuration is the one Argo CD wrote.
 fn add_tracking_label(desired: &mut Value, original: &Value) {
     const LABEL: &str = "app.kubernetes.io/instance";
-    let Some(applied) = original
-        .pointer("/metadata/labels")
-        .and_then(|l| l.get(LABEL))
-    else {
+    let Some(applied) = original.at("/metadata/labels").and_then(|l| l.get(LABEL)) else {
         return;
     };
     let Some(meta) = desired.get_mut("metadata").and_then(Value::as_object_mut) else {
@@ -845,10 +848,10 @@ fn add_tracking_label(desired: &mut Value, original: &Value) {
 /// Argo CD prunes live `volumeClaimTemplates` to the fields of the original,
 /// because the API server echoes them back with apiVersion, kind and status.
 fn statefulset_workaround(original: &Value, live: &mut Value) {
-    let Some(orig_vct) = original.pointer("/spec/volumeClaimTemplates") else {
+    let Some(orig_vct) = original.at("/spec/volumeClaimTemplates") else {
         return;
     };
-    if let Some(live_vct) = live.pointer_mut("/spec/volumeClaimTemplates") {
+    if let Some(live_vct) = live.at_mut("/spec/volumeClaimTemplates") {
         let trimmed = remove_map_fields(orig_vct, live_vct);
         *live_vct = trimmed;
     }

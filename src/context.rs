@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 use crate::identity::{api_group, ResourceKey};
+use crate::path::Pointer;
 use crate::path::Seg;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -132,18 +133,15 @@ impl CrdDefinition {
     pub fn from_object(obj: &Value) -> Option<CrdDefinition> {
         let spec = obj.get("spec")?;
         let group = spec.get("group").and_then(Value::as_str)?.to_string();
-        let kind = spec
-            .pointer("/names/kind")
-            .and_then(Value::as_str)?
-            .to_string();
+        let kind = spec.at("/names/kind").and_then(Value::as_str)?.to_string();
         let name = obj
-            .pointer("/metadata/name")
+            .at("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let shared_schema = spec.pointer("/validation/openAPIV3Schema");
+        let shared_schema = spec.at("/validation/openAPIV3Schema");
         let shared_status = spec
-            .pointer("/subresources/status")
+            .at("/subresources/status")
             .is_some_and(|s| !s.is_null());
         let mut versions: Vec<CrdVersion> = spec
             .get("versions")
@@ -152,13 +150,13 @@ impl CrdDefinition {
                 vs.iter()
                     .filter_map(|v| {
                         let name = v.get("name").and_then(Value::as_str)?.to_string();
-                        let schema = v.pointer("/schema/openAPIV3Schema").or(shared_schema);
+                        let schema = v.at("/schema/openAPIV3Schema").or(shared_schema);
                         Some(CrdVersion {
                             name,
                             storage: v.get("storage").and_then(Value::as_bool).unwrap_or(false),
                             schema: schema.filter(|s| has_default(s, 0)).cloned(),
                             status_subresource: v
-                                .pointer("/subresources/status")
+                                .at("/subresources/status")
                                 .map_or(shared_status, |s| !s.is_null()),
                         })
                     })
@@ -277,7 +275,7 @@ pub fn schema_default_at(schema: &Value, path: &[Seg]) -> Option<Value> {
 }
 
 fn scale_target(obj: &Value, field: &str) -> Option<(String, String, String)> {
-    let t = obj.pointer(&format!("/spec/{field}"))?;
+    let t = obj.at(&format!("/spec/{field}"))?;
     let kind = t
         .get("kind")
         .and_then(Value::as_str)
@@ -318,7 +316,7 @@ impl InputContext {
                 return;
             }
             let mode = obj
-                .pointer("/spec/updatePolicy/updateMode")
+                .at("/spec/updatePolicy/updateMode")
                 .and_then(Value::as_str)
                 .unwrap_or("Auto");
             for (g, k, n) in targets {
@@ -355,18 +353,18 @@ impl InputContext {
                     }
                 }
                 let g = obj
-                    .pointer("/spec/group")
+                    .at("/spec/group")
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string();
                 let k = obj
-                    .pointer("/spec/names/kind")
+                    .at("/spec/names/kind")
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_string();
                 if from_git {
                     let wave = obj
-                        .pointer("/metadata/annotations/argocd.argoproj.io~1sync-wave")
+                        .at("/metadata/annotations/argocd.argoproj.io~1sync-wave")
                         .and_then(Value::as_str)
                         .map(str::to_string);
                     let name = obj
@@ -392,7 +390,7 @@ impl InputContext {
         }
         if !from_git && self.application.is_none() {
             if let Some(id) = obj
-                .pointer("/metadata/annotations")
+                .at("/metadata/annotations")
                 .and_then(|a| a.get(crate::normalize::TRACKING_ANNOTATION))
                 .and_then(Value::as_str)
             {
@@ -428,7 +426,7 @@ impl InputContext {
 /// The app named by an object's tracking annotation, if any.
 pub fn tracked_app(obj: &Value) -> Option<String> {
     let id = obj
-        .pointer("/metadata/annotations")
+        .at("/metadata/annotations")
         .and_then(|a| a.get(crate::normalize::TRACKING_ANNOTATION))
         .and_then(Value::as_str)?;
     let (app, _) = id.split_once(':')?;

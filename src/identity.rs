@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+use crate::path::Pointer;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -131,7 +132,7 @@ impl ScopeTable {
     pub fn learn_from_live(&mut self, obj: &Value) {
         self.learn_from(obj);
         let has_namespace = obj
-            .pointer("/metadata/namespace")
+            .at("/metadata/namespace")
             .and_then(Value::as_str)
             .is_some_and(|ns| !ns.is_empty());
         if has_namespace {
@@ -187,14 +188,14 @@ pub fn key_of(obj: &Value, scopes: &ScopeTable, default_namespace: Option<&str>)
         &kind,
     );
     let name = obj
-        .pointer("/metadata/name")
+        .at("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
     let namespace = if scopes.is_cluster_scoped(&group, &kind) {
         String::new()
     } else {
-        match obj.pointer("/metadata/namespace").and_then(Value::as_str) {
+        match obj.at("/metadata/namespace").and_then(Value::as_str) {
             Some(ns) if !ns.is_empty() => ns.to_string(),
             _ => default_namespace.unwrap_or("").to_string(),
         }

@@ -7,6 +7,7 @@ use crate::limits::MAX_NESTING;
 use crate::strict_value::StrictValue;
 use crate::text::type_name;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// Which input a problem or an object comes from.
@@ -120,7 +121,7 @@ pub fn parse_values(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>
 }
 
 /// The documents of a side with their own text, for errors that point into it.
-fn parse_documents(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
+fn parse_documents(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(pos) = text.find('\0') {
         let (line, column) = line_col(text.as_bytes(), pos);
@@ -173,15 +174,17 @@ fn only_comments(text: &str) -> bool {
 
 /// A parsed document: its value, number, first line, and its own text (to
 /// locate the fields an error names).
-type RawDocument = (Value, usize, usize, DocumentText);
+type RawDocument<'t> = (Value, usize, usize, DocumentText<'t>);
 
-/// A document's text and the side line its text starts on.
-struct DocumentText {
-    text: String,
+/// A document's text and the side line its text starts on. The text is the
+/// side's own when the document's lines are kept as they are (the usual
+/// case), so a big side is not held twice while it is parsed.
+struct DocumentText<'t> {
+    text: Cow<'t, str>,
     first_line: usize,
 }
 
-fn parse_json_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
+fn parse_json_stream(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, InputError> {
     let mut out = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<StrictValue>();
     let mut document = 0;
@@ -194,10 +197,10 @@ fn parse_json_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputEr
                 let skipped = text[start..].len() - text[start..].trim_start().len();
                 let (line, _) = line_col(text.as_bytes(), start + skipped);
                 let source = DocumentText {
-                    text: text
-                        .get(start + skipped..stream.byte_offset())
-                        .unwrap_or("")
-                        .to_string(),
+                    text: Cow::Borrowed(
+                        text.get(start + skipped..stream.byte_offset())
+                            .unwrap_or(""),
+                    ),
                     first_line: line,
                 };
                 out.push((value, document, line, source));
@@ -254,32 +257,43 @@ const PARALLEL_PARSE_BYTES: usize = 256 * 1024;
 
 /// Split a YAML stream into documents ourselves so that each document's first
 /// line is known exactly, then parse each one.
-fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputError> {
-    let mut chunks: Vec<(usize, String)> = Vec::new();
-    let mut current = String::new();
+fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, InputError> {
+    let mut chunks: Vec<(usize, Cow<'_, str>)> = Vec::new();
+    let mut current = Chunk::default();
     let mut current_start = 1;
     let mut seen_content = false;
+    let mut offset = 0;
     // Each line keeps its own line break, or none: a document's last line
     // break is content for `|+` block scalars.
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let line_no = i + 1;
+        let at = offset;
+        offset += raw.len();
+        // Most lines are a document's content, kept as they are: no marker
+        // (which starts with `-` or `.`), no carriage return.
+        if seen_content
+            && !matches!(raw.as_bytes().first(), Some(b'-' | b'.'))
+            && !matches!(raw.as_bytes(), [.., b'\r', b'\n'] | [.., b'\r'])
+        {
+            current.push_line(text, at, raw.len());
+            continue;
+        }
         let line_break = raw.ends_with('\n');
         let bare = raw.trim_end_matches('\n').trim_end_matches('\r');
         let is_marker =
             bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t") || bare == "...";
         if is_marker {
             if seen_content {
-                chunks.push((current_start, std::mem::take(&mut current)));
+                chunks.push((current_start, std::mem::take(&mut current).text(text)));
             } else {
-                current.clear();
+                current = Chunk::default();
             }
             seen_content = false;
             current_start = line_no + 1;
             // `--- value` puts the document's content on the marker line.
             if let Some(rest) = bare.strip_prefix("--- ") {
                 if !rest.trim().is_empty() && !rest.trim_start().starts_with('#') {
-                    current.push_str(rest);
-                    current.push('\n');
+                    current.push_owned(text, rest, true);
                     seen_content = true;
                     current_start = line_no;
                 }
@@ -299,13 +313,15 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputEr
             }
             seen_content = true;
         }
-        current.push_str(bare);
-        if line_break {
-            current.push('\n');
+        // A line is kept as it is unless a carriage return ends it.
+        if bare.len() + usize::from(line_break) == raw.len() {
+            current.push_line(text, at, raw.len());
+        } else {
+            current.push_owned(text, bare, line_break);
         }
     }
     if seen_content {
-        chunks.push((current_start, current));
+        chunks.push((current_start, current.text(text)));
     }
 
     // Documents parse independently, so a large stream uses every core.
@@ -339,6 +355,48 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument>, InputEr
     Ok(out)
 }
 
+/// One document's text while the stream is split: a range of the side's
+/// text while its lines are kept as they are, its own text once one is not.
+#[derive(Default)]
+struct Chunk {
+    start: usize,
+    end: usize,
+    owned: Option<String>,
+}
+
+impl Chunk {
+    /// The side's line at `at..at + len`, kept as it is.
+    fn push_line(&mut self, text: &str, at: usize, len: usize) {
+        match &mut self.owned {
+            Some(own) => own.push_str(text.get(at..at + len).unwrap_or("")),
+            None if self.start == self.end => {
+                self.start = at;
+                self.end = at + len;
+            }
+            None => self.end = at + len,
+        }
+    }
+
+    /// A line whose text differs from the side's (no carriage return, or
+    /// content after a `---` marker).
+    fn push_owned(&mut self, text: &str, line: &str, line_break: bool) {
+        let own = self
+            .owned
+            .get_or_insert_with(|| text.get(self.start..self.end).unwrap_or("").to_string());
+        own.push_str(line);
+        if line_break {
+            own.push('\n');
+        }
+    }
+
+    fn text(self, text: &str) -> Cow<'_, str> {
+        match self.owned {
+            Some(own) => Cow::Owned(own),
+            None => Cow::Borrowed(text.get(self.start..self.end).unwrap_or("")),
+        }
+    }
+}
+
 /// A large `kind: List` document (what `kubectl get -o yaml` and
 /// `argocd app manifests --source live` print) read item by item, on every
 /// core and without holding the whole document's parse events at once.
@@ -349,48 +407,64 @@ fn parse_list_items(chunk: &str) -> Option<Value> {
     if chunk.len() < PARALLEL_PARSE_BYTES {
         return None;
     }
-    let lines: Vec<&str> = chunk.split_inclusive('\n').collect();
-    let items_at = lines
-        .iter()
-        .position(|l| l.trim_end() == "items:" && !l.starts_with(char::is_whitespace))?;
+    // Lines with their byte offsets; the items are ranges of `chunk`, each
+    // written out only when its own parse starts.
+    let mut lines = chunk
+        .split_inclusive('\n')
+        .scan(0, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        })
+        .peekable();
     let indent_of = |l: &str| l.len() - l.trim_start_matches(' ').len();
     let is_content = |l: &str| {
         let t = l.trim();
         !t.is_empty() && !t.starts_with('#')
     };
-    let first = lines[items_at + 1..].iter().position(|l| is_content(l))? + items_at + 1;
-    let seq_indent = indent_of(lines[first]);
+    let (items_at, _) = lines
+        .by_ref()
+        .find(|(_, l)| l.trim_end() == "items:" && !l.starts_with(char::is_whitespace))?;
+    while lines.next_if(|(_, l)| !is_content(l)).is_some() {}
+    let &(_, first) = lines.peek()?;
+    let seq_indent = indent_of(first);
     let is_entry = |l: &str| {
         let rest = &l[indent_of(l)..];
         indent_of(l) == seq_indent && (rest.starts_with("- ") || rest.trim_end() == "-")
     };
-    if !is_entry(lines[first]) {
+    if !is_entry(first) {
         return None;
     }
+    // Each item: where its text starts (after the dash) and the dash's column.
+    let mut items: Vec<(usize, usize, usize)> = Vec::new();
+    let mut end = chunk.len();
     // The sequence ends at the first content line outside it.
-    let end = lines[first..]
-        .iter()
-        .position(|l| {
-            is_content(l)
-                && (indent_of(l) < seq_indent || (indent_of(l) == seq_indent && !is_entry(l)))
-        })
-        .map_or(lines.len(), |i| i + first);
-    let mut items: Vec<String> = Vec::new();
-    for l in &lines[first..end] {
+    for (at, l) in lines {
+        // Deeper than the items (or blank): neither an item nor the end.
+        if l.as_bytes()
+            .get(..=seq_indent)
+            .is_some_and(|b| b.iter().all(|&c| c == b' '))
+        {
+            continue;
+        }
+        if is_content(l)
+            && (indent_of(l) < seq_indent || (indent_of(l) == seq_indent && !is_entry(l)))
+        {
+            end = at;
+            break;
+        }
         if is_entry(l) {
-            // `- key: v` becomes `  key: v`: the item's mapping, indented alike.
+            if let Some(last) = items.last_mut() {
+                last.1 = at;
+            }
             let dash = indent_of(l);
-            items.push(format!("{}{}", " ".repeat(dash + 1), &l[dash + 1..]));
-        } else if let Some(item) = items.last_mut() {
-            item.push_str(l);
+            items.push((at + dash + 1, at, dash));
         }
     }
-    let head: String = lines[..items_at]
-        .iter()
-        .chain(std::iter::once(&"items: []\n"))
-        .chain(lines[end..].iter())
-        .copied()
-        .collect();
+    if let Some(last) = items.last_mut() {
+        last.1 = end;
+    }
+    let head = format!("{}items: []\n{}", chunk.get(..items_at)?, chunk.get(end..)?);
     let Ok(Value::Object(mut list)) = parse_yaml_document(&head) else {
         return None;
     };
@@ -401,10 +475,19 @@ fn parse_list_items(chunk: &str) -> Option<Value> {
     {
         return None;
     }
-    let parsed =
-        crate::parallel::map_ordered(items, PARALLEL_PARSE_BYTES, String::len, |item: String| {
+    let parsed = crate::parallel::map_ordered(
+        items,
+        PARALLEL_PARSE_BYTES,
+        |&(from, to, _)| to.saturating_sub(from),
+        |(from, to, dash)| {
+            // `- key: v` becomes `  key: v`: the item's mapping, indented alike.
+            let body = chunk.get(from..to)?;
+            let mut item = String::with_capacity(dash + 1 + body.len());
+            item.extend(std::iter::repeat_n(' ', dash + 1));
+            item.push_str(body);
             parse_yaml_document(&item).ok()
-        });
+        },
+    );
     let values: Option<Vec<Value>> = parsed.into_iter().collect();
     list.insert("items".into(), Value::Array(values?));
     Some(Value::Object(list))
@@ -512,7 +595,46 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut block_scalar_indent: Option<usize> = None;
-    for (i, line) in text.lines().enumerate() {
+    let all = text.as_bytes();
+    let mut next_line = 0;
+    // The 0-based number of the line starting at `next_line`.
+    let mut next_index = 0;
+    while next_line < all.len() {
+        let mut start = next_line;
+        let mut i = next_index;
+        if quote.is_none() && depth == 0 && block_scalar_indent.is_none() {
+            // Outside quotes, brackets and block scalars only a line with one
+            // of these characters changes anything: go straight to the next.
+            let rest = all.get(start..).unwrap_or_default();
+            let found = rest
+                .iter()
+                .position(|b| matches!(b, b'[' | b'{' | b'"' | b'\'' | b'|' | b'>'))?;
+            let skipped = rest.get(..found).unwrap_or_default();
+            let line_start = skipped
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |n| n + 1);
+            i += skipped
+                .get(..line_start)
+                .unwrap_or_default()
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            start += line_start;
+        }
+        let rest = all.get(start..).unwrap_or_default();
+        let (end, with_break) = match rest.iter().position(|&b| b == b'\n') {
+            Some(n) => (start + n, true),
+            None => (all.len(), false),
+        };
+        next_line = end + 1;
+        next_index = i + 1;
+        // As `str::lines` gives it: without its line break, and without a
+        // carriage return before one.
+        let mut line = text.get(start..end).unwrap_or("");
+        if with_break {
+            line = line.strip_suffix('\r').unwrap_or(line);
+        }
         let indent = line.len() - line.trim_start_matches(' ').len();
         if let Some(parent) = block_scalar_indent {
             if line.trim().is_empty() || indent > parent {
@@ -536,6 +658,18 @@ pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, us
         let mut previous = b' ';
         let mut at = 0;
         while at < bytes.len() {
+            // Inside quotes only the closing quote (and in double quotes an
+            // escape) matters: go straight to it.
+            if let Some(q) = quote {
+                let rest = bytes.get(at..).unwrap_or_default();
+                match rest
+                    .iter()
+                    .position(|&b| b == q || (q == b'"' && b == b'\\'))
+                {
+                    Some(n) => at += n,
+                    None => break,
+                }
+            }
             let c = bytes[at];
             match quote {
                 Some(b'"') => match c {
@@ -766,7 +900,7 @@ fn value_description(v: &Value) -> String {
 /// does not show it (the caller falls back to the document's first line).
 fn locate_field(source: &DocumentText, field: &[&str]) -> Option<(usize, usize)> {
     let (first, _) = field.split_first()?;
-    let text = source.text.as_str();
+    let text: &str = &source.text;
     let at = |i: usize, col: usize| (source.first_line + i, col + 1);
     if text.trim_start().starts_with('{') {
         let mut from = 0;
@@ -888,5 +1022,88 @@ mod tests {
         let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  80: http\n";
         let docs = parse_side(text, Side::Git).unwrap();
         assert_eq!(docs[0].object["data"]["80"], "http");
+    }
+
+    /// The scan as it read every line, to check the one that skips ahead.
+    fn line_by_line(text: &str, limit: usize) -> Option<(usize, usize)> {
+        let mut depth = 0usize;
+        let mut quote: Option<u8> = None;
+        let mut block_scalar_indent: Option<usize> = None;
+        for (i, line) in text.lines().enumerate() {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            if let Some(parent) = block_scalar_indent {
+                if line.trim().is_empty() || indent > parent {
+                    continue;
+                }
+                block_scalar_indent = None;
+            }
+            let bytes = line.as_bytes();
+            // Most lines (`key: value`) hold nothing that changes the state:
+            // skip them without looking at each character. Every character the
+            // scan reacts to is ASCII, so bytes serve (a multi-byte character
+            // never starts a token, which only ever counts less).
+            if quote.is_none()
+                && depth == 0
+                && !bytes
+                    .iter()
+                    .any(|b| matches!(b, b'[' | b'{' | b'"' | b'\'' | b'|' | b'>'))
+            {
+                continue;
+            }
+            let mut previous = b' ';
+            let mut at = 0;
+            while at < bytes.len() {
+                let c = bytes[at];
+                match quote {
+                    Some(b'"') => match c {
+                        b'\\' => at += 1,
+                        b'"' => quote = None,
+                        _ => {}
+                    },
+                    Some(_) => {
+                        if c == b'\'' {
+                            if bytes.get(at + 1) == Some(&b'\'') {
+                                at += 1;
+                            } else {
+                                quote = None;
+                            }
+                        }
+                    }
+                    None => {
+                        let starts_token = previous.is_ascii_whitespace()
+                            || matches!(previous, b'[' | b'{' | b',');
+                        match c {
+                            b'#' if previous.is_ascii_whitespace() => break,
+                            b'"' | b'\'' if starts_token => quote = Some(c),
+                            b'[' | b'{' if starts_token || depth > 0 => {
+                                depth += 1;
+                                if depth > limit {
+                                    return Some((i + 1, line[..at].chars().count() + 1));
+                                }
+                            }
+                            b']' | b'}' if depth > 0 => depth -= 1,
+                            b'|' | b'>' if starts_token && depth == 0 => {
+                                block_scalar_indent = Some(indent);
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                previous = c;
+                at += 1;
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn skipping_to_the_next_bracket_or_quote_counts_as_reading_every_line(
+            text in "[ a:#\\[\\]{}\"'|>\\\\\r\n-]{0,120}",
+            limit in 0usize..4,
+        ) {
+            proptest::prop_assert_eq!(flow_nesting_beyond(&text, limit), line_by_line(&text, limit));
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+use crate::path::Pointer;
 use crate::path::Seg;
 use serde_json::Value;
 
@@ -10,7 +11,7 @@ use serde_json::Value;
 /// owned as a leaf). When several do, the deepest match wins; ties go to the
 /// most recent entry.
 pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
-    let entries = live.pointer("/metadata/managedFields")?.as_array()?;
+    let entries = live.at("/metadata/managedFields")?.as_array()?;
     let mut best: Option<(usize, String)> = None;
     for entry in entries {
         let Some(manager) = entry.get("manager").and_then(Value::as_str) else {
@@ -77,7 +78,7 @@ fn match_depth(fields: &Value, path: &[Seg]) -> usize {
 /// list items carry their key fields). Server-side apply removes what this
 /// skeleton has and the new configuration lacks.
 pub fn owned_skeleton(live: &Value, manager: &str) -> Option<Value> {
-    let entries = live.pointer("/metadata/managedFields")?.as_array()?;
+    let entries = live.at("/metadata/managedFields")?.as_array()?;
     let mut out: Option<Value> = None;
     for e in entries
         .iter()
@@ -154,10 +155,7 @@ fn merge_skeletons(a: Value, b: Value) -> Value {
 
 /// Every manager whose field set holds this exact path (fields can be co-owned).
 pub fn owners_of(live: &Value, path: &[Seg]) -> Vec<String> {
-    let Some(entries) = live
-        .pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-    else {
+    let Some(entries) = live.at("/metadata/managedFields").and_then(Value::as_array) else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -7,6 +7,7 @@
 
 use crate::k8s;
 use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
+use crate::path::Pointer;
 use serde_json::{Map, Value};
 
 /// Argo CD's default tracking annotation (label tracking uses the
@@ -98,13 +99,13 @@ impl Normalizer<'_> {
             "/spec/jobTemplate/metadata",
             "/spec/jobTemplate/spec/template/metadata",
         ] {
-            if let Some(Value::Object(m)) = v.pointer_mut(template_meta) {
+            if let Some(Value::Object(m)) = v.at_mut(template_meta) {
                 m.remove("creationTimestamp");
             }
         }
-        if let Some(Value::Array(vcts)) = v.pointer_mut("/spec/volumeClaimTemplates") {
+        if let Some(Value::Array(vcts)) = v.at_mut("/spec/volumeClaimTemplates") {
             for t in vcts {
-                if let Some(Value::Object(m)) = t.pointer_mut("/metadata") {
+                if let Some(Value::Object(m)) = t.at_mut("/metadata") {
                     m.remove("creationTimestamp");
                 }
             }
@@ -179,6 +180,18 @@ pub fn strip_nulls_deep(v: &Value) -> Value {
         ),
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls_deep).collect()),
         other => other.clone(),
+    }
+}
+
+/// [`strip_nulls_deep`] on a value the caller owns, without copying it.
+pub fn strip_nulls_in_place(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(strip_nulls_in_place);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_nulls_in_place),
+        _ => {}
     }
 }
 

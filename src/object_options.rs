@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 use crate::compare::Strategy;
+use crate::path::Pointer;
 use serde_json::Value;
 
 /// The annotation with per-object sync options (`ServerSideApply=true`, ...).
@@ -82,7 +83,7 @@ fn options<'v>(
     obj: &'v Value,
     annotation: &str,
 ) -> impl Iterator<Item = (&'v str, Option<&'v str>)> {
-    obj.pointer("/metadata/annotations")
+    obj.at("/metadata/annotations")
         .and_then(|a| a.get(annotation))
         .and_then(Value::as_str)
         .unwrap_or("")

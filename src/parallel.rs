@@ -38,6 +38,49 @@ where
     run_groups(groups, &f)
 }
 
+/// Run `a` on this thread while `b` runs on another natively; one after
+/// the other in WebAssembly. `b` gets a thread of the default stack size,
+/// so it should not recurse deep (`a` keeps the caller's stack).
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    if thread_count() < 2 {
+        return (a(), b());
+    }
+    join_threads(a, b)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn join_threads<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    std::thread::scope(|scope| {
+        let other = scope.spawn(b);
+        let ra = a();
+        match other.join() {
+            Ok(rb) => (ra, rb),
+            // A panic in `b` is a bug; surface it as the same panic.
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
+}
+
+#[cfg(target_arch = "wasm32")]
+fn join_threads<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    (a(), b())
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn thread_count() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
@@ -74,6 +117,12 @@ fn run_groups<T, R, F: Fn(T) -> R>(groups: Vec<Vec<T>>, f: &F) -> Vec<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn join_returns_both_results() {
+        let (a, b) = join(|| (0..100).sum::<u32>(), || "other".len());
+        assert_eq!((a, b), (4950, 5));
+    }
 
     #[test]
     fn results_keep_the_order_of_the_items() {

@@ -15,6 +15,7 @@ use crate::identity::ResourceKey;
 use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path;
+use crate::path::Pointer;
 use crate::settings;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -115,7 +116,7 @@ fn empty_container_ancestor<'s>(git: &Value, segs: &'s [path::Seg]) -> &'s [path
 /// (controllers keep writing what they own, so the rest stays).
 fn after_sync(live: &Value, new_git: &Value) -> Value {
     let mut out = live.clone();
-    if let Some(Value::Object(a)) = out.pointer_mut("/metadata/annotations") {
+    if let Some(Value::Object(a)) = out.at_mut("/metadata/annotations") {
         if a.contains_key(LAST_APPLIED) {
             let text = serde_json::to_string(new_git).unwrap_or_default();
             a.insert(LAST_APPLIED.to_string(), Value::String(text));

@@ -14,6 +14,7 @@ pub mod jq;
 pub use jq::JqRuntime;
 
 use crate::identity::ResourceKey;
+use crate::path::Pointer;
 use crate::path::Seg;
 use serde_json::Value;
 
@@ -141,7 +142,7 @@ fn remove_pointer(obj: &mut Value, pointer: &str) {
     let target = if parent.is_empty() {
         Some(obj)
     } else {
-        obj.pointer_mut(parent)
+        obj.at_mut(parent)
     };
     match target {
         Some(Value::Object(m)) => {

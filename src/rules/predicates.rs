@@ -5,6 +5,7 @@
 use super::Finding;
 use crate::model::Presence;
 use crate::path::glob;
+use crate::path::Pointer;
 use crate::text::value_text;
 use serde_json::Value;
 
@@ -124,12 +125,12 @@ fn objects<'a>(f: &'a Finding<'_>) -> impl Iterator<Item = &'a Value> {
 
 fn annotations(obj: &Value) -> impl Iterator<Item = (&String, &Value)> {
     let top = obj
-        .pointer("/metadata/annotations")
+        .at("/metadata/annotations")
         .and_then(Value::as_object)
         .into_iter()
         .flatten();
     let tpl = obj
-        .pointer("/spec/template/metadata/annotations")
+        .at("/spec/template/metadata/annotations")
         .and_then(Value::as_object)
         .into_iter()
         .flatten();
@@ -175,7 +176,7 @@ fn ca_injection_annotated(f: &Finding<'_>) -> Option<Vars> {
         "cert-manager.io/inject-apiserver-ca",
     ];
     objects(f).find_map(|o| {
-        let a = o.pointer("/metadata/annotations")?.as_object()?;
+        let a = o.at("/metadata/annotations")?.as_object()?;
         KEYS.iter().find_map(|k| {
             a.get(*k)
                 .map(|v| vec![var("annotation", format!("{k}: {}", value_text(v)))])
@@ -282,7 +283,7 @@ fn values_look_like_certificates(f: &Finding<'_>) -> Option<Vars> {
 /// The manifest was rendered by Helm.
 fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
     objects(f).find_map(|o| {
-        let labels = o.pointer("/metadata/labels")?.as_object()?;
+        let labels = o.at("/metadata/labels")?.as_object()?;
         if let Some(chart) = labels.get("helm.sh/chart").and_then(Value::as_str) {
             return Some(vec![var("chart", chart)]);
         }
@@ -333,7 +334,7 @@ fn crd_missing_live(f: &Finding<'_>) -> Option<Vars> {
 }
 
 fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
-    obj.pointer("/metadata/annotations")?.get(key)?.as_str()
+    obj.at("/metadata/annotations")?.get(key)?.as_str()
 }
 
 /// The object carries an Argo CD sync wave or hook annotation (or a Helm hook).
@@ -468,7 +469,7 @@ fn git_value_empty(f: &Finding<'_>) -> Option<Vars> {
 /// Git's own object declares an empty map at the difference's path (which
 /// Argo CD's typed round trip then drops).
 fn git_declares_empty_map(f: &Finding<'_>) -> Option<Vars> {
-    let declared = f.git_obj?.pointer(f.pointer)?;
+    let declared = f.git_obj?.at(f.pointer)?;
     declared
         .as_object()
         .is_some_and(serde_json::Map::is_empty)
@@ -953,8 +954,7 @@ fn list_reordered(f: &Finding<'_>) -> Option<Vars> {
     for n in (1..=f.path.len()).rev() {
         let prefix = &f.path[..n];
         let ptr = crate::path::pointer(prefix);
-        let (Some(Value::Array(g)), Some(Value::Array(l))) =
-            (git_obj.pointer(&ptr), live_obj.pointer(&ptr))
+        let (Some(Value::Array(g)), Some(Value::Array(l))) = (git_obj.at(&ptr), live_obj.at(&ptr))
         else {
             continue;
         };
@@ -1215,7 +1215,7 @@ fn openshift_image_trigger(f: &Finding<'_>) -> Option<Vars> {
             )]);
         }
         let dc_trigger = o
-            .pointer("/spec/triggers")
+            .at("/spec/triggers")
             .and_then(Value::as_array)
             .is_some_and(|ts| {
                 ts.iter()

@@ -134,11 +134,18 @@ impl Masks {
         // of git and live, a link of git, live, diff and settings).
         for (text, docs) in sides {
             // only objects that can hold a Secret (or a last-applied annotation of one) take part
-            let mut objects: Vec<(String, &Value)> = docs
-                .iter()
-                .filter(|d| mentions_secret(&d.object))
-                .map(|d| (object_order(&d.object), &d.object))
-                .collect();
+            // Looked for on every core: a big side holds thousands of objects.
+            let mut objects: Vec<(String, &Value)> = crate::parallel::map_ordered(
+                docs.iter().collect(),
+                PARALLEL_OBJECTS,
+                |_| 1,
+                |d: &crate::input::Document| {
+                    mentions_secret(&d.object).then(|| (object_order(&d.object), &d.object))
+                },
+            )
+            .into_iter()
+            .flatten()
+            .collect();
             objects.sort_by(|a, b| a.0.cmp(&b.0));
             for (_, o) in objects {
                 mask_secret_object(&mut o.clone(), &masks);
@@ -208,10 +215,11 @@ impl Masks {
 /// Whether any key or string of `v` contains "secret" in any case (what
 /// the object's text would show), without writing the text.
 fn mentions_secret(v: &Value) -> bool {
+    // An `s` or `S` first, then the whole word.
     let has = |s: &str| {
-        s.as_bytes()
-            .windows(6)
-            .any(|w| w.eq_ignore_ascii_case(b"secret"))
+        s.as_bytes().windows(6).any(|w| {
+            w.first().is_some_and(|b| b | 0x20 == b's') && w.eq_ignore_ascii_case(b"secret")
+        })
     };
     match v {
         Value::String(s) => has(s),
@@ -233,6 +241,9 @@ fn object_order(o: &Value) -> String {
         o
     )
 }
+
+/// Below this many objects, looking for Secrets on one thread is quicker.
+const PARALLEL_OBJECTS: usize = 64;
 
 /// base64 of `<secret` (the first six bytes encode to these eight characters whatever follows).
 const B64_MASK_PREFIX: &str = "PHNlY3Jl";
