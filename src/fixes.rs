@@ -213,33 +213,14 @@ pub fn ignore_snippet(
         out.push_str("# Stop-gap: open a ticket for the Git fix and set a review date before merging this.\n");
     }
     out.push_str("# Application (this resource only):\nspec:\n  ignoreDifferences:\n");
-    out.push_str(&format!(
-        "    - group: {}\n      kind: {}\n",
-        yaml_quote(&key.group),
-        key.kind
-    ));
-    out.push_str(&format!("      name: {}\n", yaml_quote(&key.name)));
-    if !key.namespace.is_empty() {
-        out.push_str(&format!(
-            "      namespace: {}\n",
-            yaml_quote(&key.namespace)
-        ));
-    }
-    let body = |indent: &str, out: &mut String| {
-        if !pointers.is_empty() {
-            out.push_str(&format!("{indent}jsonPointers:\n"));
-            for p in &pointers {
-                out.push_str(&format!("{indent}  - {p}\n"));
-            }
-        }
-        if !jqs.is_empty() {
-            out.push_str(&format!("{indent}jqPathExpressions:\n"));
-            for j in &jqs {
-                out.push_str(&format!("{indent}  - {}\n", single_quoted(j)));
-            }
-        }
-    };
-    body("      ", &mut out);
+    write_entry_head(
+        &mut out,
+        &key.group,
+        &key.kind,
+        Some(&key.name),
+        Some(&key.namespace),
+    );
+    write_ignored(&mut out, "      ", &pointers, &jqs, &[]);
     if !managers.is_empty() {
         out.push_str(&format!(
             "      # Or trust the field's owner instead of naming paths:\n      # managedFieldsManagers: [{}]\n",
@@ -259,8 +240,66 @@ pub fn ignore_snippet(
         if key.group.is_empty() { key.kind.clone() } else { key.group_kind() },
         cm_key
     ));
-    body("    ", &mut out);
+    write_ignored(&mut out, "    ", &pointers, &jqs, &[]);
     out
+}
+
+/// The resource lines of one entry of an Application's `ignoreDifferences`
+/// (`    - group: …`), as the fixes and the plan write them.
+pub(crate) fn write_entry_head(
+    out: &mut String,
+    group: &str,
+    kind: &str,
+    name: Option<&str>,
+    namespace: Option<&str>,
+) {
+    out.push_str(&format!(
+        "    - group: {}\n      kind: {}\n",
+        yaml_quote(group),
+        yaml_quote(kind)
+    ));
+    for (field, value) in [("name", name), ("namespace", namespace)] {
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            out.push_str(&format!("      {field}: {}\n", yaml_quote(v)));
+        }
+    }
+}
+
+/// What an ignore rule ignores, as the YAML lists of its entry at `indent`.
+pub(crate) fn write_ignored(
+    out: &mut String,
+    indent: &str,
+    pointers: &[String],
+    jqs: &[String],
+    managers: &[String],
+) {
+    type Quote = fn(&str) -> String;
+    let lists: [(&str, &[String], Quote); 3] = [
+        ("jsonPointers", pointers, yaml_quote_pointer),
+        ("jqPathExpressions", jqs, single_quoted),
+        ("managedFieldsManagers", managers, yaml_quote),
+    ];
+    for (field, items, quote) in lists {
+        if !items.is_empty() {
+            out.push_str(&format!("{indent}{field}:\n"));
+            for item in items {
+                out.push_str(&format!("{indent}  - {}\n", quote(item)));
+            }
+        }
+    }
+}
+
+/// A JSON pointer as a YAML scalar: plain where YAML reads it back as the
+/// same string.
+fn yaml_quote_pointer(p: &str) -> String {
+    let plain = p.starts_with('/')
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-~".contains(&b));
+    if plain {
+        p.to_string()
+    } else {
+        serde_json::to_string(p).unwrap_or_default()
+    }
 }
 
 /// jq expressions hold double quotes and pipes: write them single-quoted.

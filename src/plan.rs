@@ -6,7 +6,7 @@
 
 #![warn(missing_docs)]
 
-use crate::fixes::{single_quoted, yaml_quote};
+use crate::fixes::{write_entry_head, write_ignored, yaml_quote};
 use crate::ignore::IgnoreRule;
 use crate::model::*;
 use crate::verify::{application_form, fix_rules};
@@ -236,51 +236,17 @@ pub fn application_fragment(app: &str, rules: &[IgnoreRule], respect: bool) -> S
     out.push_str(&format!("  name: {}\n", yaml_quote(app)));
     out.push_str("spec:\n  ignoreDifferences:\n");
     for e in entries.values() {
-        out.push_str(&format!(
-            "    - group: {}\n      kind: {}\n",
-            yaml_quote(&e.group),
-            yaml_quote(&e.kind)
-        ));
-        if let Some(n) = e.name.as_deref().filter(|n| !n.is_empty()) {
-            out.push_str(&format!("      name: {}\n", yaml_quote(n)));
-        }
-        if let Some(n) = e.namespace.as_deref().filter(|n| !n.is_empty()) {
-            out.push_str(&format!("      namespace: {}\n", yaml_quote(n)));
-        }
-        if !e.pointers.is_empty() {
-            out.push_str("      jsonPointers:\n");
-            for p in &e.pointers {
-                out.push_str(&format!("        - {}\n", yaml_quote_pointer(p)));
-            }
-        }
-        if !e.jq.is_empty() {
-            out.push_str("      jqPathExpressions:\n");
-            for j in &e.jq {
-                out.push_str(&format!("        - {}\n", single_quoted(j)));
-            }
-        }
-        if !e.managers.is_empty() {
-            out.push_str("      managedFieldsManagers:\n");
-            for m in &e.managers {
-                out.push_str(&format!("        - {}\n", yaml_quote(m)));
-            }
-        }
+        write_entry_head(
+            &mut out,
+            &e.group,
+            &e.kind,
+            e.name.as_deref(),
+            e.namespace.as_deref(),
+        );
+        write_ignored(&mut out, "      ", &e.pointers, &e.jq, &e.managers);
     }
     if respect {
         out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owners' live values when syncing (add to your existing options)\n      - RespectIgnoreDifferences=true\n");
     }
     out
-}
-
-/// A JSON pointer as a YAML scalar: plain where YAML reads it back as the
-/// same string.
-fn yaml_quote_pointer(p: &str) -> String {
-    let plain = p.starts_with('/')
-        && p.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-~".contains(&b));
-    if plain {
-        p.to_string()
-    } else {
-        serde_json::to_string(p).unwrap_or_default()
-    }
 }
