@@ -68,29 +68,37 @@ fn big_pair_in_browser() {
                        before = report.dataset.seq;
                        maxGap = 0;
                        const t0 = performance.now();
+                       // Where the main thread's long tasks fall (ms after the paste, length).
+                       const longTasks = [];
+                       const observer = new PerformanceObserver(list => {
+                         for (const e of list.getEntries()) longTasks.push([Math.round(e.startTime - t0), Math.round(e.duration)]);
+                       });
+                       observer.observe({type: 'longtask'});
                        paste(target('live').id, l);
                        const shown = await waitReport(before) - t0;
                        await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
                        const painted = performance.now() - t0;
                        clearInterval(tick);
+                       observer.disconnect();
                        done({ shown, painted, gitOnly: g1 - g0, maxGap,
                               timing: document.querySelector('.timing').textContent,
                               worker: Number(document.querySelector('.timing').dataset.workerMs),
                               out: document.querySelector('.summary .stat-out .stat-n').textContent,
                               cards: document.querySelectorAll('.card').length,
-                              big: !!document.getElementById('live-big') });
+                              big: !!document.getElementById('live-big'), longTasks });
                      })();",
                     vec![json!(git), json!(live), json!(run)],
                 )
                 .await
                 .expect("the big pair's report");
             println!(
-                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms; {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: {:.0} ms)",
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms (long tasks at [ms after the paste, length]: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: {:.0} ms)",
                 r["shown"].as_f64().unwrap_or(0.0),
                 r["painted"].as_f64().unwrap_or(0.0),
                 r["timing"].as_str().unwrap_or(""),
                 r["worker"].as_f64().unwrap_or(0.0),
                 r["maxGap"].as_f64().unwrap_or(0.0),
+                r["longTasks"],
                 r["cards"],
                 r["out"].as_str().unwrap_or(""),
                 r["big"],
