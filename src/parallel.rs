@@ -19,24 +19,31 @@ where
     if threads < 2 || items.len() < 2 || total < min_total {
         return items.into_iter().map(f).collect();
     }
-    // Contiguous groups of about equal weight keep the order trivially.
-    let per_group = total.div_ceil(threads).max(1);
-    let mut groups: Vec<Vec<T>> = Vec::with_capacity(threads);
+    // Many small contiguous chunks, handed out as threads free up: a weight
+    // is only an estimate (and items of one kind, which often cost alike,
+    // sit together), so a fixed split leaves one core idle while the other
+    // works through the expensive end.
+    let per_chunk = total.div_ceil(threads * CHUNKS_PER_THREAD).max(1);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
     let mut current = Vec::new();
     let mut current_weight = 0;
     for item in items {
         current_weight += weight(&item);
         current.push(item);
-        if current_weight >= per_group && groups.len() + 1 < threads {
-            groups.push(std::mem::take(&mut current));
+        if current_weight >= per_chunk {
+            chunks.push(std::mem::take(&mut current));
             current_weight = 0;
         }
     }
     if !current.is_empty() {
-        groups.push(current);
+        chunks.push(current);
     }
-    run_groups(groups, &f)
+    run_chunks(chunks, threads, &f)
 }
+
+/// How many chunks per thread `map_ordered` cuts: enough that the last one
+/// to finish is short, few enough that handing them out costs nothing.
+const CHUNKS_PER_THREAD: usize = 16;
 
 /// Run `a` on this thread while `b` runs on another natively; one after
 /// the other in WebAssembly. `b` gets a thread of the default stack size,
@@ -92,26 +99,43 @@ fn thread_count() -> usize {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn run_groups<T: Send, R: Send, F: Fn(T) -> R + Sync>(groups: Vec<Vec<T>>, f: &F) -> Vec<R> {
+fn run_chunks<T: Send, R: Send, F: Fn(T) -> R + Sync>(
+    chunks: Vec<Vec<T>>,
+    threads: usize,
+    f: &F,
+) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let count = chunks.len();
+    let inputs: Vec<Mutex<Vec<T>>> = chunks.into_iter().map(Mutex::new).collect();
+    let outputs: Vec<Mutex<Vec<R>>> = (0..count).map(|_| Mutex::new(Vec::new())).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(input) = inputs.get(i) else { break };
+        let items = std::mem::take(&mut *input.lock().unwrap_or_else(|e| e.into_inner()));
+        let results: Vec<R> = items.into_iter().map(f).collect();
+        *outputs[i].lock().unwrap_or_else(|e| e.into_inner()) = results;
+    };
     std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .into_iter()
-            .map(|group| scope.spawn(move || group.into_iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(results) => results,
+        let helpers: Vec<_> = (1..threads.min(count)).map(|_| scope.spawn(work)).collect();
+        work();
+        for helper in helpers {
+            if let Err(payload) = helper.join() {
                 // A panic in `f` is a bug; surface it as the same panic.
-                Err(payload) => std::panic::resume_unwind(payload),
-            })
-            .collect()
-    })
+                std::panic::resume_unwind(payload);
+            }
+        }
+    });
+    outputs
+        .into_iter()
+        .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
 }
 
 #[cfg(target_arch = "wasm32")]
-fn run_groups<T, R, F: Fn(T) -> R>(groups: Vec<Vec<T>>, f: &F) -> Vec<R> {
-    groups.into_iter().flatten().map(f).collect()
+fn run_chunks<T, R, F: Fn(T) -> R>(chunks: Vec<Vec<T>>, _threads: usize, f: &F) -> Vec<R> {
+    chunks.into_iter().flatten().map(f).collect()
 }
 
 #[cfg(test)]
@@ -131,5 +155,21 @@ mod tests {
         assert_eq!(doubled, (0..1000).map(|i| i * 2).collect::<Vec<_>>());
         let few = map_ordered(vec![3, 1, 2], usize::MAX, |_| 1, |i| i + 1);
         assert_eq!(few, vec![4, 2, 3]);
+    }
+
+    #[test]
+    fn a_panic_in_an_item_surfaces_with_its_own_message() {
+        let outcome = std::panic::catch_unwind(|| {
+            map_ordered((0..1000).collect(), 0, |_| 1, |i: usize| {
+                assert!(i != 700, "item 700 failed");
+                i
+            })
+        });
+        let payload = outcome.expect_err("the panic reaches the caller");
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        assert_eq!(message, Some("item 700 failed"));
     }
 }

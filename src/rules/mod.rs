@@ -21,7 +21,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-const CATALOG: &str = include_str!("catalog.yaml");
+/// `catalog.yaml` as JSON, one rule per line (see `build.rs`).
+const CATALOG: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog.json"));
 
 /// One rule of the catalogue: when it applies and what it says.
 #[derive(Debug, Clone, Deserialize)]
@@ -252,11 +253,17 @@ fn compile(
 }
 
 impl Catalog {
-    /// Parse and check a catalogue: patterns compile, predicates exist,
-    /// codes carry their cause's prefix, the DR000 fallback is there.
+    /// Parse and check a catalogue in the JSON `build.rs` writes: patterns
+    /// compile, predicates exist, codes carry their cause's prefix, the DR000
+    /// fallback is there.
     pub fn parse(text: &str) -> Result<Catalog, String> {
-        let mut rules: Vec<Rule> =
-            serde_yaml::from_str(text).map_err(|e| format!("rule catalogue: {e}"))?;
+        let mut rules: Vec<Rule> = serde_json::from_str(text).map_err(|e| {
+            // Line 1 is the opening bracket; rule n (from 1) is on line n + 1.
+            format!(
+                "rule catalogue, rule {} of catalog.yaml: {e}",
+                e.line().saturating_sub(1)
+            )
+        })?;
         let mut by_kind: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut wildcard = Vec::new();
         let mut drift_fallback = None;
