@@ -50,20 +50,26 @@ pub fn analyze_with(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    // The rule catalogue is read once per process, meanwhile.
-    let (parsed, _) = crate::parallel::join(
+    // Both sides at once (each on every core as well), so one side's
+    // serial steps overlap the other's; the rule catalogue is read once per
+    // process, meanwhile.
+    let (git_side, live_side) = crate::parallel::join(
         || -> Result<_, InputError> {
             let git_docs = parse_side(git, Side::Git)?;
-            let live_docs = parse_side(live, Side::Live)?;
             let again_docs = match evidence.git_again {
                 Some(text) => parse_side(text, Side::SecondRender)?,
                 None => Vec::new(),
             };
-            Ok((git_docs, live_docs, again_docs))
+            Ok((git_docs, again_docs))
         },
-        || rules::catalog().is_ok(),
+        || {
+            let live_docs = parse_side(live, Side::Live);
+            let _ = rules::catalog();
+            live_docs
+        },
     );
-    let (git_docs, live_docs, again_docs) = parsed?;
+    let (git_docs, again_docs) = git_side?;
+    let live_docs = live_side?;
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
     // The second render's values are numbered after both sides', before the
     // comparison starts (it runs on several threads).
@@ -81,13 +87,8 @@ pub fn analyze_with(
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
-    // Freeing thousands of objects is work too: on every core.
-    let docs: Vec<Document> = git_docs
-        .into_iter()
-        .chain(live_docs)
-        .chain(again_docs)
-        .collect();
-    crate::parallel::map_ordered(docs, PARALLEL_PAIRS, |_| 1, drop);
+    // Freeing thousands of objects is work too: not the caller's.
+    crate::parallel::drop_in_background((git_docs, live_docs, again_docs));
     Ok(report)
 }
 
@@ -97,7 +98,7 @@ const PARALLEL_PAIRS: usize = 64;
 
 /// A resource to report: its key and whichever sides exist.
 struct Pair<'a> {
-    key: ResourceKey,
+    key: &'a ResourceKey,
     git: Option<&'a Value>,
     live: Option<&'a Value>,
 }
@@ -228,18 +229,8 @@ fn analyze_masked(
     for (key, d) in &paired.git {
         ctx.learn(key, &d.object, true);
     }
-    let live_map: BTreeMap<ResourceKey, &Value> = paired
+    let service_names: Vec<(String, String)> = paired
         .live
-        .iter()
-        .map(|(k, d)| (k.clone(), &d.object))
-        .collect();
-    let git_map: BTreeMap<ResourceKey, &Value> = paired
-        .git
-        .iter()
-        .map(|(k, d)| (k.clone(), &d.object))
-        .collect();
-
-    let service_names: Vec<(String, String)> = live_map
         .keys()
         .filter(|k| k.group.is_empty() && k.kind == "Service")
         .map(|k| (k.namespace.clone(), k.name.clone()))
@@ -249,7 +240,8 @@ fn analyze_masked(
 
     let mut skipped = 0;
     let mut pairs: Vec<Pair> = Vec::new();
-    for (key, g) in &git_map {
+    for (key, g) in &paired.git {
+        let g = &g.object;
         // Hooks are split off before the comparison; a skipped resource is
         // compared but never counts in the sync status (argo-cd CompareAppState).
         if is_hook(g) || is_skipped(g) {
@@ -257,15 +249,16 @@ fn analyze_masked(
             continue;
         }
         pairs.push(Pair {
-            key: key.clone(),
+            key,
             git: Some(g),
-            live: live_map.get(key).copied(),
+            live: paired.live.get(key).map(|d| &d.object),
         });
     }
-    for (key, l) in &live_map {
-        if git_map.contains_key(key) {
+    for (key, l) in &paired.live {
+        if paired.git.contains_key(key) {
             continue;
         }
+        let l = &l.object;
         let other_app = tracked_app(l).is_some_and(|a| Some(&a) != app.as_ref());
         let untracked = app_tracks_objects && tracked_app(l).is_none();
         if created_by_controller(key, l, &service_names) || other_app || untracked || is_hook(l) {
@@ -273,12 +266,12 @@ fn analyze_masked(
             continue;
         }
         pairs.push(Pair {
-            key: key.clone(),
+            key,
             git: None,
             live: Some(l),
         });
     }
-    pairs.sort_by(|a, b| a.key.cmp(&b.key));
+    pairs.sort_by(|a, b| a.key.cmp(b.key));
 
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
@@ -305,7 +298,7 @@ fn analyze_masked(
         let subjects: Vec<crate::audit::AuditSubject> = pairs
             .iter()
             .map(|p| crate::audit::AuditSubject {
-                key: &p.key,
+                key: p.key,
                 git: p.git,
                 live: p.live,
             })

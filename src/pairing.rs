@@ -39,28 +39,55 @@ pub fn pair<'d>(
         scopes.learn_from_live(&d.object);
     }
     let ns = namespace.filter(|s| !s.is_empty());
+    // Keying reads every object, so it runs on every core.
+    let keyed = |docs: &'d [Document]| {
+        crate::parallel::map_ordered(
+            docs.iter().collect(),
+            PARALLEL_KEYS,
+            |_| 1,
+            |d| (key_of(&d.object, &scopes, ns), d),
+        )
+    };
+    let (live_keyed, git_keyed) = (keyed(live_docs), keyed(git_docs));
     let mut live = BTreeMap::new();
-    for d in live_docs {
-        insert_once(&mut live, key_of(&d.object, &scopes, ns), d, Side::Live)?;
+    for (key, d) in live_keyed {
+        insert_once(&mut live, key, d, Side::Live)?;
     }
+    // Live keys by group, kind and name, built when a Git object first
+    // needs one: the unique live object it pairs with, if any.
+    let mut by_name: Option<ByName> = None;
     let mut git = BTreeMap::new();
-    for d in git_docs {
-        let mut key = key_of(&d.object, &scopes, ns);
+    for (mut key, d) in git_keyed {
         if key.namespace.is_empty()
             && !scopes.is_cluster_scoped(&key.group, &key.kind)
             && !live.contains_key(&key)
         {
-            let mut same = live
-                .keys()
-                .filter(|k| k.group == key.group && k.kind == key.kind && k.name == key.name);
-            if let (Some(only), None) = (same.next(), same.next()) {
-                key = only.clone();
+            let index = by_name.get_or_insert_with(|| {
+                let mut index = BTreeMap::new();
+                for k in live.keys() {
+                    index
+                        .entry((k.group.as_str(), k.kind.as_str(), k.name.as_str()))
+                        .and_modify(|only: &mut Option<&ResourceKey>| *only = None)
+                        .or_insert(Some(k));
+                }
+                index
+            });
+            let wanted = (key.group.as_str(), key.kind.as_str(), key.name.as_str());
+            if let Some(Some(only)) = index.get(&wanted) {
+                key = (*only).clone();
             }
         }
         insert_once(&mut git, key, d, Side::Git)?;
     }
     Ok(Paired { scopes, git, live })
 }
+
+/// Live keys by (group, kind, name): the one key of that name, or `None`
+/// when several namespaces hold one.
+type ByName<'k> = BTreeMap<(&'k str, &'k str, &'k str), Option<&'k ResourceKey>>;
+
+/// Below this many objects keying them on one thread is quicker.
+const PARALLEL_KEYS: usize = 512;
 
 /// An object given twice in one side is an error when the copies differ
 /// (identical copies, as from a file pasted twice, change nothing).
@@ -70,24 +97,29 @@ fn insert_once<'d>(
     doc: &'d Document,
     side: Side,
 ) -> Result<(), InputError> {
-    match seen.get(&key) {
-        None => {
-            seen.insert(key, doc);
-            Ok(())
+    use std::collections::btree_map::Entry;
+    let first = match seen.entry(key) {
+        Entry::Vacant(slot) => {
+            slot.insert(doc);
+            return Ok(());
         }
-        Some(first) if crate::compare::json_eq(&first.object, &doc.object) => Ok(()),
-        Some(first) => Err(InputError {
-            side,
-            document: doc.document,
-            line: doc.line,
-            column: 1,
-            message: format!(
-                "{key} is given twice with different content (document {} at line {}, and here); \
-                 Argo CD would apply one of them: remove the other",
-                first.document, first.line
-            ),
-        }),
+        Entry::Occupied(slot) => slot,
+    };
+    let (key, first) = (first.key(), *first.get());
+    if crate::compare::json_eq(&first.object, &doc.object) {
+        return Ok(());
     }
+    Err(InputError {
+        side,
+        document: doc.document,
+        line: doc.line,
+        column: 1,
+        message: format!(
+            "{key} is given twice with different content (document {} at line {}, and here); \
+             Argo CD would apply one of them: remove the other",
+            first.document, first.line
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -110,5 +142,44 @@ mod tests {
             assert_eq!(keys, ["/ConfigMap/n/a", "example.com/Gadget//g"]);
             assert!(paired.git.keys().all(|k| paired.live.contains_key(k)));
         }
+    }
+
+    #[test]
+    fn a_git_object_without_namespace_pairs_with_the_only_live_object_of_its_name() {
+        let cm = |name: &str, ns: &str| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\n"
+            )
+        };
+        let git = parse_side(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\n\
+             apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n",
+            Side::Git,
+        )
+        .unwrap();
+        let live_text = [cm("one", "team"), cm("two", "a"), cm("two", "b")].join("---\n");
+        let live = parse_side(&live_text, Side::Live).unwrap();
+        let paired = pair(&git, &live, None).unwrap();
+        let keys: Vec<String> = paired.git.keys().map(|k| k.to_string()).collect();
+        // `two` is in two namespaces live: which one Git means is unknown.
+        assert_eq!(keys, ["/ConfigMap//two", "/ConfigMap/team/one"]);
+    }
+
+    #[test]
+    fn an_object_given_twice_alike_is_kept_once_and_differing_copies_are_refused() {
+        let a = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: n\n";
+        let twice = parse_side(&format!("{a}---\n{a}"), Side::Git).unwrap();
+        assert_eq!(pair(&twice, &[], None).unwrap().git.len(), 1);
+        let changed = format!("{a}---\n{a}data:\n  k: v\n");
+        let differing = parse_side(&changed, Side::Git).unwrap();
+        let Err(error) = pair(&differing, &[], None) else {
+            panic!("differing copies of one object are refused");
+        };
+        assert_eq!((error.side, error.document), (Side::Git, 2));
+        assert!(
+            error.message.contains("given twice with different content"),
+            "{}",
+            error.message
+        );
     }
 }

@@ -60,6 +60,20 @@ where
     join_threads(a, b)
 }
 
+/// Drop `value` on a thread of its own natively, so the caller goes on (and
+/// a process that exits next never waits for it); here and now in
+/// WebAssembly.
+pub fn drop_in_background<T: Send + 'static>(value: T) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        // Should no thread start, the closure, and `value` with it, is
+        // dropped here instead.
+        let _ = std::thread::Builder::new().spawn(move || drop(value));
+    }
+    #[cfg(target_arch = "wasm32")]
+    drop(value);
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn join_threads<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -160,10 +174,15 @@ mod tests {
     #[test]
     fn a_panic_in_an_item_surfaces_with_its_own_message() {
         let outcome = std::panic::catch_unwind(|| {
-            map_ordered((0..1000).collect(), 0, |_| 1, |i: usize| {
-                assert!(i != 700, "item 700 failed");
-                i
-            })
+            map_ordered(
+                (0..1000).collect(),
+                0,
+                |_| 1,
+                |i: usize| {
+                    assert!(i != 700, "item 700 failed");
+                    i
+                },
+            )
         });
         let payload = outcome.expect_err("the panic reaches the caller");
         let message = payload
