@@ -40,6 +40,15 @@ impl BigInfo {
     }
 }
 
+/// Hand a pasted text on in a task of its own: reading megabytes off the
+/// clipboard already takes the paste event's task a while, and storing,
+/// measuring and sending the text to the worker in the same task would
+/// freeze the page for both together.
+fn replace_soon(on_replace: &Callback<String>, text: String) {
+    let on_replace = on_replace.clone();
+    gloo::timers::callback::Timeout::new(0, move || on_replace.emit(text)).forget();
+}
+
 fn size_text(bytes: usize) -> String {
     if bytes >= 1_000_000 {
         format!("{:.1} MB", bytes as f64 / 1_000_000.0)
@@ -131,7 +140,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             }
             if text.len() > LARGE_INPUT {
                 e.prevent_default();
-                on_replace.emit(text);
+                replace_soon(&on_replace, text);
             }
         })
     };
@@ -145,7 +154,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             if let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) {
                 e.prevent_default();
                 if !on_paste.as_ref().is_some_and(|f| f.emit(text.clone())) {
-                    on_replace.emit(text);
+                    replace_soon(&on_replace, text);
                 }
             }
         })

@@ -120,6 +120,9 @@ pub struct Refs {
     pub release: NodeRef,
     pub example: NodeRef,
     pub big: Rc<RefCell<[Option<String>; 3]>>,
+    /// The size of each text held in `big`, counted once when it is set
+    /// (counting the lines of megabytes on every update stalls the page).
+    big_info: Rc<RefCell<[Option<BigInfo>; 3]>>,
 }
 
 impl Refs {
@@ -144,6 +147,7 @@ impl Refs {
         match field.big_slot() {
             Some(i) if text.len() > LARGE_INPUT => {
                 set_textarea_value(self.node(field), "");
+                self.big_info.borrow_mut()[i] = Some(BigInfo::of(&text));
                 self.big.borrow_mut()[i] = Some(text);
             }
             slot => {
@@ -156,8 +160,8 @@ impl Refs {
     }
 
     pub fn big_infos(&self) -> [Option<BigInfo>; 3] {
-        let big = self.big.borrow();
-        [0, 1, 2].map(|i| big[i].as_deref().map(BigInfo::of))
+        let (big, info) = (self.big.borrow(), self.big_info.borrow());
+        [0, 1, 2].map(|i| big[i].as_ref().and(info[i]))
     }
 
     /// What the fields hold, read as an analysis of `mode`.
