@@ -592,6 +592,13 @@ fn nesting_message() -> String {
 /// bracket that starts a value, so it never counts more than the parser
 /// would; a few uncounted brackets only leave the reader's own limit to act.
 pub(crate) fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
+    // The depth only grows at a `[` or `{`: a text with no more of them than
+    // the limit (nearly every manifest) cannot pass it, and counting them
+    // costs a fraction of the scan below.
+    let openers = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
+    if openers <= limit {
+        return None;
+    }
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut block_scalar_indent: Option<usize> = None;
