@@ -53,27 +53,93 @@ pub fn analyze_with(
     // Both sides at once (each on every core as well), so one side's
     // serial steps overlap the other's; the rule catalogue is read once per
     // process, meanwhile.
-    let (git_side, live_side) = crate::parallel::join(
-        || -> Result<_, InputError> {
-            let git_docs = parse_side(git, Side::Git)?;
-            let again_docs = match evidence.git_again {
-                Some(text) => parse_side(text, Side::SecondRender)?,
-                None => Vec::new(),
-            };
-            Ok((git_docs, again_docs))
-        },
+    let (git_docs, live_docs) = crate::parallel::join(
+        || parse_side(git, Side::Git),
         || {
             let live_docs = parse_side(live, Side::Live);
             let _ = rules::catalog();
             live_docs
         },
     );
-    let (git_docs, again_docs) = git_side?;
-    let live_docs = live_side?;
+    let (git_docs, live_docs) = (git_docs?, live_docs?);
+    let report = analyze_parsed(git, &git_docs, live, &live_docs, opts, evidence);
+    // Freeing thousands of objects is work too: not the caller's.
+    crate::parallel::drop_in_background((git_docs, live_docs));
+    report
+}
+
+/// The sides last parsed, kept so that analysing again after one side
+/// changed (a user pastes Git, then live; or edits one side) parses only
+/// what changed. Holds the texts and their objects until replaced.
+#[derive(Default)]
+pub struct ParseCache {
+    git: Option<ParsedSide>,
+    live: Option<ParsedSide>,
+}
+
+struct ParsedSide {
+    text: String,
+    docs: Vec<Document>,
+}
+
+impl ParseCache {
+    /// Hold the objects of `text` as `side` (Git or live), parsed unless
+    /// the cache holds this very text.
+    fn hold(&mut self, text: &str, side: Side) -> Result<(), InputError> {
+        let slot = if side == Side::Live {
+            &mut self.live
+        } else {
+            &mut self.git
+        };
+        if slot.as_ref().is_none_or(|p| p.text != text) {
+            // The old objects go before the new ones are made.
+            *slot = None;
+            let docs = parse_side(text, side)?;
+            *slot = Some(ParsedSide {
+                text: text.to_string(),
+                docs,
+            });
+        }
+        Ok(())
+    }
+
+    fn docs(side: &Option<ParsedSide>) -> &[Document] {
+        side.as_ref().map_or(&[][..], |p| p.docs.as_slice())
+    }
+}
+
+/// [`analyze_with`], parsing only the sides `cache` does not hold already.
+pub fn analyze_cached(
+    cache: &mut ParseCache,
+    git: &str,
+    live: &str,
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
+    cache.hold(git, Side::Git)?;
+    cache.hold(live, Side::Live)?;
+    let (git_docs, live_docs) = (ParseCache::docs(&cache.git), ParseCache::docs(&cache.live));
+    analyze_parsed(git, git_docs, live, live_docs, opts, evidence)
+}
+
+/// The analysis of parsed sides; `git` and `live` are their texts (masks
+/// are numbered over them, as a link of these texts numbers them).
+fn analyze_parsed(
+    git: &str,
+    git_docs: &[Document],
+    live: &str,
+    live_docs: &[Document],
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
+    let again_docs = match evidence.git_again {
+        Some(text) => parse_side(text, Side::SecondRender)?,
+        None => Vec::new(),
+    };
     // Masks numbered as a link of these texts numbers them, so the sender sees what the receiver will.
     // The second render's values are numbered after both sides', before the
     // comparison starts (it runs on several threads).
-    let mut sides = vec![(git, git_docs.as_slice()), (live, live_docs.as_slice())];
+    let mut sides = vec![(git, git_docs), (live, live_docs)];
     if let Some(text) = evidence.git_again {
         sides.push((text, again_docs.as_slice()));
     }
@@ -83,12 +149,11 @@ pub fn analyze_with(
         .application
         .map(|a| a.name())
         .filter(|n| !n.is_empty());
-    let mut report = analyze_masked(&git_docs, &live_docs, again, named, opts, &masks)?;
+    let mut report = analyze_masked(git_docs, live_docs, again, named, opts, &masks)?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
-    // Freeing thousands of objects is work too: not the caller's.
-    crate::parallel::drop_in_background((git_docs, live_docs, again_docs));
+    crate::parallel::drop_in_background(again_docs);
     Ok(report)
 }
 

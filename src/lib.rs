@@ -41,7 +41,10 @@ pub mod view;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use analyze::{analyze, analyze_diff, analyze_diff_with, analyze_with, Evidence, Options};
+pub use analyze::{
+    analyze, analyze_cached, analyze_diff, analyze_diff_with, analyze_with, Evidence, Options,
+    ParseCache,
+};
 pub use argocd_release::ArgoCdRelease;
 pub use compare::{CompareOptions, Strategy};
 pub use input::{InputError, Side};

@@ -44,3 +44,61 @@ fn a_namespace_on_a_cluster_scoped_object_changes_nothing() {
         assert_eq!(report.summary.synced, plain.summary.synced, "{ns}");
     }
 }
+
+/// Analysing scenario after scenario through one parse cache (as the page's
+/// worker does when a user pastes one side, then the other) reports exactly
+/// what a fresh analysis reports, whichever side was parsed before.
+#[test]
+fn a_parse_cache_changes_no_report() {
+    use drift_doctor::{analyze_cached, analyze_with, Evidence, ParseCache};
+    let opts = Options::default();
+    let fresh = |git: &str, live: &str| {
+        serde_json::to_value(analyze_with(git, live, &opts, Evidence::default()).unwrap()).unwrap()
+    };
+    let mut cache = ParseCache::default();
+    let mut cached = |git: &str, live: &str| {
+        analyze_cached(&mut cache, git, live, &opts, Evidence::default())
+            .map(|r| serde_json::to_value(r).unwrap())
+    };
+    let names = common::scenario_names();
+    let sides = |name: &str| {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        (
+            common::read(format!("{dir}/git.yaml")),
+            common::read(format!("{dir}/live.yaml")),
+        )
+    };
+    for pair in names.windows(2) {
+        let (git_a, live_a) = sides(&pair[0]);
+        let (git_b, live_b) = sides(&pair[1]);
+        assert_eq!(
+            cached(&git_a, &live_a).unwrap(),
+            fresh(&git_a, &live_a),
+            "{}",
+            pair[0]
+        );
+        // Only live changes, then only Git: the other side comes from the cache.
+        assert_eq!(
+            cached(&git_a, &live_b).unwrap(),
+            fresh(&git_a, &live_b),
+            "{} with live of {}",
+            pair[0],
+            pair[1]
+        );
+        assert_eq!(
+            cached(&git_b, &live_b).unwrap(),
+            fresh(&git_b, &live_b),
+            "{}",
+            pair[1]
+        );
+        // A side that does not parse is refused, and the cache still serves.
+        let broken = cached(&git_b, "kind: [").expect_err("live does not parse");
+        assert_eq!(broken.side, drift_doctor::input::Side::Live);
+        assert_eq!(
+            cached(&git_b, &live_b).unwrap(),
+            fresh(&git_b, &live_b),
+            "{} again",
+            pair[1]
+        );
+    }
+}

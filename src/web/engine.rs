@@ -66,15 +66,17 @@ fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>,
 /// Analyse an input as the page asks: both sides, or the pasted diff text,
 /// with the Application and the second render when given.
 pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
-    analyze_with(input, &[], None)
+    analyze_with(input, &[], None, &mut crate::ParseCache::default())
 }
 
 /// [`analyze`], skipping the jq expressions that timed out in an earlier run
-/// and running the others with `executor` when given.
+/// and running the others with `executor` when given; sides `parsed` holds
+/// are not parsed again.
 pub fn analyze_with(
     input: &Input,
     timed_out: &[JqExpression],
     executor: Option<&Executor>,
+    parsed: &mut crate::ParseCache,
 ) -> Result<Report, ErrorInfo> {
     let mut opts = options(input)?;
     if let Some(executor) = executor {
@@ -91,7 +93,7 @@ pub fn analyze_with(
         git_again,
     };
     let result = match input.mode {
-        Mode::Sides => crate::analyze_with(&input.git, &input.live, &opts, evidence),
+        Mode::Sides => crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence),
         Mode::Diff => crate::analyze_diff_with(&input.diff, &opts, evidence),
     };
     result.map_err(|e| ErrorInfo::from(&e))
@@ -117,6 +119,8 @@ pub struct Engine {
     /// How jq evaluations run (the worker tells the page about each one).
     jq_executor: Option<Executor>,
     last: Option<(u32, Input)>,
+    /// The sides last parsed: pasting Git, then live, parses Git once.
+    parsed: crate::ParseCache,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
 }
@@ -142,13 +146,17 @@ impl Engine {
                 timed_out,
             } => {
                 let start = now();
-                let outcome = analyze_with(&input, &timed_out, self.jq_executor.as_ref()).and_then(
-                    |report| {
-                        serde_json::to_string(&report).map_err(|e| {
-                            ErrorInfo::general(format!("could not encode the report: {e}"))
-                        })
-                    },
-                );
+                let outcome = analyze_with(
+                    &input,
+                    &timed_out,
+                    self.jq_executor.as_ref(),
+                    &mut self.parsed,
+                )
+                .and_then(|report| {
+                    serde_json::to_string(&report).map_err(|e| {
+                        ErrorInfo::general(format!("could not encode the report: {e}"))
+                    })
+                });
                 self.texts = None;
                 self.diff_views = None;
                 self.last = Some((seq, input));
