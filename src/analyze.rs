@@ -143,13 +143,13 @@ fn analyze_parsed(
     if let Some(text) = evidence.git_again {
         sides.push((text, again_docs.as_slice()));
     }
-    let masks = secret_mask::Masks::for_sides(&sides);
+    let masks = || secret_mask::Masks::for_sides(&sides);
     let again = evidence.git_again.map(|_| again_docs.as_slice());
     let named = evidence
         .application
         .map(|a| a.name())
         .filter(|n| !n.is_empty());
-    let mut report = analyze_masked(git_docs, live_docs, again, named, opts, &masks)?;
+    let mut report = analyze_masked(git_docs, live_docs, again, named, opts, masks)?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
@@ -264,19 +264,24 @@ pub fn analyze_documents(
         None,
         None,
         opts,
-        &secret_mask::Masks::default(),
+        secret_mask::Masks::default,
     )
 }
 
+/// `masks` numbers the Secret values; it runs while the objects are paired.
 fn analyze_masked(
     git_docs: &[Document],
     live_docs: &[Document],
     git_again: Option<&[Document]>,
     named_app: Option<&str>,
     opts: &Options,
-    masks: &secret_mask::Masks,
+    masks: impl FnOnce() -> secret_mask::Masks + Send,
 ) -> Result<Report, InputError> {
-    let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
+    let (paired, masks) = crate::parallel::join(
+        || crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref()),
+        masks,
+    );
+    let (paired, masks) = (paired?, &masks);
     let mut ctx = InputContext::default();
     if let Some(again) = git_again {
         let second = crate::pairing::pair(again, &[], opts.namespace.as_deref())?;
