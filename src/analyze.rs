@@ -64,7 +64,8 @@ pub fn analyze_with(
     let (git_docs, live_docs) = (git_docs?, live_docs?);
     let report = analyze_parsed(git, &git_docs, live, &live_docs, opts, evidence);
     // Freeing thousands of objects is work too: not the caller's.
-    crate::parallel::drop_in_background((git_docs, live_docs));
+    let objects = git_docs.len() + live_docs.len();
+    crate::parallel::drop_in_background((git_docs, live_docs), objects);
     report
 }
 
@@ -82,15 +83,14 @@ struct ParsedSide {
     docs: Vec<Document>,
 }
 
-impl ParseCache {
-    /// Hold the objects of `text` as `side` (Git or live), parsed unless
-    /// the cache holds this very text.
-    fn hold(&mut self, text: &str, side: Side) -> Result<(), InputError> {
-        let slot = if side == Side::Live {
-            &mut self.live
-        } else {
-            &mut self.git
-        };
+impl ParsedSide {
+    /// The objects of `text` as `side`: those `slot` holds when it holds
+    /// this very text, else freshly parsed (and then held).
+    fn of<'c>(
+        slot: &'c mut Option<ParsedSide>,
+        text: &str,
+        side: Side,
+    ) -> Result<&'c [Document], InputError> {
         if slot.as_ref().is_none_or(|p| p.text != text) {
             // The old objects go before the new ones are made.
             *slot = None;
@@ -100,11 +100,7 @@ impl ParseCache {
                 docs,
             });
         }
-        Ok(())
-    }
-
-    fn docs(side: &Option<ParsedSide>) -> &[Document] {
-        side.as_ref().map_or(&[][..], |p| p.docs.as_slice())
+        Ok(slot.as_ref().map_or(&[][..], |p| p.docs.as_slice()))
     }
 }
 
@@ -116,9 +112,8 @@ pub fn analyze_cached(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    cache.hold(git, Side::Git)?;
-    cache.hold(live, Side::Live)?;
-    let (git_docs, live_docs) = (ParseCache::docs(&cache.git), ParseCache::docs(&cache.live));
+    let git_docs = ParsedSide::of(&mut cache.git, git, Side::Git)?;
+    let live_docs = ParsedSide::of(&mut cache.live, live, Side::Live)?;
     analyze_parsed(git, git_docs, live, live_docs, opts, evidence)
 }
 
@@ -153,7 +148,8 @@ fn analyze_parsed(
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
-    crate::parallel::drop_in_background(again_docs);
+    let objects = again_docs.len();
+    crate::parallel::drop_in_background(again_docs, objects);
     Ok(report)
 }
 

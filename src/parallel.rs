@@ -60,19 +60,22 @@ where
     join_threads(a, b)
 }
 
-/// Drop `value` on a thread of its own natively, so the caller goes on (and
-/// a process that exits next never waits for it); here and now in
-/// WebAssembly.
-pub fn drop_in_background<T: Send + 'static>(value: T) {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        // Should no thread start, the closure, and `value` with it, is
-        // dropped here instead.
-        let _ = std::thread::Builder::new().spawn(move || drop(value));
+/// Drop `value`, which holds `objects` parsed objects, on a thread of its
+/// own natively when there are enough to be worth one, so the caller goes
+/// on (and a process that exits next never waits for it); here and now
+/// otherwise, and always in WebAssembly.
+pub fn drop_in_background<T: Send + 'static>(value: T, objects: usize) {
+    if thread_count() < 2 || objects < BACKGROUND_DROP_OBJECTS {
+        return drop(value);
     }
-    #[cfg(target_arch = "wasm32")]
-    drop(value);
+    // Should no thread start, the closure, and `value` with it, is dropped
+    // here instead.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
 }
+
+/// Below this many objects, freeing them here is quicker than starting a
+/// thread to do it.
+const BACKGROUND_DROP_OBJECTS: usize = 64;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn join_threads<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
@@ -118,33 +121,33 @@ fn run_chunks<T: Send, R: Send, F: Fn(T) -> R + Sync>(
     threads: usize,
     f: &F,
 ) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
     let count = chunks.len();
-    let inputs: Vec<Mutex<Vec<T>>> = chunks.into_iter().map(Mutex::new).collect();
-    let outputs: Vec<Mutex<Vec<R>>> = (0..count).map(|_| Mutex::new(Vec::new())).collect();
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(input) = inputs.get(i) else { break };
-        let items = std::mem::take(&mut *input.lock().unwrap_or_else(|e| e.into_inner()));
-        let results: Vec<R> = items.into_iter().map(f).collect();
-        *outputs[i].lock().unwrap_or_else(|e| e.into_inner()) = results;
+    let queue = std::sync::Mutex::new(chunks.into_iter().enumerate());
+    // Each thread takes the next chunk until none is left, keeping its
+    // results with the chunk's number.
+    let work = || {
+        let mut done: Vec<(usize, Vec<R>)> = Vec::new();
+        loop {
+            let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some((i, items)) = next else { break };
+            done.push((i, items.into_iter().map(f).collect()));
+        }
+        done
     };
-    std::thread::scope(|scope| {
+    let mut done = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads.min(count)).map(|_| scope.spawn(work)).collect();
-        work();
+        let mut done = work();
         for helper in helpers {
-            if let Err(payload) = helper.join() {
+            match helper.join() {
+                Ok(theirs) => done.extend(theirs),
                 // A panic in `f` is a bug; surface it as the same panic.
-                std::panic::resume_unwind(payload);
+                Err(payload) => std::panic::resume_unwind(payload),
             }
         }
+        done
     });
-    outputs
-        .into_iter()
-        .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -170,9 +170,7 @@ impl Controller {
     /// The user typed, dropped text or pressed Ctrl+Enter in a field.
     pub fn edited(&self, field: Field, edit: Edit, mode: Mode) {
         let refs = &self.0.refs;
-        if let Some(i) = field.big_slot() {
-            refs.big.borrow_mut()[i].take();
-        }
+        refs.take_held(field);
         // Diff output typed or dropped into a YAML side: move it to the diff field.
         if mode == Mode::Sides && matches!(field, Field::Git | Field::Live) {
             let text = refs.text(field);
@@ -240,9 +238,10 @@ impl Controller {
     /// Move a large side into its textarea after all.
     pub fn show_big(&self, field: Field) {
         let refs = &self.0.refs;
-        let Some(i) = field.big_slot() else { return };
-        let text = refs.big.borrow_mut()[i].take();
-        if let Some(text) = text {
+        if field.big_slot().is_none() {
+            return;
+        }
+        if let Some(text) = refs.take_held(field) {
             super::util::set_textarea_value(refs.node(field), &text);
         }
         self.dispatch(Action::Edited { big: self.big() });

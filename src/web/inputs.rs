@@ -119,10 +119,14 @@ pub struct Refs {
     pub aggregated: NodeRef,
     pub release: NodeRef,
     pub example: NodeRef,
-    pub big: Rc<RefCell<[Option<String>; 3]>>,
-    /// The size of each text held in `big`, counted once when it is set
-    /// (counting the lines of megabytes on every update stalls the page).
-    big_info: Rc<RefCell<[Option<BigInfo>; 3]>>,
+    big: Rc<RefCell<[Option<Held>; 3]>>,
+}
+
+/// A text held outside its textarea, with its size counted once when it is
+/// set (counting the lines of megabytes on every update stalls the page).
+struct Held {
+    text: String,
+    info: BigInfo,
 }
 
 impl Refs {
@@ -138,8 +142,16 @@ impl Refs {
     }
 
     pub fn text(&self, field: Field) -> String {
-        let big = field.big_slot().and_then(|i| self.big.borrow()[i].clone());
+        let big = field
+            .big_slot()
+            .and_then(|i| self.big.borrow()[i].as_ref().map(|h| h.text.clone()));
         big.unwrap_or_else(|| textarea_value(self.node(field)))
+    }
+
+    /// Take the text `field` holds outside its textarea, if any.
+    pub fn take_held(&self, field: Field) -> Option<String> {
+        let i = field.big_slot()?;
+        self.big.borrow_mut()[i].take().map(|h| h.text)
     }
 
     /// Put `text` in a field: in the textarea, or held aside when large.
@@ -147,8 +159,8 @@ impl Refs {
         match field.big_slot() {
             Some(i) if text.len() > LARGE_INPUT => {
                 set_textarea_value(self.node(field), "");
-                self.big_info.borrow_mut()[i] = Some(BigInfo::of(&text));
-                self.big.borrow_mut()[i] = Some(text);
+                let info = BigInfo::of(&text);
+                self.big.borrow_mut()[i] = Some(Held { text, info });
             }
             slot => {
                 set_textarea_value(self.node(field), &text);
@@ -160,8 +172,8 @@ impl Refs {
     }
 
     pub fn big_infos(&self) -> [Option<BigInfo>; 3] {
-        let (big, info) = (self.big.borrow(), self.big_info.borrow());
-        [0, 1, 2].map(|i| big[i].as_ref().and(info[i]))
+        let big = self.big.borrow();
+        [0, 1, 2].map(|i| big[i].as_ref().map(|h| h.info))
     }
 
     /// What the fields hold, read as an analysis of `mode`.
