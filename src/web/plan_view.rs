@@ -37,15 +37,51 @@ pub struct ReportProps {
     pub report: Shared<Report>,
 }
 
-fn steps(title: &str, list: &[PlanStep]) -> Html {
+/// How many entries of one plan list are drawn until "Show all" is pressed.
+/// A plan for an app that is missing from the cluster lists every resource,
+/// and drawing thousands of entries at once stalls the page for a third of a
+/// second; the resources below are paged anyway.
+pub const PLAN_ENTRIES_SHOWN: usize = 20;
+
+/// The lists of the plan that are drawn in full.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum PlanList {
+    /// A group of steps, by its place among `plan::step_groups`.
+    Steps(usize),
+    /// The fields left after the plan.
+    Left,
+}
+
+/// How many of `total` entries to draw, and the button that draws the rest.
+fn capped(total: usize, list: PlanList, all: &UseStateHandle<Vec<PlanList>>) -> (usize, Html) {
+    if total <= PLAN_ENTRIES_SHOWN || all.contains(&list) {
+        return (total, html! {});
+    }
+    let onclick = {
+        let all = all.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut lists = (*all).clone();
+            lists.push(list);
+            all.set(lists);
+        })
+    };
+    let button = html! {
+        <button type="button" class="button small show-all" {onclick}>
+            { format!("Show all {total} (the first {PLAN_ENTRIES_SHOWN} are shown)") }
+        </button>
+    };
+    (PLAN_ENTRIES_SHOWN, button)
+}
+
+fn steps(title: &str, list: &[PlanStep], shown: usize, more: Html) -> Html {
     if list.is_empty() {
         return html! {};
     }
     html! {
         <div class="plan-steps">
-            <h4>{ title.to_string() }</h4>
+            <h4>{ format!("{title} ({})", list.len()) }</h4>
             <ul>
-                for s in list.iter() {
+                for s in list[..shown].iter() {
                     <li class="plan-step">
                         <code class="path">{ s.resource.clone() }</code>{ " " }
                         <VerifiedBadge verified={s.verified} />
@@ -53,6 +89,7 @@ fn steps(title: &str, list: &[PlanStep]) -> Html {
                     </li>
                 }
             </ul>
+            { more }
         </div>
     }
 }
@@ -62,6 +99,12 @@ fn steps(title: &str, list: &[PlanStep]) -> Html {
 #[component]
 pub fn PlanPanel(props: &ReportProps) -> Html {
     let copied = use_state(|| None::<bool>);
+    let drawn_in_full = use_state_eq(Vec::<PlanList>::new);
+    {
+        // A new report starts with its lists cut again.
+        let drawn_in_full = drawn_in_full.clone();
+        use_effect_with(props.report.clone(), move |_| drawn_in_full.set(Vec::new()));
+    }
     {
         let copied = copied.clone();
         use_effect_with(*copied, move |s| {
@@ -75,13 +118,16 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
     };
     let on_markdown = {
         let copied = copied.clone();
-        let text = crate::render::markdown::render_plan(&props.report);
+        let report = props.report.clone();
+        // Written when asked for: for a large plan it is long.
         Callback::from(move |_: MouseEvent| {
             let copied = copied.clone();
-            copy_to_clipboard(text.clone(), Callback::from(move |ok| copied.set(Some(ok))));
+            let text = crate::render::markdown::render_plan(&report);
+            copy_to_clipboard(text, Callback::from(move |ok| copied.set(Some(ok))));
         })
     };
     let left: Vec<_> = plan.drift.iter().chain(&plan.unresolved).collect();
+    let (left_shown, more_left) = capped(left.len(), PlanList::Left, &drawn_in_full);
     html! {
         <section id="plan" class="plan" aria-labelledby="plan-h">
             <div class="plan-head">
@@ -99,14 +145,17 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
                     <Snippet text={AttrValue::from(plan.application.clone())} label="Copy the Application YAML" />
                 </div>
             }
-            for (title, list) in crate::plan::step_groups(plan) {
-                { steps(title, list) }
+            for (i, (title, list)) in crate::plan::step_groups(plan).into_iter().enumerate() {
+                {{
+                    let (shown, more) = capped(list.len(), PlanList::Steps(i), &drawn_in_full);
+                    steps(title, list, shown, more)
+                }}
             }
             if !left.is_empty() {
                 <div class="plan-steps">
                     <h4>{ format!("Left after the plan: {}", plural(left.len(), "field", "fields")) }</h4>
                     <ul>
-                        for f in left.iter() {
+                        for f in left[..left_shown].iter() {
                             <li class="plan-left" data-cause={f.cause.id()}>
                                 <strong>{ if f.cause == Cause::Drift { "Drift" } else { "Unresolved" } }</strong>{ " " }
                                 <code class="path">{ f.resource.clone() }</code>{ " " }
@@ -115,6 +164,7 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
                             </li>
                         }
                     </ul>
+                    { more_left }
                 </div>
             }
         </section>

@@ -72,6 +72,18 @@ fn big_pair_in_browser() {
                        let before = report.dataset.seq;
                        const g0 = performance.now();
                        t0 = g0;
+                       // Long animation frames over 50 ms, both pastes: where
+                       // their time went (script, or style and layout).
+                       const frames = [];
+                       const frameObserver = new PerformanceObserver(list => {
+                         for (const e of list.getEntries()) {
+                           if (e.duration <= 50) continue;
+                           frames.push({ at: Math.round(e.startTime - g0), ms: Math.round(e.duration),
+                             layoutMs: e.styleAndLayoutStart ? Math.round(e.startTime + e.duration - e.styleAndLayoutStart) : 0,
+                             scripts: e.scripts.map(s => [s.invoker, s.sourceFunctionName, Math.round(s.duration), Math.round(s.forcedStyleAndLayoutDuration)]) });
+                         }
+                       });
+                       frameObserver.observe({type: 'long-animation-frame'});
                        paste(target('git').id, g);
                        const g1 = await waitReport(before);
                        await painted();
@@ -94,7 +106,8 @@ fn big_pair_in_browser() {
                        const done_at = performance.now() - t0;
                        clearInterval(tick);
                        observer.disconnect();
-                       done({ shown, painted: done_at, gitOnly: g1 - g0, gitStall, maxGap, gaps,
+                       frameObserver.disconnect();
+                       done({ frames, shown, painted: done_at, gitOnly: g1 - g0, gitStall, maxGap, gaps,
                               timing: document.querySelector('.timing').textContent,
                               worker: Number(document.querySelector('.timing').dataset.workerMs),
                               out: document.querySelector('.summary .stat-out .stat-n').textContent,
@@ -106,7 +119,7 @@ fn big_pair_in_browser() {
                 .await
                 .expect("the big pair's report");
             println!(
-                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms)",
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms); animation frames over 50 ms from the Git paste on (ms after it, length, of it style and layout, scripts): {}",
                 r["shown"].as_f64().unwrap_or(0.0),
                 r["painted"].as_f64().unwrap_or(0.0),
                 r["timing"].as_str().unwrap_or(""),
@@ -119,6 +132,7 @@ fn big_pair_in_browser() {
                 r["big"],
                 r["gitOnly"].as_f64().unwrap_or(0.0),
                 r["gitStall"].as_f64().unwrap_or(0.0),
+                r["frames"],
             );
             stalls.push(
                 r["maxGap"]

@@ -109,3 +109,44 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
         type_into(&c, "settings-input", "", "deleteContentBackward").await;
     });
 }
+
+/// A plan for an app missing from the cluster lists every resource: the
+/// page draws the first entries of a long list and the rest on request, and
+/// a new report starts cut again.
+#[test]
+fn long_plan_lists_are_cut_until_asked_for() {
+    with_page("plan-long", |c, _| async move {
+        let git: String = (0..30)
+            .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: shop\ndata:\n  k: v{i}\n"))
+            .collect();
+        let live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: shop\ndata:\n  a: b\n";
+        let plan = core_report(&git, live).plan.expect("a plan");
+        let left = plan.drift.len() + plan.unresolved.len();
+        assert!(left > 20, "the core leaves {left} fields");
+        let count = "return [document.querySelectorAll('#plan .plan-left').length, document.querySelectorAll('#plan .show-all').length];";
+
+        let before = report_seq(&c).await;
+        paste(&c, &git, live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the long plan").await;
+        assert_eq!(js(&c, count, vec![]).await, json!([20, 1]));
+        let button = text(&c, "#plan .show-all").await;
+        assert!(button.contains(&format!("Show all {left}")), "{button}");
+
+        click(&c, "#plan .show-all").await;
+        wait_until(
+            &c,
+            &format!("document.querySelectorAll('#plan .plan-left').length === {left}"),
+            "every entry",
+            10,
+        )
+        .await;
+        assert_eq!(js(&c, count, vec![]).await, json!([left, 0]));
+
+        // One more resource: a new report, cut again.
+        let before = report_seq(&c).await;
+        let more = format!("{git}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-last\n  namespace: shop\n");
+        paste(&c, &more, live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the longer plan").await;
+        assert_eq!(js(&c, count, vec![]).await, json!([20, 1]));
+    });
+}
