@@ -6,7 +6,7 @@
 use crate::compare::{self, CompareOptions, RawDiff};
 use crate::context::{tracked_app, InputContext};
 use crate::identity::ResourceKey;
-use crate::input::{parse_side, Document, InputError, Side};
+use crate::input::{parse_side, Document, InputError, Preparsed, Side};
 use crate::model::*;
 use crate::object_options::ObjectOptions;
 use crate::path;
@@ -101,6 +101,40 @@ impl ParsedSide {
             });
         }
         Ok(slot.as_ref().map_or(&[][..], |p| p.docs.as_slice()))
+    }
+}
+
+impl ParseCache {
+    /// Whether `side`'s objects for `text` are held.
+    pub fn holds(&self, side: Side, text: &str) -> bool {
+        let held = match side {
+            Side::Git => &self.git,
+            Side::Live => &self.live,
+            Side::Diff | Side::SecondRender => &None,
+        };
+        held.as_ref().is_some_and(|held| held.text == text)
+    }
+
+    /// Parse `side` now (unless held), taking the units `preparsed` holds;
+    /// a later analysis of the same text parses it no more. An error is not
+    /// kept: that analysis parses again and reports it.
+    pub fn prepare(&mut self, side: Side, text: &str, preparsed: &Preparsed) {
+        let slot = match side {
+            Side::Git => &mut self.git,
+            Side::Live => &mut self.live,
+            // Neither is held: each analysis reads them.
+            Side::Diff | Side::SecondRender => return,
+        };
+        if slot.as_ref().is_some_and(|held| held.text == text) {
+            return;
+        }
+        *slot = None;
+        if let Ok(docs) = crate::input::parse_side_preparsed(text, side, preparsed) {
+            *slot = Some(ParsedSide {
+                text: text.to_string(),
+                docs,
+            });
+        }
     }
 }
 

@@ -10,6 +10,9 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
+mod preparsed;
+pub use preparsed::{parse_unit, yaml_units, Preparsed};
+
 /// Which input a problem or an object comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
@@ -103,8 +106,19 @@ fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
 
 /// Parse every object of one side.
 pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
+    parse_side_preparsed(text, side, &Preparsed::default())
+}
+
+/// [`parse_side`], taking the value of each YAML unit (see [`yaml_units`])
+/// that `preparsed` holds instead of reading it again. A unit it does not
+/// hold is read here, so the result, errors included, is the same.
+pub fn parse_side_preparsed(
+    text: &str,
+    side: Side,
+    preparsed: &Preparsed,
+) -> Result<Vec<Document>, InputError> {
     let mut docs = Vec::new();
-    for (value, document, line, source) in parse_documents(text, side)? {
+    for (value, document, line, source) in parse_documents(text, side, preparsed)? {
         collect_objects(value, document, line, side, &source, &mut docs)?;
     }
     Ok(docs)
@@ -114,14 +128,18 @@ pub fn parse_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
 /// before any check that it is a Kubernetes object (Argo CD settings also
 /// come as fragments).
 pub fn parse_values(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
-    Ok(parse_documents(text, side)?
+    Ok(parse_documents(text, side, &Preparsed::default())?
         .into_iter()
         .map(|(value, document, line, _)| (value, document, line))
         .collect())
 }
 
 /// The documents of a side with their own text, for errors that point into it.
-fn parse_documents(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, InputError> {
+fn parse_documents<'t>(
+    text: &'t str,
+    side: Side,
+    preparsed: &Preparsed,
+) -> Result<Vec<RawDocument<'t>>, InputError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if let Some(pos) = text.find('\0') {
         let (line, column) = line_col(text.as_bytes(), pos);
@@ -154,13 +172,13 @@ fn parse_documents(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, Input
         parse_json_stream(text, side).or_else(|json_error| {
             let has_document_marker = text.lines().any(|l| l.trim_end() == "---");
             if has_document_marker {
-                parse_yaml_stream(text, side).map_err(|_| json_error)
+                parse_yaml_stream(text, side, preparsed).map_err(|_| json_error)
             } else {
                 Err(json_error)
             }
         })?
     } else {
-        parse_yaml_stream(text, side)?
+        parse_yaml_stream(text, side, preparsed)?
     };
     Ok(raw)
 }
@@ -257,7 +275,46 @@ const PARALLEL_PARSE_BYTES: usize = 256 * 1024;
 
 /// Split a YAML stream into documents ourselves so that each document's first
 /// line is known exactly, then parse each one.
-fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, InputError> {
+fn parse_yaml_stream<'t>(
+    text: &'t str,
+    side: Side,
+    preparsed: &Preparsed,
+) -> Result<Vec<RawDocument<'t>>, InputError> {
+    let chunks = yaml_chunks(text);
+    // Documents parse independently, so a large stream uses every core.
+    let parsed = crate::parallel::map_ordered(
+        chunks,
+        PARALLEL_PARSE_BYTES,
+        |(_, chunk)| chunk.len(),
+        |(start, chunk)| {
+            let value = parse_list_items(&chunk, preparsed)
+                .or_else(|| preparsed.take(&chunk))
+                .map(Ok)
+                .unwrap_or_else(|| parse_yaml_document(&chunk));
+            (start, chunk, value)
+        },
+    );
+    let mut out = Vec::with_capacity(parsed.len());
+    for (index, (start, chunk, value)) in parsed.into_iter().enumerate() {
+        let document = index + 1;
+        let value = value.map_err(|(line, column, message)| InputError {
+            side,
+            document,
+            line: if line > 0 { start + line - 1 } else { start },
+            column,
+            message,
+        })?;
+        let source = DocumentText {
+            text: chunk,
+            first_line: start,
+        };
+        out.push((value, document, start, source));
+    }
+    Ok(out)
+}
+
+/// The documents of a YAML stream: each one's first line and its text.
+fn yaml_chunks(text: &str) -> Vec<(usize, Cow<'_, str>)> {
     let mut chunks: Vec<(usize, Cow<'_, str>)> = Vec::new();
     let mut current = Chunk::default();
     let mut current_start = 1;
@@ -323,36 +380,7 @@ fn parse_yaml_stream(text: &str, side: Side) -> Result<Vec<RawDocument<'_>>, Inp
     if seen_content {
         chunks.push((current_start, current.text(text)));
     }
-
-    // Documents parse independently, so a large stream uses every core.
-    let parsed = crate::parallel::map_ordered(
-        chunks,
-        PARALLEL_PARSE_BYTES,
-        |(_, chunk)| chunk.len(),
-        |(start, chunk)| {
-            let value = parse_list_items(&chunk)
-                .map(Ok)
-                .unwrap_or_else(|| parse_yaml_document(&chunk));
-            (start, chunk, value)
-        },
-    );
-    let mut out = Vec::with_capacity(parsed.len());
-    for (index, (start, chunk, value)) in parsed.into_iter().enumerate() {
-        let document = index + 1;
-        let value = value.map_err(|(line, column, message)| InputError {
-            side,
-            document,
-            line: if line > 0 { start + line - 1 } else { start },
-            column,
-            message,
-        })?;
-        let source = DocumentText {
-            text: chunk,
-            first_line: start,
-        };
-        out.push((value, document, start, source));
-    }
-    Ok(out)
+    chunks
 }
 
 /// One document's text while the stream is split: a range of the side's
@@ -403,7 +431,45 @@ impl Chunk {
 /// None when the document is not such a list, or when anything does not
 /// read item by item (an anchor used across items, a duplicate key): the
 /// caller then reads the document whole, with its exact error position.
-fn parse_list_items(chunk: &str) -> Option<Value> {
+fn parse_list_items(chunk: &str, preparsed: &Preparsed) -> Option<Value> {
+    let items = list_items(chunk)?;
+    let Ok(Value::Object(mut list)) = parse_yaml_document(&items.head) else {
+        return None;
+    };
+    if !list
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+    {
+        return None;
+    }
+    let parsed = crate::parallel::map_ordered(
+        items.items,
+        PARALLEL_PARSE_BYTES,
+        |&(from, to, _)| to.saturating_sub(from),
+        |item| {
+            let item = list_item_text(chunk, item)?;
+            preparsed
+                .take(&item)
+                .or_else(|| parse_yaml_document(&item).ok())
+        },
+    );
+    let values: Option<Vec<Value>> = parsed.into_iter().collect();
+    list.insert("items".into(), Value::Array(values?));
+    Some(Value::Object(list))
+}
+
+/// A large list document cut into its items: the document with `items: []`,
+/// and each item as (where its text starts after the dash, where it ends,
+/// the dash's column).
+struct ListItems {
+    head: String,
+    items: Vec<(usize, usize, usize)>,
+}
+
+/// `chunk`'s items when it is large and looks like a `kind: List` (whether
+/// it is one, its head's parse tells).
+fn list_items(chunk: &str) -> Option<ListItems> {
     if chunk.len() < PARALLEL_PARSE_BYTES {
         return None;
     }
@@ -465,32 +531,17 @@ fn parse_list_items(chunk: &str) -> Option<Value> {
         last.1 = end;
     }
     let head = format!("{}items: []\n{}", chunk.get(..items_at)?, chunk.get(end..)?);
-    let Ok(Value::Object(mut list)) = parse_yaml_document(&head) else {
-        return None;
-    };
-    if !list
-        .get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
-    {
-        return None;
-    }
-    let parsed = crate::parallel::map_ordered(
-        items,
-        PARALLEL_PARSE_BYTES,
-        |&(from, to, _)| to.saturating_sub(from),
-        |(from, to, dash)| {
-            // `- key: v` becomes `  key: v`: the item's mapping, indented alike.
-            let body = chunk.get(from..to)?;
-            let mut item = String::with_capacity(dash + 1 + body.len());
-            item.extend(std::iter::repeat_n(' ', dash + 1));
-            item.push_str(body);
-            parse_yaml_document(&item).ok()
-        },
-    );
-    let values: Option<Vec<Value>> = parsed.into_iter().collect();
-    list.insert("items".into(), Value::Array(values?));
-    Some(Value::Object(list))
+    Some(ListItems { head, items })
+}
+
+/// One list item's text as a document of its own: `- key: v` becomes
+/// `  key: v`, the item's mapping, indented alike.
+fn list_item_text(chunk: &str, (from, to, dash): (usize, usize, usize)) -> Option<String> {
+    let body = chunk.get(from..to)?;
+    let mut item = String::with_capacity(dash + 1 + body.len());
+    item.extend(std::iter::repeat_n(' ', dash + 1));
+    item.push_str(body);
+    Some(item)
 }
 
 /// YAML into JSON values the way Kubernetes reads YAML (keys become

@@ -447,6 +447,7 @@ impl Client {
                 seq: *seq,
                 outcome: Err(ErrorInfo::general(message)),
                 millis: 0.0,
+                helped: 0,
             },
             Request::Texts { seq, id } => Response::Texts {
                 seq: *seq,
@@ -457,6 +458,11 @@ impl Client {
             Request::Rules => Response::Rules(Err(message)),
             Request::Restore(_) => Response::Restored(Err(message)),
             Request::WarmUp => Response::WarmedUp,
+            // Only a worker asks this of its helper.
+            Request::ParseUnits { id, .. } => Response::ParsedUnits {
+                id: *id,
+                values: String::new(),
+            },
             // A link the page could not encode: the page keeps waiting for
             // nothing, which is what a missing answer already does.
             Request::Share(_) => return,

@@ -120,7 +120,7 @@ pub struct Engine {
     jq_executor: Option<Executor>,
     last: Option<(u32, Input)>,
     /// The sides last parsed: pasting Git, then live, parses Git once.
-    parsed: crate::ParseCache,
+    pub(super) parsed: crate::ParseCache,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
 }
@@ -164,6 +164,7 @@ impl Engine {
                     seq,
                     outcome,
                     millis: now() - start,
+                    helped: 0,
                 }
             }
             Request::Texts { seq, id } => {
@@ -190,6 +191,14 @@ impl Engine {
                     }
                 }
                 Response::WarmedUp
+            }
+            Request::ParseUnits { id, units } => {
+                let values: Vec<Option<serde_json::Value>> =
+                    units.iter().map(|u| crate::input::parse_unit(u)).collect();
+                Response::ParsedUnits {
+                    id,
+                    values: serde_json::to_string(&values).unwrap_or_default(),
+                }
             }
         }
     }

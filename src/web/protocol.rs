@@ -84,6 +84,9 @@ pub enum Request {
     /// browser has compiled the hot code with its optimising tier before
     /// the user's first large input (the first run is otherwise much slower).
     WarmUp,
+    /// Read these YAML units (see `input::yaml_units`): what a second worker
+    /// is asked while the first reads the rest of a large side.
+    ParseUnits { id: u32, units: Vec<String> },
 }
 
 /// A jq expression of the user's settings and the rule it belongs to.
@@ -205,6 +208,8 @@ pub enum Response {
         seq: u32,
         outcome: Result<String, ErrorInfo>,
         millis: f64,
+        /// How many YAML units a second worker read meanwhile.
+        helped: usize,
     },
     /// The YAML diff lines of one resource, or `None` with a note.
     Texts {
@@ -218,6 +223,14 @@ pub enum Response {
     /// The state a link or share file holds, or why it cannot be read.
     Restored(Result<ShareState, String>),
     WarmedUp,
+    /// The value of each unit asked for, as a JSON array (`null` for a unit
+    /// that does not read on its own: the analysis reads it again and
+    /// reports where). JSON, as the messages' binary encoding cannot carry
+    /// self-describing values.
+    ParsedUnits {
+        id: u32,
+        values: String,
+    },
 }
 
 /// An encoded state: the fragment (without `#`), how many Secret values were

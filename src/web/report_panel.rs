@@ -21,6 +21,16 @@ fn timing(shown: &Shown) -> String {
     )
 }
 
+fn timing_detail(shown: &Shown) -> String {
+    let analysing = format!("{:.0} ms of it analysing in the worker", shown.worker_ms);
+    match shown.helped {
+        0 => analysing,
+        n => format!(
+            "{analysing}; a second worker read {n} of the live side's YAML documents meanwhile"
+        ),
+    }
+}
+
 /// Offer a JSON file; say so when the browser refuses.
 fn download(dispatch: &UseReducerDispatcher<PageState>, name: &str, text: &str) {
     if !persist::download(name, "application/json", text) {
@@ -110,8 +120,9 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                     }
                 </span>
                 if let Some(shown) = &state.shown {
-                    <span class="timing" title={format!("{:.0} ms of it analysing in the worker", shown.worker_ms)}
-                        data-worker-ms={format!("{:.0}", shown.worker_ms)}>{ timing(shown) }</span>
+                    <span class="timing" title={timing_detail(shown)}
+                        data-worker-ms={format!("{:.0}", shown.worker_ms)}
+                        data-helped={shown.helped.to_string()}>{ timing(shown) }</span>
                     <label class="check hidden-toggle">
                         <input type="checkbox" id="show-hidden" checked={state.show_hidden} onchange={on_hidden} />
                         { " Show hidden differences (not counted by Argo CD)" }

@@ -66,6 +66,8 @@ pub struct Shown {
     /// Resource indices, out-of-sync first, then in report order.
     pub order: Shared<Vec<usize>>,
     pub worker_ms: f64,
+    /// How many YAML units a second worker read for this analysis.
+    pub helped: usize,
     pub total_ms: Option<f64>,
 }
 
@@ -442,6 +444,7 @@ impl PageState {
         seq: u32,
         mut report: Report,
         worker_ms: f64,
+        helped: usize,
         total_ms: Option<f64>,
     ) {
         let resources: Vec<Shared<ResourceReport>> = std::mem::take(&mut report.resources)
@@ -456,6 +459,7 @@ impl PageState {
             resources: Shared(Rc::new(resources)),
             order: Shared(Rc::new(order)),
             worker_ms,
+            helped,
             total_ms,
         };
         self.error = None;
@@ -543,6 +547,7 @@ impl Reducible for PageState {
                     seq,
                     outcome,
                     millis,
+                    helped,
                 } => {
                     if seq != self.latest {
                         return self;
@@ -553,7 +558,7 @@ impl Reducible for PageState {
                             ErrorInfo::general(format!("could not read the report: {e}"))
                         })
                     }) {
-                        Ok(report) => next.report_arrived(seq, report, millis, total_ms),
+                        Ok(report) => next.report_arrived(seq, report, millis, helped, total_ms),
                         Err(e) => {
                             next.announcement = format!("The input has an error: {}", e.text);
                             next.waiting = None;
@@ -581,7 +586,8 @@ impl Reducible for PageState {
                 Response::Rules(_)
                 | Response::Shared(_)
                 | Response::Restored(_)
-                | Response::WarmedUp => return self,
+                | Response::WarmedUp
+                | Response::ParsedUnits { .. } => return self,
             },
             Action::LocalError(e) => next.error = Some(e),
             Action::Edited { big } => {

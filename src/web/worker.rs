@@ -2,16 +2,37 @@
 //! order. The page stays responsive however long the core takes, and can
 //! end the worker when a jq expression outlives its budget (the worker
 //! announces each evaluation, see [`FromWorker::JqStarted`]).
+//!
+//! A large live side is read by two workers at once: this one starts a
+//! helper (the same program, named [`HELPER_NAME`]) and hands it the later
+//! part of the side's YAML documents while it reads Git and the earlier
+//! part itself, then takes the helper's values (see `input::Preparsed`).
+//! Whatever the helper does not deliver is read here, so a helper that
+//! fails or is missing changes nothing but the time taken.
 
 use super::engine::Engine;
-use super::protocol::{FromWorker, JqExpression, Request};
+use super::protocol::{FromWorker, JqExpression, Request, Response};
 use crate::ignore::jq::{Evaluation, Executor, Job};
+use crate::input::{parse_unit, yaml_units, Preparsed};
+use crate::Side;
 use gloo::worker::{Bincode, Codec};
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent};
+
+/// The helper worker's name, by which it knows not to start one itself.
+const HELPER_NAME: &str = "drift-doctor-helper";
+
+/// A live side at least this large is shared with the helper: below it,
+/// the messages cost about what sharing saves.
+const SHARED_FROM_BYTES: usize = 512 * 1024;
+
+/// The helper's share of the YAML to read, in percent: well under half,
+/// as this worker also reads the helper's values back from JSON.
+const HELPER_SHARE_PERCENT: usize = 38;
 
 fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
@@ -20,6 +41,10 @@ fn scope() -> DedicatedWorkerGlobalScope {
 fn post(message: FromWorker) {
     // A message that cannot be posted has no one to be reported to.
     let _ = scope().post_message(&Bincode::encode(message));
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
 }
 
 /// Runs each jq evaluation here, telling the page when it starts and ends:
@@ -39,18 +64,234 @@ fn announcing_executor() -> Executor {
     })
 }
 
+/// The helper worker, once started.
+struct Helper {
+    worker: web_sys::Worker,
+    /// It has said `Ready`: messages posted earlier could be lost.
+    ready: bool,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
+}
+
+/// An analysis whose live side the helper is reading in part.
+struct Pending {
+    id: u32,
+    request: Request,
+    /// The units asked of the helper, to pair with its values.
+    asked: Vec<String>,
+    /// The values read here, then the helper's.
+    preparsed: Preparsed,
+    started: f64,
+}
+
+#[derive(Default)]
+struct State {
+    engine: Engine,
+    helper: Option<Helper>,
+    pending: Option<Pending>,
+}
+
+type Shared = Rc<RefCell<State>>;
+
 /// Start answering the page's requests.
 pub fn start() {
-    let engine = RefCell::new(Engine::with_jq_executor(announcing_executor()));
-    let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        let request: Request = Bincode::decode(event.data());
-        let Ok(mut engine) = engine.try_borrow_mut() else {
-            return;
-        };
-        post(FromWorker::Answer(engine.handle(request)));
-    });
+    let state: Shared = Rc::new(RefCell::new(State {
+        engine: Engine::with_jq_executor(announcing_executor()),
+        ..State::default()
+    }));
+    let on_message = {
+        let state = state.clone();
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let request: Request = Bincode::decode(event.data());
+            received(&state, request);
+        })
+    };
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
     post(FromWorker::Ready);
+}
+
+fn received(state: &Shared, request: Request) {
+    // Answers go in order: an analysis waiting for the helper ends first.
+    finish_pending(state, None);
+    if matches!(request, Request::WarmUp) && scope().name() != HELPER_NAME {
+        start_helper(state);
+    }
+    if let Some(request) = share_with_helper(state, request) {
+        let Ok(mut s) = state.try_borrow_mut() else {
+            return;
+        };
+        let answer = s.engine.handle(request);
+        drop(s);
+        post(FromWorker::Answer(answer));
+    }
+}
+
+/// Hand the helper part of a large live side and read the rest here; the
+/// request comes back when it is not worth sharing.
+fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
+    let Ok(mut s) = state.try_borrow_mut() else {
+        return Some(request);
+    };
+    let Request::Analyze { seq, input, .. } = &request else {
+        return Some(request);
+    };
+    let helper_ready = s.helper.as_ref().is_some_and(|h| h.ready);
+    if !helper_ready
+        || input.mode != super::protocol::Mode::Sides
+        || input.live.len() < SHARED_FROM_BYTES
+        || s.engine.parsed.holds(Side::Live, &input.live)
+    {
+        return Some(request);
+    }
+    let started = now();
+    let mut units = yaml_units(&input.live);
+    let git_to_read = if s.engine.parsed.holds(Side::Git, &input.git) {
+        0
+    } else {
+        input.git.len()
+    };
+    let to_read = units.iter().map(String::len).sum::<usize>() + git_to_read;
+    let mut helper_bytes = 0;
+    let mut first_asked = units.len();
+    while first_asked > 1 && helper_bytes < to_read * HELPER_SHARE_PERCENT / 100 {
+        first_asked -= 1;
+        helper_bytes += units[first_asked].len();
+    }
+    let asked = units.split_off(first_asked);
+    if asked.is_empty() {
+        return Some(request);
+    }
+    let id = *seq;
+    let message = Bincode::encode(Request::ParseUnits {
+        id,
+        units: asked.clone(),
+    });
+    if let Some(helper) = &s.helper {
+        if helper.worker.post_message(&message).is_err() {
+            return Some(request);
+        }
+    }
+    // Meanwhile: Git, then the units left to this worker.
+    s.engine
+        .parsed
+        .prepare(Side::Git, &input.git, &Preparsed::default());
+    let mut preparsed = Preparsed::default();
+    for unit in units {
+        if let Some(value) = parse_unit(&unit) {
+            preparsed.insert(unit, value);
+        }
+    }
+    s.pending = Some(Pending {
+        id,
+        request,
+        asked,
+        preparsed,
+        started,
+    });
+    None
+}
+
+/// Answer the analysis waiting for the helper, with the helper's values
+/// when given (`values` for the request `id`); the units it lacks are read
+/// here.
+fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
+    let Ok(mut s) = state.try_borrow_mut() else {
+        return;
+    };
+    let Some(mut pending) = s.pending.take() else {
+        return;
+    };
+    let mut helped = 0;
+    if let Some((id, values)) = values {
+        if id != pending.id {
+            // An answer to an earlier request: keep waiting for this one.
+            s.pending = Some(pending);
+            return;
+        }
+        let values: Vec<Option<serde_json::Value>> =
+            serde_json::from_str(values).unwrap_or_default();
+        for (unit, value) in std::mem::take(&mut pending.asked).into_iter().zip(values) {
+            if let Some(value) = value {
+                pending.preparsed.insert(unit, value);
+                helped += 1;
+            }
+        }
+    }
+    if let Request::Analyze { input, .. } = &pending.request {
+        s.engine
+            .parsed
+            .prepare(Side::Live, &input.live, &pending.preparsed);
+    }
+    let mut answer = s.engine.handle(pending.request);
+    drop(s);
+    if let Response::Analyzed {
+        millis,
+        helped: helped_field,
+        ..
+    } = &mut answer
+    {
+        *millis = now() - pending.started;
+        *helped_field = helped;
+    }
+    post(FromWorker::Answer(answer));
+}
+
+/// Start the helper worker (the same program); without one, everything is
+/// read here as before.
+fn start_helper(state: &Shared) {
+    if state.borrow().helper.is_some() {
+        return;
+    }
+    let url = scope().location().href();
+    let options = web_sys::WorkerOptions::new();
+    options.set_name(HELPER_NAME);
+    let Ok(worker) = web_sys::Worker::new_with_options(&url, &options) else {
+        return;
+    };
+    let on_message = {
+        let state = Rc::downgrade(state);
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(state) = state.upgrade() else { return };
+            match Bincode::decode::<FromWorker>(event.data()) {
+                FromWorker::Ready => {
+                    let warm_up = Bincode::encode(Request::WarmUp);
+                    if let Ok(mut s) = state.try_borrow_mut() {
+                        if let Some(helper) = s.helper.as_mut() {
+                            helper.ready = helper.worker.post_message(&warm_up).is_ok();
+                        }
+                    }
+                }
+                FromWorker::Answer(Response::ParsedUnits { id, values }) => {
+                    finish_pending(&state, Some((id, &values)))
+                }
+                _ => {}
+            }
+        })
+    };
+    let on_error = {
+        let state = Rc::downgrade(state);
+        Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+            event.prevent_default();
+            let Some(state) = state.upgrade() else { return };
+            // Kept (its handlers are running), but never asked again.
+            if let Ok(mut s) = state.try_borrow_mut() {
+                if let Some(helper) = s.helper.as_mut() {
+                    helper.ready = false;
+                    helper.worker.terminate();
+                }
+            }
+            // What the helper was reading is read here.
+            finish_pending(&state, None);
+        })
+    };
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    state.borrow_mut().helper = Some(Helper {
+        worker,
+        ready: false,
+        _on_message: on_message,
+        _on_error: on_error,
+    });
 }

@@ -110,6 +110,7 @@ fn big_pair_in_browser() {
                        done({ frames, shown, painted: done_at, gitOnly: g1 - g0, gitStall, maxGap, gaps,
                               timing: document.querySelector('.timing').textContent,
                               worker: Number(document.querySelector('.timing').dataset.workerMs),
+                              helped: Number(document.querySelector('.timing').dataset.helped),
                               out: document.querySelector('.summary .stat-out .stat-n').textContent,
                               cards: document.querySelectorAll('.card').length,
                               big: !!document.getElementById('live-big'), longTasks });
@@ -119,11 +120,12 @@ fn big_pair_in_browser() {
                 .await
                 .expect("the big pair's report");
             println!(
-                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms); animation frames over 50 ms from the Git paste on (ms after it, length, of it style and layout, scripts): {}",
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis, {} YAML documents read by a second worker); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms); animation frames over 50 ms from the Git paste on (ms after it, length, of it style and layout, scripts): {}",
                 r["shown"].as_f64().unwrap_or(0.0),
                 r["painted"].as_f64().unwrap_or(0.0),
                 r["timing"].as_str().unwrap_or(""),
                 r["worker"].as_f64().unwrap_or(0.0),
+                r["helped"],
                 r["maxGap"].as_f64().unwrap_or(0.0),
                 r["gaps"],
                 r["longTasks"],

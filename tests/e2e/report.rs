@@ -564,3 +564,90 @@ async fn checks(c: &Client, server: &Server) {
         log.len()
     );
 }
+
+/// A large live side (`kubectl get -o yaml`'s one `kind: List`) as Git and
+/// a drifted copy of it.
+fn large_list_pair(n: usize, run: usize) -> (String, String) {
+    let object = |i: usize, replicas: usize| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\n  namespace: shop\n  labels:\n    app: app-{i}\n    run: \"{run}\"\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: main\n        image: registry.example/app:{i}\n        args: [\"--ratio\", \"0.{i}\"]\n        resources:\n          limits:\n            cpu: {}m\n", 100 + i)
+    };
+    let git: String = (0..n).map(|i| format!("---\n{}", object(i, 2))).collect();
+    let mut live = String::from("apiVersion: v1\nitems:\n");
+    for i in 0..n {
+        // Every seventh one scaled by hand, late ones among them.
+        for (j, line) in object(i, if i % 7 == 3 { 5 } else { 2 })
+            .lines()
+            .enumerate()
+        {
+            live.push_str(if j == 0 { "- " } else { "  " });
+            live.push_str(line);
+            live.push('\n');
+        }
+    }
+    live.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    (git, live)
+}
+
+/// A large live side is read by two workers: the report is the core's, and
+/// an error in the part the second worker read is shown where it is.
+#[test]
+fn a_large_side_read_by_two_workers_gives_the_cores_report() {
+    with_page("two-workers", |c, _| async move {
+        let mut helped = 0;
+        // The second worker starts once the page has its first report; it
+        // takes part as soon as it is ready.
+        for run in 0..20 {
+            let (git, live) = large_list_pair(1400, run);
+            assert!(live.len() > 600 * 1024, "{} bytes", live.len());
+            let report = core_report(&git, &live);
+            assert!(report.summary.out_of_sync > 100);
+            let before = report_seq(&c).await;
+            paste(&c, &git, &live, "insertFromPaste").await;
+            wait_new_report(&c, &before, "the large pair's report").await;
+            assert_eq!(page_summary(&c).await, core_summary(&report), "run {run}");
+            helped = js(
+                &c,
+                "return Number(document.querySelector('.timing').dataset.helped);",
+                vec![],
+            )
+            .await
+            .as_u64()
+            .unwrap_or(0);
+            if helped > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        assert!(helped > 100, "a second worker read {helped} documents");
+
+        // A key written twice near the end: in the second worker's part.
+        let (git, live) = large_list_pair(1400, 99);
+        let at = live.rfind("  spec:\n    replicas: ").unwrap();
+        let bad_live = format!(
+            "{}  spec:\n    replicas: 1\n{}",
+            &live[..at],
+            &live[at + "  spec:\n".len()..]
+        );
+        let err = drift_doctor::analyze(&git, &bad_live, &page_options(false)).unwrap_err();
+        assert!(err.line > 20_000, "{err}");
+        paste(&c, &git, &bad_live, "insertFromPaste").await;
+        wait_until(
+            &c,
+            "document.getElementById('live-error').textContent !== ''",
+            "the live side's error",
+            30,
+        )
+        .await;
+        let shown = js(
+            &c,
+            "return document.getElementById('live-error').textContent;",
+            vec![],
+        )
+        .await;
+        let shown = shown.as_str().unwrap();
+        assert!(
+            shown.contains(&format!("Line {}", err.line)),
+            "{shown} (core: {err})"
+        );
+    });
+}
