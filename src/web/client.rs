@@ -278,7 +278,9 @@ impl Client {
             let Some(inner) = guard.as_mut() else { return };
             match &mut inner.backend {
                 Backend::Worker(_, Some(link)) if link.ready => {
-                    match link.worker.post_message(&Bincode::encode(&request)) {
+                    match super::protocol::post_encoded(&request, |message, transfer| {
+                        link.worker.post_message_with_transfer(message, transfer)
+                    }) {
                         Ok(()) => {
                             // Kept until answered, to post again to a new worker.
                             link.unanswered.push_back(request);

@@ -210,29 +210,30 @@ impl Controller {
 
     /// Replace a field's whole text (a file, a large paste) and analyse it now.
     pub fn replace_text(&self, field: Field, text: String, mode: Mode) {
-        if self.paste(field, text.clone(), mode) {
+        let Some(text) = self.paste(field, text, mode) else {
             return;
-        }
+        };
         self.0.refs.set_text(field, text);
         self.dispatch(Action::Edited { big: self.big() });
         self.analyze_now(false);
     }
 
-    /// Offered every pasted text first: true when it went elsewhere (a share
-    /// link or file opens; diff output goes to the diff field).
-    pub fn paste(&self, field: Field, text: String, mode: Mode) -> bool {
+    /// Offered every pasted text first: None when it went elsewhere (a share
+    /// link or file opens; diff output goes to the diff field), else the text
+    /// back (not copied: pastes can be megabytes).
+    pub fn paste(&self, field: Field, text: String, mode: Mode) -> Option<String> {
         if is_shared_state(&text) {
             self.open_shared(text, false);
-            return true;
+            return None;
         }
         if mode == Mode::Sides
             && matches!(field, Field::Git | Field::Live)
             && looks_like_diff(&text)
         {
             self.divert(text);
-            return true;
+            return None;
         }
-        false
+        Some(text)
     }
 
     /// Move a large side into its textarea after all.

@@ -44,6 +44,33 @@ impl BigInfo {
 /// clipboard already takes the paste event's task a while, and storing,
 /// measuring and sending the text to the worker in the same task would
 /// freeze the page for both together.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// A `DataTransfer` whose `getData` gives a JavaScript string as it is:
+    /// wasm-bindgen's own conversion copies megabytes of ASCII one
+    /// character at a time.
+    #[wasm_bindgen(js_name = DataTransfer)]
+    type PastedData;
+    #[wasm_bindgen(method, js_class = "DataTransfer", js_name = getData)]
+    fn get_data_as_js(this: &PastedData, format: &str) -> js_sys::JsString;
+
+    /// The browser's `TextEncoder`, given a JavaScript string as it is.
+    #[wasm_bindgen(js_name = TextEncoder)]
+    type Utf8Encoder;
+    #[wasm_bindgen(constructor, js_class = "TextEncoder")]
+    fn new() -> Utf8Encoder;
+    #[wasm_bindgen(method, js_class = "TextEncoder")]
+    fn encode(this: &Utf8Encoder, text: &js_sys::JsString) -> js_sys::Uint8Array;
+}
+
+/// The pasted text, turned into UTF-8 by the browser's encoder (natively
+/// fast), then copied into the page's memory whole.
+fn pasted_text(e: &ClipboardEvent) -> Option<String> {
+    let data: PastedData = wasm_bindgen::JsCast::unchecked_into(e.clipboard_data()?);
+    let text = data.get_data_as_js("text");
+    String::from_utf8(Utf8Encoder::new().encode(&text).to_vec()).ok()
+}
+
 fn replace_soon(on_replace: &Callback<String>, text: String) {
     let on_replace = on_replace.clone();
     gloo::timers::callback::Timeout::new(0, move || on_replace.emit(text)).forget();
@@ -74,10 +101,10 @@ pub struct EditorProps {
     /// Move a large side into the textarea after all.
     pub on_show_big: Callback<()>,
     pub on_clear: Callback<()>,
-    /// Offered every pasted text first; returning true means the page took
-    /// it elsewhere (diff output pasted into a YAML side).
+    /// Offered every pasted text first; None means the page took it
+    /// elsewhere (diff output pasted into a YAML side), else it comes back.
     #[prop_or_default]
-    pub on_paste: Option<Callback<String, bool>>,
+    pub on_paste: Option<Callback<String, Option<String>>>,
     /// Placeholder text of the empty textarea.
     #[prop_or_default]
     pub placeholder: Option<AttrValue>,
@@ -131,13 +158,19 @@ pub fn Editor(props: &EditorProps) -> Html {
             let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
                 return;
             };
-            let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) else {
+            let Some(text) = pasted_text(&e) else {
                 return;
             };
-            if on_paste.as_ref().is_some_and(|f| f.emit(text.clone())) {
-                e.prevent_default();
-                return;
-            }
+            let text = match on_paste.as_ref() {
+                Some(f) => match f.emit(text) {
+                    Some(text) => text,
+                    None => {
+                        e.prevent_default();
+                        return;
+                    }
+                },
+                None => text,
+            };
             if text.len() > LARGE_INPUT {
                 e.prevent_default();
                 replace_soon(&on_replace, text);
@@ -151,9 +184,13 @@ pub fn Editor(props: &EditorProps) -> Html {
             let Ok(e) = e.dyn_into::<ClipboardEvent>() else {
                 return;
             };
-            if let Some(text) = e.clipboard_data().and_then(|d| d.get_data("text").ok()) {
+            if let Some(text) = pasted_text(&e) {
                 e.prevent_default();
-                if !on_paste.as_ref().is_some_and(|f| f.emit(text.clone())) {
+                let text = match on_paste.as_ref() {
+                    Some(f) => f.emit(text),
+                    None => Some(text),
+                };
+                if let Some(text) = text {
                     replace_soon(&on_replace, text);
                 }
             }

@@ -45,7 +45,7 @@ pub fn InputPanel(props: &PanelProps) -> Html {
     };
     let on_paste = |field: Field| {
         let ctl = ctl.clone();
-        Callback::from(move |text: String| -> bool { ctl.paste(field, text, mode) })
+        Callback::from(move |text: String| -> Option<String> { ctl.paste(field, text, mode) })
     };
     let on_file = |field: Field| {
         let ctl = ctl.clone();

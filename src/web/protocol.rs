@@ -324,3 +324,22 @@ impl Input {
         }
     }
 }
+
+/// Encode `message` and post it with `post`, handing over (not copying) the
+/// encoded bytes: an analysis request carries the pasted megabytes.
+#[cfg(target_arch = "wasm32")]
+pub fn post_encoded<T: Serialize>(
+    message: &T,
+    post: impl FnOnce(
+        &wasm_bindgen::JsValue,
+        &wasm_bindgen::JsValue,
+    ) -> Result<(), wasm_bindgen::JsValue>,
+) -> Result<(), wasm_bindgen::JsValue> {
+    use gloo::worker::Codec;
+    let encoded = gloo::worker::Bincode::encode(message);
+    let transfer = js_sys::Array::new();
+    if let Some(bytes) = wasm_bindgen::JsCast::dyn_ref::<js_sys::Uint8Array>(&encoded) {
+        transfer.push(&bytes.buffer());
+    }
+    post(&encoded, &transfer)
+}

@@ -11,7 +11,7 @@
 //! fails or is missing changes nothing but the time taken.
 
 use super::engine::Engine;
-use super::protocol::{FromWorker, JqExpression, Request, Response};
+use super::protocol::{post_encoded, FromWorker, JqExpression, Request, Response};
 use crate::ignore::jq::{Evaluation, Executor, Job};
 use crate::input::{parse_unit, yaml_units, Preparsed};
 use crate::Side;
@@ -40,7 +40,9 @@ fn scope() -> DedicatedWorkerGlobalScope {
 
 fn post(message: FromWorker) {
     // A message that cannot be posted has no one to be reported to.
-    let _ = scope().post_message(&Bincode::encode(message));
+    let _ = post_encoded(&message, |m, transfer| {
+        scope().post_message_with_transfer(m, transfer)
+    });
 }
 
 fn now() -> f64 {
@@ -164,12 +166,15 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
         return Some(request);
     }
     let id = *seq;
-    let message = Bincode::encode(Request::ParseUnits {
+    let message = Request::ParseUnits {
         id,
         units: asked.clone(),
-    });
+    };
     if let Some(helper) = &s.helper {
-        if helper.worker.post_message(&message).is_err() {
+        let posted = post_encoded(&message, |m, transfer| {
+            helper.worker.post_message_with_transfer(m, transfer)
+        });
+        if posted.is_err() {
             return Some(request);
         }
     }

@@ -40,7 +40,21 @@ fn big_pair_in_browser() {
         );
         let mut times = Vec::new();
         let mut stalls = Vec::new();
+        // DRIFT_DOCTOR_BENCH_PROFILE=file saves the main thread's CPU profile
+        // of run 5 (Chrome's .cpuprofile format) for a closer look.
+        let profile_to = std::env::var_os("DRIFT_DOCTOR_BENCH_PROFILE").map(PathBuf::from);
         for run in 1..=10 {
+            let profiling = run == 5 && profile_to.is_some();
+            if profiling {
+                cdp(&c, "Profiler.enable", json!({})).await;
+                cdp(
+                    &c,
+                    "Profiler.setSamplingInterval",
+                    json!({ "interval": 100 }),
+                )
+                .await;
+                cdp(&c, "Profiler.start", json!({})).await;
+            }
             // Paste Git first (as a user would), then live: the time that
             // counts runs from the paste that completes the pair.
             let r = c
@@ -147,6 +161,21 @@ fn big_pair_in_browser() {
                 Some(core.summary.out_of_sync.to_string().as_str())
             );
             times.push(r["shown"].as_f64().unwrap_or(f64::NAN));
+            if let (true, Some(path)) = (profiling, &profile_to) {
+                let stopped = c
+                    .issue_cmd(Raw {
+                        method: http::Method::POST,
+                        path: "goog/cdp/execute",
+                        body: Some(json!({ "cmd": "Profiler.stop", "params": {} })),
+                    })
+                    .await
+                    .expect("Profiler.stop");
+                std::fs::write(path, stopped["profile"].to_string()).expect("write the profile");
+                println!(
+                    "run {run}: main-thread profile written to {}",
+                    path.display()
+                );
+            }
         }
         // What a reload would keep (the page stores its input on pagehide);
         // after the timed runs, since the browser's storage work afterwards

@@ -651,3 +651,39 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
         );
     });
 }
+
+/// A large paste comes through the clipboard into the page byte for byte,
+/// whatever its characters (the page turns it into UTF-8 with the
+/// browser's own encoder), and is analysed as the core reads it.
+#[test]
+fn a_large_paste_keeps_every_character() {
+    with_page("large-paste", |c, _| async move {
+        let mut git = String::new();
+        for i in 0..2500 {
+            git.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: shop\ndata:\n  greeting: \"Grüße, 世界 🚀 {i}\"\n  plain: value-{i}\n"));
+        }
+        assert!(git.len() > 300_000);
+        let live = git.replace("🚀 7\"", "🛸 7\"");
+        let report = core_report(&git, &live);
+        assert_eq!(report.summary.out_of_sync, 1);
+        let before = report_seq(&c).await;
+        paste_event(&c, "git-input", &git).await;
+        wait_new_report(&c, &before, "the Git-only report").await;
+        let before = report_seq(&c).await;
+        paste_event(&c, "live-input", &live).await;
+        wait_new_report(&c, &before, "the pair's report").await;
+        assert_eq!(page_summary(&c).await, core_summary(&report));
+        // Moved into the textarea, the held text is the pasted one.
+        click(&c, "#live-big button").await;
+        let shown = js(
+            &c,
+            "return document.getElementById('live-input').value;",
+            vec![],
+        )
+        .await;
+        assert!(
+            shown.as_str() == Some(live.as_str()),
+            "the live text changed on its way in"
+        );
+    });
+}
