@@ -14,7 +14,7 @@ use wasm_bindgen_test::*;
 use web::app::{App, AppProps, Backend};
 use web::client::Handler;
 use web::engine::Engine;
-use web::protocol::{Input, JqExpression, Request, Response};
+use web::protocol::{Export, Input, JqExpression, Request, Response};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -25,6 +25,58 @@ fn example(name: &str) -> &'static web::examples::Example {
 fn input(name: &str) -> Input {
     let ex = example(name);
     Input::sides(ex.git, ex.live)
+}
+
+/// The whole report of an analysis the engine answered with a window,
+/// checking the window against it: the report without its resources, a
+/// line per resource, and the first page of the list in full.
+fn analysed(
+    engine: &mut Engine,
+    seq: u32,
+    input: Input,
+    timed_out: Vec<JqExpression>,
+) -> drift_doctor::Report {
+    let window = match engine.handle(Request::Analyze {
+        seq,
+        input,
+        timed_out,
+    }) {
+        Response::Analyzed {
+            outcome: Ok(window),
+            ..
+        } => window,
+        other => panic!("{other:?}"),
+    };
+    let report: drift_doctor::Report = match engine.handle(Request::Export {
+        seq,
+        format: Export::Json,
+    }) {
+        Response::Exported {
+            text: Some(text), ..
+        } => serde_json::from_str(&text).expect("report JSON"),
+        other => panic!("{other:?}"),
+    };
+    let mut without = report.clone();
+    without.resources.clear();
+    assert_eq!(
+        serde_json::from_str::<drift_doctor::Report>(&window.report).unwrap(),
+        without
+    );
+    assert_eq!(window.lines.len(), report.resources.len());
+    for (line, r) in window.lines.iter().zip(&report.resources) {
+        assert_eq!((&line.id, line.status), (&r.id, r.status));
+        for d in r.differences.iter().filter(|d| d.visible) {
+            assert!(line.causes.contains(&d.cause));
+        }
+    }
+    let first: Vec<drift_doctor::ResourceReport> =
+        serde_json::from_str(&window.first_json).unwrap();
+    assert_eq!(first.len(), window.first.len());
+    assert_eq!(first.len(), report.resources.len().min(web::PAGE_SIZE));
+    for (i, r) in window.first.iter().zip(&first) {
+        assert_eq!(&report.resources[*i], r);
+    }
+    report
 }
 
 /// What the default example's scenario file expects (the core's own tests
@@ -74,19 +126,8 @@ fn the_core_analyses_the_default_example_in_wasm() {
 fn every_example_analyses() {
     let mut engine = Engine::default();
     for (i, ex) in web::examples::EXAMPLES.iter().enumerate() {
-        match engine.handle(Request::Analyze {
-            seq: i as u32,
-            input: input(ex.name),
-            timed_out: vec![],
-        }) {
-            Response::Analyzed {
-                outcome: Ok(json), ..
-            } => {
-                let r: drift_doctor::Report = serde_json::from_str(&json).expect("report JSON");
-                assert!(r.summary.resources > 0, "{}", ex.name);
-            }
-            other => panic!("{}: {other:?}", ex.name),
-        }
+        let r = analysed(&mut engine, i as u32, input(ex.name), vec![]);
+        assert!(r.summary.resources > 0, "{}", ex.name);
     }
 }
 
@@ -114,16 +155,7 @@ fn the_engine_reports_input_errors_with_their_side_and_line() {
 fn the_engine_gives_yaml_side_by_side_with_secrets_masked() {
     let mut engine = Engine::default();
     let ex = input("helm-random-secret");
-    let report = match engine.handle(Request::Analyze {
-        seq: 7,
-        input: ex.clone(),
-        timed_out: vec![],
-    }) {
-        Response::Analyzed {
-            outcome: Ok(json), ..
-        } => serde_json::from_str::<drift_doctor::Report>(&json).unwrap(),
-        other => panic!("{other:?}"),
-    };
+    let report = analysed(&mut engine, 7, ex.clone(), vec![]);
     let secret = report
         .resources
         .iter()
@@ -394,16 +426,7 @@ fn a_jq_expression_that_timed_out_is_skipped_with_the_clis_warning() {
     given.settings =
         "ignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - .data.a\n".into();
     let report = |timed_out: Vec<JqExpression>| -> drift_doctor::Report {
-        match Engine::default().handle(Request::Analyze {
-            seq: 1,
-            input: given.clone(),
-            timed_out,
-        }) {
-            Response::Analyzed {
-                outcome: Ok(json), ..
-            } => serde_json::from_str(&json).unwrap(),
-            other => panic!("{other:?}"),
-        }
+        analysed(&mut Engine::default(), 1, given.clone(), timed_out)
     };
     let ignored = report(vec![]);
     assert_eq!(ignored.summary.out_of_sync, 0, "the rule hides data.a");
@@ -416,4 +439,61 @@ fn a_jq_expression_that_timed_out_is_skipped_with_the_clis_warning() {
         skipped.warnings,
         ["rule ignoreDifferences[0]: jq expression `.data.a` timed out after 1s; skipped"]
     );
+}
+
+/// The page asks for the resources it lists beyond the first page, and for
+/// the whole report to export; answers about a replaced analysis are empty.
+#[wasm_bindgen_test]
+fn the_engine_gives_resources_and_exports_of_its_last_analysis_only() {
+    let mut engine = Engine::default();
+    let report = analysed(&mut engine, 4, input("mixed-app"), vec![]);
+    let indices = vec![report.resources.len() - 1, 0];
+    match engine.handle(Request::Resources {
+        seq: 4,
+        indices: indices.clone(),
+    }) {
+        Response::Resources {
+            json,
+            indices: echoed,
+            ..
+        } => {
+            assert_eq!(echoed, indices);
+            let got: Vec<drift_doctor::ResourceReport> = serde_json::from_str(&json).unwrap();
+            assert_eq!(
+                got,
+                vec![
+                    report.resources[indices[0]].clone(),
+                    report.resources[0].clone()
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match engine.handle(Request::Export {
+        seq: 4,
+        format: Export::Markdown { link: None },
+    }) {
+        Response::Exported {
+            text: Some(text), ..
+        } => {
+            assert!(text.starts_with(&drift_doctor::render::markdown::render(&report, None)));
+            assert!(text.contains("too large for a link"));
+        }
+        other => panic!("{other:?}"),
+    }
+    analysed(&mut engine, 5, input("real-drift"), vec![]);
+    match engine.handle(Request::Resources {
+        seq: 4,
+        indices: vec![0],
+    }) {
+        Response::Resources { json, .. } => assert_eq!(json, ""),
+        other => panic!("{other:?}"),
+    }
+    match engine.handle(Request::Export {
+        seq: 4,
+        format: Export::Json,
+    }) {
+        Response::Exported { text, .. } => assert_eq!(text, None),
+        other => panic!("{other:?}"),
+    }
 }

@@ -8,6 +8,7 @@ use super::client::Handler;
 use super::controller::Controller;
 use super::input_panel::InputPanel;
 use super::persist;
+use super::protocol::Export;
 use super::report_panel::ReportPanel;
 use super::rules_view::RulesView;
 use super::sharing::reveal_card;
@@ -148,9 +149,19 @@ pub fn App(props: &AppProps) -> Html {
     // A link's selected resource: bring its card into view once shown.
     {
         let dispatch = state.dispatcher();
+        // Once its card is drawn in full (it may come after the report).
+        let drawn = |id: &String| {
+            state.shown.as_ref().is_some_and(|s| {
+                s.lines
+                    .iter()
+                    .position(|l| l.id == *id)
+                    .is_none_or(|i| s.details.contains_key(&i))
+            })
+        };
         let target = (state.reveal && !state.busy())
             .then(|| state.selected.clone())
-            .flatten();
+            .flatten()
+            .filter(drawn);
         let seq = state.shown.as_ref().map(|s| s.seq);
         use_effect_with((target, seq), move |(target, _)| {
             if let Some(id) = target {
@@ -162,6 +173,7 @@ pub fn App(props: &AppProps) -> Html {
     // What "Copy link" or "Copy as Markdown" encoded: to the clipboard.
     {
         let state = state.clone();
+        let ctl = ctl.clone();
         let serial = state.share.as_ref().map(|s| s.serial);
         use_effect_with(serial, move |_| {
             let Some(share) = state.share.clone() else {
@@ -181,17 +193,10 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 }
                 ShareFor::Markdown => {
+                    // The worker holds the whole report and writes the
+                    // Markdown; the controller copies it.
                     let Some(shown) = &state.shown else { return };
-                    let url = share.url();
-                    let mut text =
-                        crate::render::markdown::render(&shown.full_report(), url.as_deref());
-                    if url.is_none() {
-                        text.push_str("\n_The inputs are too large for a link: attach the share file (Copy link, then Download share file) to open this analysis in drift-doctor._\n");
-                    }
-                    copy_to_clipboard(
-                        text,
-                        Callback::from(move |ok| dispatch.dispatch(Action::MarkdownCopied(ok))),
-                    );
+                    ctl.export(shown.seq, Export::Markdown { link: share.url() });
                 }
             }
         });

@@ -5,7 +5,7 @@
 //! slot and replaces any older waiting one, so fast typing over a big input
 //! never piles up work in the worker.
 
-use super::protocol::{ErrorInfo, FromWorker, Input, JqExpression, Request, Response};
+use super::protocol::{ErrorInfo, Export, FromWorker, Input, JqExpression, Request, Response};
 use super::util::now;
 use crate::share::ShareState;
 use gloo::timers::callback::Timeout;
@@ -194,6 +194,16 @@ impl Client {
 
     pub fn texts(&self, seq: u32, id: String) {
         self.post(Request::Texts { seq, id });
+    }
+
+    /// Ask for the whole resources at `indices` of the analysis `seq`.
+    pub fn resources(&self, seq: u32, indices: Vec<usize>) {
+        self.post(Request::Resources { seq, indices });
+    }
+
+    /// Ask for the whole report of the analysis `seq`, exported.
+    pub fn export(&self, seq: u32, format: Export) {
+        self.post(Request::Export { seq, format });
     }
 
     pub fn rules(&self) {
@@ -460,6 +470,16 @@ impl Client {
             Request::Rules => Response::Rules(Err(message)),
             Request::Restore(_) => Response::Restored(Err(message)),
             Request::WarmUp => Response::WarmedUp,
+            Request::Resources { seq, indices } => Response::Resources {
+                seq: *seq,
+                indices: indices.clone(),
+                json: String::new(),
+            },
+            Request::Export { seq, format } => Response::Exported {
+                seq: *seq,
+                format: format.clone(),
+                text: None,
+            },
             // Only a worker asks this of its helper.
             Request::ParseUnits { id, .. } => Response::ParsedUnits {
                 id: *id,

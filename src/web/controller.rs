@@ -10,10 +10,11 @@ use super::editor::Edit;
 use super::examples;
 use super::inputs::{waiting_for, Field, Refs};
 use super::persist;
-use super::protocol::{ErrorInfo, Input, Mode, Response};
+use super::protocol::{ErrorInfo, Export, Input, Mode, Response};
 use super::sharing::is_shared_state;
 use super::state::Shared as Same;
 use super::state::{Action, Loaded, Notice, PageState, SenderView, ShareFor, Undo};
+use super::util::copy_to_clipboard;
 use crate::difftext::looks_like_diff;
 use crate::input::{decode_text, Side};
 use crate::share::ShareState;
@@ -128,7 +129,31 @@ impl Controller {
                     "This share file or link cannot be opened: {why}. Your input is unchanged."
                 )))));
             }
-            Response::WarmedUp => {}
+            Response::Exported {
+                format: Export::Json,
+                text: Some(text),
+                ..
+            } => {
+                let name = "drift-doctor-report.json";
+                if !persist::download(name, "application/json", &text) {
+                    self.dispatch(Action::Notice(Some(Notice::error(format!(
+                        "The browser refused to download {name}."
+                    )))));
+                }
+            }
+            Response::Exported {
+                format: Export::Markdown { .. },
+                text: Some(text),
+                ..
+            } => {
+                let dispatch = self.0.dispatch.clone();
+                copy_to_clipboard(
+                    text,
+                    Callback::from(move |ok| dispatch.dispatch(Action::MarkdownCopied(ok))),
+                );
+            }
+            // A report replaced meanwhile: the user asks again.
+            Response::Exported { text: None, .. } | Response::WarmedUp => {}
             _ => self.dispatch(Action::Answer(a)),
         }
     }
@@ -399,6 +424,21 @@ impl Controller {
     }
 
     /// Ask for the YAML side by side of a resource of the shown report.
+    /// Ask for the resources at `indices` of the analysis `seq` in full.
+    pub fn resources(&self, seq: u32, indices: Vec<usize>) {
+        if let Some(client) = self.client() {
+            client.resources(seq, indices);
+        }
+    }
+
+    /// Ask for the whole report of the analysis `seq`: downloaded as JSON,
+    /// or copied as Markdown, when it arrives.
+    pub fn export(&self, seq: u32, format: Export) {
+        if let Some(client) = self.client() {
+            client.export(seq, format);
+        }
+    }
+
     pub fn texts(&self, seq: u32, id: String) {
         self.dispatch(Action::DiffRequested(id.clone()));
         if let Some(client) = self.client() {

@@ -2,8 +2,9 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Input, JqExpression, Line, Mode, Request, Response, RuleDoc, RuleExample, Shared,
-    APPLICATION_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, SETTINGS_SIDE,
+    ErrorInfo, Export, Input, JqExpression, Line, Mode, ReportWindow, Request, ResourceLine,
+    Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME,
+    SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
@@ -123,6 +124,46 @@ pub struct Engine {
     pub(super) parsed: crate::ParseCache,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
+    /// The last report: the page receives a window of it and asks for more.
+    report: Option<(u32, Report)>,
+}
+
+/// What the page receives of `report` first: everything but the resources,
+/// a line for each, and in full the first page of the list (out of sync
+/// first, as the page lists them).
+pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Error> {
+    let resources = std::mem::take(&mut report.resources);
+    let without = serde_json::to_string(&*report);
+    report.resources = resources;
+    let lines: Vec<ResourceLine> = report
+        .resources
+        .iter()
+        .map(|r| {
+            let mut causes: Vec<crate::Cause> = r
+                .differences
+                .iter()
+                .filter(|d| d.visible)
+                .map(|d| d.cause)
+                .collect();
+            causes.sort();
+            causes.dedup();
+            ResourceLine {
+                id: r.id.clone(),
+                status: r.status,
+                causes,
+            }
+        })
+        .collect();
+    let mut first: Vec<usize> = (0..lines.len()).collect();
+    first.sort_by_key(|&i| lines[i].status != crate::Status::OutOfSync);
+    first.truncate(super::state::PAGE_SIZE);
+    let shown: Vec<&crate::ResourceReport> = first.iter().map(|&i| &report.resources[i]).collect();
+    Ok(ReportWindow {
+        report: without?,
+        lines,
+        first_json: serde_json::to_string(&shown)?,
+        first,
+    })
 }
 
 fn now() -> f64 {
@@ -146,16 +187,19 @@ impl Engine {
                 timed_out,
             } => {
                 let start = now();
+                self.report = None;
                 let outcome = analyze_with(
                     &input,
                     &timed_out,
                     self.jq_executor.as_ref(),
                     &mut self.parsed,
                 )
-                .and_then(|report| {
-                    serde_json::to_string(&report).map_err(|e| {
+                .and_then(|mut report| {
+                    let window = report_window(&mut report).map_err(|e| {
                         ErrorInfo::general(format!("could not encode the report: {e}"))
-                    })
+                    });
+                    self.report = Some((seq, report));
+                    window
                 });
                 self.texts = None;
                 self.diff_views = None;
@@ -191,6 +235,26 @@ impl Engine {
                     }
                 }
                 Response::WarmedUp
+            }
+            Request::Resources { seq, indices } => {
+                let json = match &self.report {
+                    Some((last, report)) if *last == seq => {
+                        let asked: Vec<&crate::ResourceReport> = indices
+                            .iter()
+                            .filter_map(|&i| report.resources.get(i))
+                            .collect();
+                        serde_json::to_string(&asked).unwrap_or_default()
+                    }
+                    _ => String::new(),
+                };
+                Response::Resources { seq, indices, json }
+            }
+            Request::Export { seq, format } => {
+                let text = match &self.report {
+                    Some((last, report)) if *last == seq => Some(export(report, &format)),
+                    _ => None,
+                };
+                Response::Exported { seq, format, text }
             }
             Request::ParseUnits { id, units } => {
                 let values: Vec<Option<serde_json::Value>> =
@@ -254,6 +318,20 @@ impl Engine {
 }
 
 /// Where the side-by-side lines come from in diff mode.
+/// The whole report as a file or as Markdown for a ticket.
+fn export(report: &Report, format: &Export) -> String {
+    match format {
+        Export::Json => serde_json::to_string_pretty(report).unwrap_or_default() + "\n",
+        Export::Markdown { link } => {
+            let mut text = crate::render::markdown::render(report, link.as_deref());
+            if link.is_none() {
+                text.push_str("\n_The inputs are too large for a link: attach the share file (Copy link, then Download share file) to open this analysis in drift-doctor._\n");
+            }
+            text
+        }
+    }
+}
+
 const DIFF_TEXT_SOURCE: &str = "These are the lines of the pasted diff output (numbered as in the text, Secret values masked): diff output shows only the changed parts of an object.";
 
 /// The line diff of a resource's two texts; a missing side diffs against nothing.

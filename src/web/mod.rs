@@ -37,6 +37,8 @@ mod summary;
 mod util;
 mod worker;
 
+pub use state::PAGE_SIZE;
+
 /// The worker's loader script, relative to the page (Trunk writes it beside
 /// `index.html` from `data-loader-shim`). The page reads the URL from
 /// `<meta name="drift-doctor-worker">`, where scripts/build-web.sh adds a

@@ -87,6 +87,44 @@ pub enum Request {
     /// Read these YAML units (see `input::yaml_units`): what a second worker
     /// is asked while the first reads the rest of a large side.
     ParseUnits { id: u32, units: Vec<String> },
+    /// The whole resources at these places of the analysis `seq` (the page
+    /// receives only those it shows).
+    Resources { seq: u32, indices: Vec<usize> },
+    /// The whole report of the analysis `seq` as a file or as Markdown.
+    Export { seq: u32, format: Export },
+}
+
+/// What a report is exported as.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Export {
+    /// report-v1 JSON, pretty-printed, for the download.
+    Json,
+    /// Markdown for a ticket, with the link to the analysis when it fits in one.
+    Markdown { link: Option<String> },
+}
+
+/// One resource as the resource list needs it before its card is drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceLine {
+    pub id: String,
+    pub status: crate::Status,
+    /// The causes of its differences Argo CD counts (the cause filter's).
+    pub causes: Vec<crate::Cause>,
+}
+
+/// An analysis as the page receives it: the report without its resources,
+/// a line per resource, and in full only the resources it shows first. A
+/// report of thousands of resources is megabytes of JSON, which would hold
+/// the page up to read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportWindow {
+    /// report-v1 JSON with `resources` empty.
+    pub report: String,
+    pub lines: Vec<ResourceLine>,
+    /// The places (in `lines`) of the resources in `first`.
+    pub first: Vec<usize>,
+    /// Those resources, as a JSON array.
+    pub first_json: String,
 }
 
 /// A jq expression of the user's settings and the rule it belongs to.
@@ -202,11 +240,11 @@ pub struct Line {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {
-    /// The report as report-v1 JSON, or the input error; `millis` is the
+    /// The report (what the page shows of it), or the input error; `millis` is the
     /// time spent in the worker.
     Analyzed {
         seq: u32,
-        outcome: Result<String, ErrorInfo>,
+        outcome: Result<ReportWindow, ErrorInfo>,
         millis: f64,
         /// How many YAML units a second worker read meanwhile.
         helped: usize,
@@ -230,6 +268,19 @@ pub enum Response {
     ParsedUnits {
         id: u32,
         values: String,
+    },
+    /// The resources asked for, as a JSON array in the order asked (empty
+    /// when `seq` is no longer the worker's last analysis).
+    Resources {
+        seq: u32,
+        indices: Vec<usize>,
+        json: String,
+    },
+    /// The exported report, or None when `seq` is no longer the last.
+    Exported {
+        seq: u32,
+        format: Export,
+        text: Option<String>,
     },
 }
 

@@ -7,6 +7,7 @@ use super::controller::Controller;
 use super::input_panel::PanelProps;
 use super::persist;
 use super::plan_view::{AuditPanel, PlanPanel};
+use super::protocol::Export;
 use super::sharing::{share_file, SharePanel};
 use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO, PAGE_SIZE};
 use super::status_view::ArgocdStatusPanel;
@@ -76,15 +77,30 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
         Callback::from(move |_: MouseEvent| ctl.share(purpose, &state))
     };
     let on_json = {
-        let shown = state.shown.clone();
-        let dispatch = state.dispatcher();
+        let seq = state.shown.as_ref().map(|s| s.seq);
+        let ctl = ctl.clone();
+        // The worker holds the whole report; the controller downloads it.
         Callback::from(move |_: MouseEvent| {
-            let Some(shown) = &shown else { return };
-            let text =
-                serde_json::to_string_pretty(&shown.full_report()).unwrap_or_default() + "\n";
-            download(&dispatch, "drift-doctor-report.json", &text);
+            if let Some(seq) = seq {
+                ctl.export(seq, Export::Json);
+            }
         })
     };
+    // The cards listed now that the page has not received in full.
+    {
+        let missing = state
+            .shown
+            .as_ref()
+            .map(|shown| (shown.seq, shown.missing(&listed_window(state))));
+        let ctl = ctl.clone();
+        use_effect_with(missing, move |missing| {
+            if let Some((seq, missing)) = missing {
+                if !missing.is_empty() {
+                    ctl.resources(*seq, missing.clone());
+                }
+            }
+        });
+    }
     let on_share_download = {
         let view = state.share.clone();
         let dispatch = state.dispatcher();
@@ -163,6 +179,21 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     }
 }
 
+/// The page of the list shown: (page, pages, first, end) for `listed` entries.
+fn window_of(page: usize, listed: usize) -> (usize, usize, usize, usize) {
+    let pages = listed.div_ceil(PAGE_SIZE).max(1);
+    let page = page.min(pages - 1);
+    let start = page * PAGE_SIZE;
+    (page, pages, start, (start + PAGE_SIZE).min(listed))
+}
+
+/// The places of the resources on the page of the list shown.
+fn listed_window(state: &PageState) -> Vec<usize> {
+    let listed = state.listed();
+    let (_, _, start, end) = window_of(state.page, listed.len());
+    listed[start..end].to_vec()
+}
+
 fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Controller) -> Html {
     let on_page = {
         let dispatch = state.dispatcher();
@@ -181,10 +212,7 @@ fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Contr
         Callback::from(move |id: String| dispatch.dispatch(Action::Select(id)))
     };
     let listed = state.listed();
-    let pages = listed.len().div_ceil(PAGE_SIZE).max(1);
-    let page = state.page.min(pages - 1);
-    let start = page * PAGE_SIZE;
-    let end = (start + PAGE_SIZE).min(listed.len());
+    let (page, pages, start, end) = window_of(state.page, listed.len());
     let open = shown.report.summary.out_of_sync <= OPEN_CARDS_UP_TO;
     let rules = state.rule_docs();
     let pager = |place: &str| {
@@ -225,16 +253,22 @@ fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Contr
             { pager("top") }
             <div class="cards">
                 for &i in listed[start..end].iter() {
-                    <ResourceCard key={shown.resources[i].id.clone()}
-                        resource={shown.resources[i].clone()}
-                        index={i}
-                        default_open={open && shown.resources[i].status == crate::Status::OutOfSync}
-                        show_hidden={state.show_hidden}
-                        diff={state.diffs.get(&shown.resources[i].id).cloned()}
-                        on_diff={on_diff.clone()}
-                        selected={state.selected.as_deref() == Some(shown.resources[i].id.as_str())}
-                        on_select={on_select.clone()}
-                        rules={rules.clone()} />
+                    if let Some(resource) = shown.details.get(&i) {
+                        <ResourceCard key={resource.id.clone()}
+                            resource={resource.clone()}
+                            index={i}
+                            default_open={open && resource.status == crate::Status::OutOfSync}
+                            show_hidden={state.show_hidden}
+                            diff={state.diffs.get(&resource.id).cloned()}
+                            on_diff={on_diff.clone()}
+                            selected={state.selected.as_deref() == Some(resource.id.as_str())}
+                            on_select={on_select.clone()}
+                            rules={rules.clone()} />
+                    } else {
+                        <article key={shown.lines[i].id.clone()} class="card pending" aria-busy="true">
+                            <p><code class="path">{ shown.lines[i].id.clone() }</code>{ " Loading…" }</p>
+                        </article>
+                    }
                 }
             </div>
             { pager("bottom") }

@@ -6,7 +6,9 @@
 use super::client::Answer;
 use super::editor::BigInfo;
 use super::inputs::Field;
-use super::protocol::{ErrorInfo, Input, Line, Mode, Response, RuleDoc};
+use super::protocol::{
+    ErrorInfo, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
+};
 use super::util::plural;
 use crate::{Cause, Report, ResourceReport, Status};
 use std::collections::HashMap;
@@ -60,9 +62,13 @@ pub enum DiffState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shown {
     pub seq: u32,
-    /// The report without its resources (they are in `resources`).
+    /// The report without its resources (they are in `lines` and `details`).
     pub report: Shared<Report>,
-    pub resources: Shared<Vec<Shared<ResourceReport>>>,
+    /// A line per resource, in report order.
+    pub lines: Shared<Vec<ResourceLine>>,
+    /// The resources received in full, by their place in `lines`: those
+    /// listed first come with the report, the others when listed.
+    pub details: Shared<HashMap<usize, Shared<ResourceReport>>>,
     /// Resource indices, out-of-sync first, then in report order.
     pub order: Shared<Vec<usize>>,
     pub worker_ms: f64,
@@ -72,11 +78,13 @@ pub struct Shown {
 }
 
 impl Shown {
-    /// The whole report again (for "Copy as Markdown" and the JSON download).
-    pub fn full_report(&self) -> Report {
-        let mut r = (*self.report.0).clone();
-        r.resources = self.resources.iter().map(|x| (*x.0).clone()).collect();
-        r
+    /// The places of `indices` not received in full yet.
+    pub fn missing(&self, indices: &[usize]) -> Vec<usize> {
+        indices
+            .iter()
+            .copied()
+            .filter(|i| !self.details.contains_key(i))
+            .collect()
     }
 }
 
@@ -292,12 +300,7 @@ fn listed(shown: &Shown, filter: Option<Cause>) -> Vec<usize> {
             .order
             .iter()
             .copied()
-            .filter(|&i| {
-                shown.resources[i]
-                    .differences
-                    .iter()
-                    .any(|d| d.visible && d.cause == cause)
-            })
+            .filter(|&i| shown.lines[i].causes.contains(&cause))
             .collect(),
     }
 }
@@ -395,10 +398,17 @@ fn capitalised(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn out_of_sync_first(resources: &[Shared<ResourceReport>]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..resources.len()).collect();
-    order.sort_by_key(|&i| resources[i].status != Status::OutOfSync);
+fn out_of_sync_first(lines: &[ResourceLine]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| lines[i].status != Status::OutOfSync);
     order
+}
+
+/// Resources received in full, with their places.
+fn received(indices: Vec<usize>, json: &str) -> Result<Vec<(usize, ResourceReport)>, String> {
+    let resources: Vec<ResourceReport> =
+        serde_json::from_str(json).map_err(|e| format!("could not read the report: {e}"))?;
+    Ok(indices.into_iter().zip(resources).collect())
 }
 
 /// The counts a screen reader hears after an analysis.
@@ -442,21 +452,26 @@ impl PageState {
     fn report_arrived(
         &mut self,
         seq: u32,
-        mut report: Report,
+        window: ReportWindow,
         worker_ms: f64,
         helped: usize,
         total_ms: Option<f64>,
-    ) {
-        let resources: Vec<Shared<ResourceReport>> = std::mem::take(&mut report.resources)
-            .into_iter()
-            .map(|r| Shared(Rc::new(r)))
-            .collect();
-        let order = out_of_sync_first(&resources);
+    ) -> Result<(), String> {
+        let report: Report = serde_json::from_str(&window.report)
+            .map_err(|e| format!("could not read the report: {e}"))?;
+        let details: HashMap<usize, Shared<ResourceReport>> =
+            received(window.first, &window.first_json)?
+                .into_iter()
+                .filter(|(i, _)| *i < window.lines.len())
+                .map(|(i, r)| (i, Shared(Rc::new(r))))
+                .collect();
+        let order = out_of_sync_first(&window.lines);
         let announcement = report_announcement(&report);
         let shown = Shown {
             seq,
             report: Shared(Rc::new(report)),
-            resources: Shared(Rc::new(resources)),
+            lines: Shared(Rc::new(window.lines)),
+            details: Shared(Rc::new(details)),
             order: Shared(Rc::new(order)),
             worker_ms,
             helped,
@@ -476,7 +491,7 @@ impl PageState {
             let find = |filter| {
                 listed(&shown, filter)
                     .iter()
-                    .position(|&i| shown.resources[i].id == *id)
+                    .position(|&i| shown.lines[i].id == *id)
             };
             let pos = match find(self.filter) {
                 Some(p) => Some(p),
@@ -494,6 +509,7 @@ impl PageState {
             Some(_) => format!("{} {}", announcement, filter_announcement(self)),
             None => announcement,
         };
+        Ok(())
     }
 }
 
@@ -553,12 +569,12 @@ impl Reducible for PageState {
                         return self;
                     }
                     next.answered = seq;
-                    match outcome.and_then(|json| {
-                        serde_json::from_str::<Report>(&json).map_err(|e| {
-                            ErrorInfo::general(format!("could not read the report: {e}"))
-                        })
-                    }) {
-                        Ok(report) => next.report_arrived(seq, report, millis, helped, total_ms),
+                    let shown = outcome.and_then(|window| {
+                        next.report_arrived(seq, window, millis, helped, total_ms)
+                            .map_err(ErrorInfo::general)
+                    });
+                    match shown {
+                        Ok(()) => {}
                         Err(e) => {
                             next.announcement = format!("The input has an error: {}", e.text);
                             next.waiting = None;
@@ -583,7 +599,25 @@ impl Reducible for PageState {
                     diffs.insert(id, state);
                     next.diffs = Shared(Rc::new(diffs));
                 }
+                Response::Resources { seq, indices, json } => {
+                    let Some(shown) = next.shown.as_mut().filter(|s| s.seq == seq) else {
+                        return self;
+                    };
+                    // A stale or unreadable answer leaves the cards waiting:
+                    // the next listing asks again.
+                    let Ok(list) = received(indices, &json) else {
+                        return self;
+                    };
+                    let mut details = (*shown.details.0).clone();
+                    for (i, r) in list {
+                        if i < shown.lines.len() {
+                            details.insert(i, Shared(Rc::new(r)));
+                        }
+                    }
+                    shown.details = Shared(Rc::new(details));
+                }
                 Response::Rules(_)
+                | Response::Exported { .. }
                 | Response::Shared(_)
                 | Response::Restored(_)
                 | Response::WarmedUp

@@ -687,3 +687,46 @@ fn a_large_paste_keeps_every_character() {
         );
     });
 }
+
+/// The page receives a report's first page of cards in full and each other
+/// page when it is listed: every card, on any page, is the core's.
+#[test]
+fn cards_beyond_the_first_page_arrive_when_listed() {
+    with_page("pages", |c, _| async move {
+        let git: String = (0..130)
+            .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i:03}\n  namespace: shop\ndata:\n  k: v{i}\n"))
+            .collect();
+        let live: String = (0..130)
+            .filter(|i| i % 2 == 0)
+            .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i:03}\n  namespace: shop\ndata:\n  k: v{}\n", if i % 4 == 0 { i } else { i + 1 }))
+            .collect();
+        let report = core_report(&git, &live);
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report").await;
+        let cards = "return [...document.querySelectorAll('.cards > article')].map(a => [a.dataset.id || '', a.classList.contains('pending')]);";
+        let mut seen = std::collections::BTreeSet::new();
+        for page in 0..3 {
+            wait_until(
+                &c,
+                "document.querySelectorAll('.cards > article.pending').length === 0 && document.querySelectorAll('.cards > article').length > 0",
+                "the page's cards in full",
+                10,
+            )
+            .await;
+            let shown = js(&c, cards, vec![]).await;
+            for card in shown.as_array().unwrap() {
+                let id = card[0].as_str().unwrap().to_string();
+                assert!(
+                    report.resources.iter().any(|r| r.id == id),
+                    "{id} is the core's"
+                );
+                assert!(seen.insert(id), "each card once");
+            }
+            if page < 2 {
+                click(&c, ".pager button:last-of-type").await;
+            }
+        }
+        assert_eq!(seen.len(), report.resources.len());
+    });
+}
