@@ -3,9 +3,9 @@
 //! end the worker when a jq expression outlives its budget (the worker
 //! announces each evaluation, see [`FromWorker::JqStarted`]).
 //!
-//! A large live side is read by two workers at once: this one starts a
-//! helper (the same program, named [`HELPER_NAME`]) and hands it the later
-//! part of the side's YAML documents while it reads Git and the earlier
+//! A large side is read by two workers at once: this one starts a helper
+//! (the same program, named [`HELPER_NAME`]) and hands it the later part of
+//! the side's YAML documents while it reads the other side and the earlier
 //! part itself, then takes the helper's values (see `input::Preparsed`).
 //! Whatever the helper does not deliver is read here, so a helper that
 //! fails or is missing changes nothing but the time taken.
@@ -26,7 +26,7 @@ use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent};
 /// The helper worker's name, by which it knows not to start one itself.
 const HELPER_NAME: &str = "drift-doctor-helper";
 
-/// A live side at least this large is shared with the helper: below it,
+/// A side at least this large is shared with the helper: below it,
 /// the messages cost about what sharing saves.
 const SHARED_FROM_BYTES: usize = 512 * 1024;
 
@@ -78,6 +78,8 @@ struct Helper {
 /// An analysis whose live side the helper is reading in part.
 struct Pending {
     id: u32,
+    /// The side the helper reads part of.
+    side: Side,
     request: Request,
     /// The units asked of the helper, to pair with its values.
     asked: Vec<String>,
@@ -130,7 +132,7 @@ fn received(state: &Shared, request: Request) {
     }
 }
 
-/// Hand the helper part of a large live side and read the rest here; the
+/// Hand the helper part of a large side and read the rest here; the
 /// request comes back when it is not worth sharing.
 fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
     let Ok(mut s) = state.try_borrow_mut() else {
@@ -140,24 +142,30 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
         return Some(request);
     };
     let helper_ready = s.helper.as_ref().is_some_and(|h| h.ready);
-    if !helper_ready
-        || input.mode != super::protocol::Mode::Sides
-        || input.live.len() < SHARED_FROM_BYTES
-        || s.engine.parsed.holds(Side::Live, &input.live)
-    {
+    if !helper_ready || input.mode != super::protocol::Mode::Sides {
+        return Some(request);
+    }
+    // The sides to read (a side held from the last analysis is not), the
+    // larger shared when it is large enough.
+    let mut to_read: Vec<(Side, &str)> = [(Side::Git, &input.git), (Side::Live, &input.live)]
+        .into_iter()
+        .filter(|(side, text)| !s.engine.parsed.holds(*side, text))
+        .map(|(side, text)| (side, text.as_str()))
+        .collect();
+    to_read.sort_by_key(|(_, text)| text.len());
+    let Some((side, text)) = to_read.pop() else {
+        return Some(request);
+    };
+    if text.len() < SHARED_FROM_BYTES {
         return Some(request);
     }
     let started = now();
-    let mut units = yaml_units(&input.live);
-    let git_to_read = if s.engine.parsed.holds(Side::Git, &input.git) {
-        0
-    } else {
-        input.git.len()
-    };
-    let to_read = units.iter().map(String::len).sum::<usize>() + git_to_read;
+    let mut units = yaml_units(text);
+    let other_bytes: usize = to_read.iter().map(|(_, t)| t.len()).sum();
+    let to_read_bytes = units.iter().map(String::len).sum::<usize>() + other_bytes;
     let mut helper_bytes = 0;
     let mut first_asked = units.len();
-    while first_asked > 1 && helper_bytes < to_read * HELPER_SHARE_PERCENT / 100 {
+    while first_asked > 1 && helper_bytes < to_read_bytes * HELPER_SHARE_PERCENT / 100 {
         first_asked -= 1;
         helper_bytes += units[first_asked].len();
     }
@@ -178,10 +186,13 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
             return Some(request);
         }
     }
-    // Meanwhile: Git, then the units left to this worker.
-    s.engine
-        .parsed
-        .prepare(Side::Git, &input.git, &Preparsed::default());
+    // Meanwhile: the other side, then the units left to this worker.
+    let other = to_read.pop();
+    if let Some((other_side, other_text)) = other {
+        s.engine
+            .parsed
+            .prepare(other_side, other_text, &Preparsed::default());
+    }
     let mut preparsed = Preparsed::default();
     for unit in units {
         if let Some(value) = parse_unit(&unit) {
@@ -190,6 +201,7 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
     }
     s.pending = Some(Pending {
         id,
+        side,
         request,
         asked,
         preparsed,
@@ -225,9 +237,13 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
         }
     }
     if let Request::Analyze { input, .. } = &pending.request {
+        let text = match pending.side {
+            Side::Git => &input.git,
+            _ => &input.live,
+        };
         s.engine
             .parsed
-            .prepare(Side::Live, &input.live, &pending.preparsed);
+            .prepare(pending.side, text, &pending.preparsed);
     }
     let mut answer = s.engine.handle(pending.request);
     drop(s);

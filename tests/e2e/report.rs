@@ -400,20 +400,7 @@ async fn checks(c: &Client, server: &Server) {
         vec![json!(bad_live)],
     )
     .await;
-    wait_until(
-        c,
-        "document.getElementById('live-error').textContent !== ''",
-        "the live editor's error",
-        30,
-    )
-    .await;
-    let shown = js(
-        c,
-        "return document.getElementById('live-error').textContent;",
-        vec![],
-    )
-    .await;
-    let shown = shown.as_str().unwrap();
+    let shown = live_error(c).await;
     assert!(
         shown.contains(&format!("Line {}", err.line)),
         "error shows line {}: {shown}",
@@ -565,6 +552,26 @@ async fn checks(c: &Client, server: &Server) {
     );
 }
 
+/// The live editor's error, once shown.
+async fn live_error(c: &Client) -> String {
+    wait_until(
+        c,
+        "document.getElementById('live-error').textContent !== ''",
+        "the live editor's error",
+        30,
+    )
+    .await;
+    js(
+        c,
+        "return document.getElementById('live-error').textContent;",
+        vec![],
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
 /// A large live side (`kubectl get -o yaml`'s one `kind: List`) as Git and
 /// a drifted copy of it.
 fn large_list_pair(n: usize, run: usize) -> (String, String) {
@@ -620,6 +627,34 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
         }
         assert!(helped > 100, "a second worker read {helped} documents");
 
+        // Git alone changed (live is held from the last analysis): Git is shared.
+        let (_, live) = large_list_pair(1400, 50);
+        let (git, _) = large_list_pair(1400, 51);
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the pair's report").await;
+        let before = report_seq(&c).await;
+        let git = git.replace("replicas: 2", "replicas: 3");
+        assert!(git.len() > 512 * 1024, "{} bytes", git.len());
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with Git changed").await;
+        assert_eq!(
+            page_summary(&c).await,
+            core_summary(&core_report(&git, &live))
+        );
+        let helped = js(
+            &c,
+            "return Number(document.querySelector('.timing').dataset.helped);",
+            vec![],
+        )
+        .await
+        .as_u64()
+        .unwrap_or(0);
+        assert!(
+            helped > 100,
+            "a second worker read {helped} of Git's documents"
+        );
+
         // A key written twice near the end: in the second worker's part.
         let (git, live) = large_list_pair(1400, 99);
         let at = live.rfind("  spec:\n    replicas: ").unwrap();
@@ -631,20 +666,7 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
         let err = drift_doctor::analyze(&git, &bad_live, &page_options(false)).unwrap_err();
         assert!(err.line > 20_000, "{err}");
         paste(&c, &git, &bad_live, "insertFromPaste").await;
-        wait_until(
-            &c,
-            "document.getElementById('live-error').textContent !== ''",
-            "the live side's error",
-            30,
-        )
-        .await;
-        let shown = js(
-            &c,
-            "return document.getElementById('live-error').textContent;",
-            vec![],
-        )
-        .await;
-        let shown = shown.as_str().unwrap();
+        let shown = live_error(&c).await;
         assert!(
             shown.contains(&format!("Line {}", err.line)),
             "{shown} (core: {err})"
