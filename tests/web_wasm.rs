@@ -496,4 +496,25 @@ fn the_engine_gives_resources_and_exports_of_its_last_analysis_only() {
         Response::Exported { text, .. } => assert_eq!(text, None),
         other => panic!("{other:?}"),
     }
+    // An input error keeps the last report, which the page goes on showing.
+    let mut bad = input("real-drift");
+    bad.live = "kind: [".into();
+    assert!(matches!(
+        engine.handle(Request::Analyze {
+            seq: 6,
+            input: bad,
+            timed_out: vec![]
+        }),
+        Response::Analyzed {
+            outcome: Err(_),
+            ..
+        }
+    ));
+    match engine.handle(Request::Resources {
+        seq: 5,
+        indices: vec![0],
+    }) {
+        Response::Resources { json, .. } => assert!(json.starts_with("[{"), "{json}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -152,8 +152,12 @@ impl Controller {
                     Callback::from(move |ok| dispatch.dispatch(Action::MarkdownCopied(ok))),
                 );
             }
-            // A report replaced meanwhile: the user asks again.
-            Response::Exported { text: None, .. } | Response::WarmedUp => {}
+            Response::Exported { text: None, .. } => {
+                self.dispatch(Action::Notice(Some(Notice::error(
+                    "The report changed while it was being prepared: press the button again.",
+                ))));
+            }
+            Response::WarmedUp => {}
             _ => self.dispatch(Action::Answer(a)),
         }
     }

@@ -124,7 +124,8 @@ pub struct Engine {
     pub(super) parsed: crate::ParseCache,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
-    /// The last report: the page receives a window of it and asks for more.
+    /// The last report made: the page receives a window of it and asks for
+    /// more. An input error keeps it, as the page keeps showing it then.
     report: Option<(u32, Report)>,
 }
 
@@ -187,7 +188,6 @@ impl Engine {
                 timed_out,
             } => {
                 let start = now();
-                self.report = None;
                 let outcome = analyze_with(
                     &input,
                     &timed_out,

@@ -726,6 +726,16 @@ fn cards_beyond_the_first_page_arrive_when_listed() {
         let before = report_seq(&c).await;
         paste(&c, &git, &live, "insertFromPaste").await;
         wait_new_report(&c, &before, "the report").await;
+        // An input error: the page goes on showing the last report, whose
+        // other pages still arrive.
+        paste(
+            &c,
+            &git,
+            &format!("{live}---\nkind: [\n"),
+            "insertFromPaste",
+        )
+        .await;
+        live_error(&c).await;
         let cards = "return [...document.querySelectorAll('.cards > article')].map(a => [a.dataset.id || '', a.classList.contains('pending')]);";
         let mut seen = std::collections::BTreeSet::new();
         for page in 0..3 {
