@@ -29,9 +29,7 @@ fn timing_detail(shown: &Shown) -> String {
     let analysing = format!("{:.0} ms of it analysing in the worker", shown.worker_ms);
     match shown.helped {
         0 => analysing,
-        n => format!(
-            "{analysing}; a second worker read {n} of the live side's YAML documents meanwhile"
-        ),
+        n => format!("{analysing}; a second worker read {n} of the YAML documents meanwhile"),
     }
 }
 

@@ -69,13 +69,14 @@ fn announcing_executor() -> Executor {
 /// The helper worker, once started.
 struct Helper {
     worker: web_sys::Worker,
-    /// It has said `Ready`: messages posted earlier could be lost.
+    /// It has warmed up (messages posted before it said `Ready` could be
+    /// lost), and has not failed.
     ready: bool,
     _on_message: Closure<dyn Fn(MessageEvent)>,
     _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
-/// An analysis whose live side the helper is reading in part.
+/// An analysis one of whose sides the helper is reading in part.
 struct Pending {
     id: u32,
     /// The side the helper reads part of.
@@ -276,11 +277,21 @@ fn start_helper(state: &Shared) {
         Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             let Some(state) = state.upgrade() else { return };
             match Bincode::decode::<FromWorker>(event.data()) {
+                // Warmed up before it is asked anything: a part queued
+                // behind its warm-up would keep this worker waiting.
                 FromWorker::Ready => {
-                    let warm_up = Bincode::encode(Request::WarmUp);
+                    if let Ok(s) = state.try_borrow() {
+                        if let Some(helper) = &s.helper {
+                            let _ = helper
+                                .worker
+                                .post_message(&Bincode::encode(Request::WarmUp));
+                        }
+                    }
+                }
+                FromWorker::Answer(Response::WarmedUp) => {
                     if let Ok(mut s) = state.try_borrow_mut() {
                         if let Some(helper) = s.helper.as_mut() {
-                            helper.ready = helper.worker.post_message(&warm_up).is_ok();
+                            helper.ready = true;
                         }
                     }
                 }
