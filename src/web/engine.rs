@@ -155,8 +155,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
             }
         })
         .collect();
-    let mut first: Vec<usize> = (0..lines.len()).collect();
-    first.sort_by_key(|&i| lines[i].status != crate::Status::OutOfSync);
+    let mut first = super::protocol::out_of_sync_first(&lines);
     first.truncate(super::state::PAGE_SIZE);
     let shown: Vec<&crate::ResourceReport> = first.iter().map(|&i| &report.resources[i]).collect();
     Ok(ReportWindow {

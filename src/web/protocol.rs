@@ -112,6 +112,14 @@ pub struct ResourceLine {
     pub causes: Vec<crate::Cause>,
 }
 
+/// The places of `lines` in the order the page lists them: out of sync
+/// first, then in report order.
+pub fn out_of_sync_first(lines: &[ResourceLine]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| lines[i].status != crate::Status::OutOfSync);
+    order
+}
+
 /// An analysis as the page receives it: the report without its resources,
 /// a line per resource, and in full only the resources it shows first. A
 /// report of thousands of resources is megabytes of JSON, which would hold

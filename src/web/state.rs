@@ -7,10 +7,10 @@ use super::client::Answer;
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
-    ErrorInfo, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
+    out_of_sync_first, ErrorInfo, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
 };
 use super::util::plural;
-use crate::{Cause, Report, ResourceReport, Status};
+use crate::{Cause, Report, ResourceReport};
 use std::collections::HashMap;
 use std::rc::Rc;
 use yew::{AttrValue, Reducible};
@@ -396,12 +396,6 @@ fn capitalised(s: &str) -> String {
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
-}
-
-fn out_of_sync_first(lines: &[ResourceLine]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|&i| lines[i].status != Status::OutOfSync);
-    order
 }
 
 /// Resources received in full, with their places.

@@ -572,6 +572,18 @@ async fn live_error(c: &Client) -> String {
     .to_string()
 }
 
+/// How many YAML documents a second worker read for the report shown.
+async fn helped_documents(c: &Client) -> u64 {
+    js(
+        c,
+        "return Number(document.querySelector('.timing').dataset.helped);",
+        vec![],
+    )
+    .await
+    .as_u64()
+    .unwrap_or(0)
+}
+
 /// A large live side (`kubectl get -o yaml`'s one `kind: List`) as Git and
 /// a drifted copy of it.
 fn large_list_pair(n: usize, run: usize) -> (String, String) {
@@ -612,14 +624,7 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
             paste(&c, &git, &live, "insertFromPaste").await;
             wait_new_report(&c, &before, "the large pair's report").await;
             assert_eq!(page_summary(&c).await, core_summary(&report), "run {run}");
-            helped = js(
-                &c,
-                "return Number(document.querySelector('.timing').dataset.helped);",
-                vec![],
-            )
-            .await
-            .as_u64()
-            .unwrap_or(0);
+            helped = helped_documents(&c).await;
             if helped > 0 {
                 break;
             }
@@ -642,14 +647,7 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
             page_summary(&c).await,
             core_summary(&core_report(&git, &live))
         );
-        let helped = js(
-            &c,
-            "return Number(document.querySelector('.timing').dataset.helped);",
-            vec![],
-        )
-        .await
-        .as_u64()
-        .unwrap_or(0);
+        let helped = helped_documents(&c).await;
         assert!(
             helped > 100,
             "a second worker read {helped} of Git's documents"
