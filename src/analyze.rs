@@ -115,6 +115,16 @@ impl ParseCache {
         held.as_ref().is_some_and(|held| held.text == text)
     }
 
+    /// Let go of `side`'s objects (about to be replaced: freeing them first
+    /// keeps two sets from being held at once).
+    pub fn forget(&mut self, side: Side) {
+        match side {
+            Side::Git => self.git = None,
+            Side::Live => self.live = None,
+            Side::Diff | Side::SecondRender => {}
+        }
+    }
+
     /// Parse `side` now (unless held), taking the units `preparsed` holds;
     /// a later analysis of the same text parses it no more. An error is not
     /// kept: that analysis parses again and reports it.

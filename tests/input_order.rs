@@ -102,3 +102,45 @@ fn a_parse_cache_changes_no_report() {
         );
     }
 }
+
+/// What the worker does around a helper: it lets go of a side about to be
+/// replaced, prepares it (its values partly read elsewhere), and the
+/// analysis then takes it from the cache, reporting what a fresh one does.
+#[test]
+fn a_side_prepared_ahead_is_the_side_analysed() {
+    use drift_doctor::input::{parse_unit, yaml_units, Preparsed, Side};
+    use drift_doctor::{analyze_cached, analyze_with, Evidence, ParseCache};
+    let opts = Options::default();
+    let dir = "tests/fixtures/scenarios/mixed-app";
+    let git = common::read(format!("{dir}/git.yaml"));
+    let live = common::read(format!("{dir}/live.yaml"));
+    let mut cache = ParseCache::default();
+    cache.prepare(Side::Live, &live, &Preparsed::default());
+    assert!(cache.holds(Side::Live, &live) && !cache.holds(Side::Git, &git));
+    cache.forget(Side::Live);
+    assert!(!cache.holds(Side::Live, &live));
+
+    let mut preparsed = Preparsed::default();
+    for unit in yaml_units(&live).into_iter().step_by(2) {
+        let value = parse_unit(&unit).expect("the unit reads on its own");
+        preparsed.insert(unit, value);
+    }
+    cache.prepare(Side::Live, &live, &preparsed);
+    cache.prepare(Side::Git, &git, &Preparsed::default());
+    assert!(preparsed.is_empty(), "every value was taken");
+    assert!(cache.holds(Side::Live, &live) && cache.holds(Side::Git, &git));
+    assert_eq!(
+        serde_json::to_value(
+            analyze_cached(&mut cache, &git, &live, &opts, Evidence::default()).unwrap()
+        )
+        .unwrap(),
+        serde_json::to_value(analyze_with(&git, &live, &opts, Evidence::default()).unwrap())
+            .unwrap()
+    );
+    // A side that does not parse is not held: the analysis reports its error.
+    cache.prepare(Side::Live, "kind: [", &Preparsed::default());
+    assert!(!cache.holds(Side::Live, "kind: ["));
+    let error =
+        analyze_cached(&mut cache, &git, "kind: [", &opts, Evidence::default()).unwrap_err();
+    assert_eq!(error.side, Side::Live);
+}

@@ -187,7 +187,9 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
             return Some(request);
         }
     }
-    // Meanwhile: the other side, then the units left to this worker.
+    // Meanwhile: the side's old objects go (freeing them takes a while too),
+    // then the other side and the units left to this worker are read.
+    s.engine.parsed.forget(side);
     let other = to_read.pop();
     if let Some((other_side, other_text)) = other {
         s.engine
