@@ -53,7 +53,7 @@ fn a_side_read_in_parts_is_the_side_read_whole() {
         let units = yaml_units(&text);
         assert!(units.len() >= 300, "{what}: {} units", units.len());
         for every in [1, 2, 5] {
-            let mut preparsed = read_elsewhere(&units, every);
+            let preparsed = read_elsewhere(&units, every);
             let held = preparsed.len();
             assert!(held > 0);
             let parts = parse_side_preparsed(&text, Side::Live, &preparsed).unwrap();

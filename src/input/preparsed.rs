@@ -51,14 +51,14 @@ impl Preparsed {
         by_len.entry(text.len()).or_default().push((text, value));
     }
 
-    /// How many values are held.
-    pub fn len(&mut self) -> usize {
-        let by_len = self.by_len.get_mut().unwrap_or_else(|e| e.into_inner());
+    /// How many values are held (not taken yet).
+    pub fn len(&self) -> usize {
+        let by_len = self.by_len.lock().unwrap_or_else(|e| e.into_inner());
         by_len.values().map(Vec::len).sum()
     }
 
     /// Whether no value is held.
-    pub fn is_empty(&mut self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
