@@ -15,6 +15,7 @@ use super::protocol::{post_encoded, FromWorker, JqExpression, Request, Response}
 use crate::ignore::jq::{Evaluation, Executor, Job};
 use crate::input::{parse_unit, yaml_units, Preparsed};
 use crate::Side;
+use gloo::timers::callback::Timeout;
 use gloo::worker::{Bincode, Codec};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -29,6 +30,10 @@ const HELPER_NAME: &str = "drift-doctor-helper";
 /// A side at least this large is shared with the helper: below it,
 /// the messages cost about what sharing saves.
 const SHARED_FROM_BYTES: usize = 512 * 1024;
+
+/// The least time the helper is given for its part, in milliseconds (or
+/// three times what this worker took for its own, when longer).
+const HELPER_DEADLINE_MIN_MS: u32 = 2000;
 
 /// The helper's share of the YAML to read, in percent: well under half,
 /// as this worker also reads the helper's values back from JSON.
@@ -87,6 +92,8 @@ struct Pending {
     /// The values read here, then the helper's.
     preparsed: Preparsed,
     started: f64,
+    /// Past it, the helper's part is read here (see [`give_up_on_helper`]).
+    deadline: Option<Timeout>,
 }
 
 #[derive(Default)]
@@ -202,6 +209,17 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
             preparsed.insert(unit, value);
         }
     }
+    // A helper that never answers (one the browser ended without an error
+    // event, say) must not hold the analysis up for good.
+    let waited = now() - started;
+    let deadline = {
+        let state = Rc::downgrade(state);
+        Timeout::new(HELPER_DEADLINE_MIN_MS.max(3 * waited as u32), move || {
+            if let Some(state) = state.upgrade() {
+                give_up_on_helper(&state, id);
+            }
+        })
+    };
     s.pending = Some(Pending {
         id,
         side,
@@ -209,8 +227,31 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
         asked,
         preparsed,
         started,
+        deadline: Some(deadline),
     });
     None
+}
+
+/// The helper has not answered for the analysis `id` in time: it is not
+/// asked again, and its part is read here.
+fn give_up_on_helper(state: &Shared, id: u32) {
+    {
+        let Ok(mut s) = state.try_borrow_mut() else {
+            return;
+        };
+        let Some(pending) = s.pending.as_mut().filter(|p| p.id == id) else {
+            return;
+        };
+        // This very timer is running: let it be, rather than drop it here.
+        if let Some(deadline) = pending.deadline.take() {
+            deadline.forget();
+        }
+        if let Some(helper) = s.helper.as_mut() {
+            helper.ready = false;
+            helper.worker.terminate();
+        }
+    }
+    finish_pending(state, None);
 }
 
 /// Answer the analysis waiting for the helper, with the helper's values
