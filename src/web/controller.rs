@@ -427,7 +427,6 @@ impl Controller {
         }
     }
 
-    /// Ask for the YAML side by side of a resource of the shown report.
     /// Ask for the resources at `indices` of the analysis `seq` in full.
     pub fn resources(&self, seq: u32, indices: Vec<usize>) {
         if let Some(client) = self.client() {
@@ -443,6 +442,7 @@ impl Controller {
         }
     }
 
+    /// Ask for the YAML side by side of a resource of the shown report.
     pub fn texts(&self, seq: u32, id: String) {
         self.dispatch(Action::DiffRequested(id.clone()));
         if let Some(client) = self.client() {

@@ -40,10 +40,6 @@ impl BigInfo {
     }
 }
 
-/// Hand a pasted text on in a task of its own: reading megabytes off the
-/// clipboard already takes the paste event's task a while, and storing,
-/// measuring and sending the text to the worker in the same task would
-/// freeze the page for both together.
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
     /// A `DataTransfer` whose `getData` gives a JavaScript string as it is:
@@ -63,7 +59,7 @@ extern "C" {
     fn encode(this: &Utf8Encoder, text: &js_sys::JsString) -> js_sys::Uint8Array;
 }
 
-/// The pasted text, turned into UTF-8 by the browser's encoder (natively
+/// The pasted text, turned into UTF-8 by the browser's encoder (native
 /// fast), then copied into the page's memory whole.
 fn pasted_text(e: &ClipboardEvent) -> Option<String> {
     let data: PastedData = wasm_bindgen::JsCast::unchecked_into(e.clipboard_data()?);
@@ -71,6 +67,10 @@ fn pasted_text(e: &ClipboardEvent) -> Option<String> {
     String::from_utf8(Utf8Encoder::new().encode(&text).to_vec()).ok()
 }
 
+/// Hand a pasted text on in a task of its own: reading megabytes off the
+/// clipboard already takes the paste event's task a while, and storing,
+/// measuring and sending the text to the worker in the same task would
+/// freeze the page for both together.
 fn replace_soon(on_replace: &Callback<String>, text: String) {
     let on_replace = on_replace.clone();
     gloo::timers::callback::Timeout::new(0, move || on_replace.emit(text)).forget();

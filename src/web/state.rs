@@ -402,6 +402,13 @@ fn capitalised(s: &str) -> String {
 fn received(indices: Vec<usize>, json: &str) -> Result<Vec<(usize, ResourceReport)>, String> {
     let resources: Vec<ResourceReport> =
         serde_json::from_str(json).map_err(|e| format!("could not read the report: {e}"))?;
+    if resources.len() != indices.len() {
+        return Err(format!(
+            "could not read the report: {} resources for {} places",
+            resources.len(),
+            indices.len()
+        ));
+    }
     Ok(indices.into_iter().zip(resources).collect())
 }
 
