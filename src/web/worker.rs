@@ -115,7 +115,7 @@ pub fn start() {
         let state = state.clone();
         Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             let request: Request = Bincode::decode(event.data());
-            received(&state, request);
+            on_request(&state, request);
         })
     };
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -124,7 +124,7 @@ pub fn start() {
     post(FromWorker::Ready);
 }
 
-fn received(state: &Shared, request: Request) {
+fn on_request(state: &Shared, request: Request) {
     // Answers go in order: an analysis waiting for the helper ends first.
     finish_pending(state, None);
     if matches!(request, Request::WarmUp) && scope().name() != HELPER_NAME {
