@@ -85,16 +85,18 @@ struct ParsedSide {
 
 impl ParsedSide {
     /// The objects of `text` as `side`: those `slot` holds when it holds
-    /// this very text, else freshly parsed (and then held).
+    /// this very text, else parsed (taking the units `preparsed` holds) and
+    /// then held.
     fn of<'c>(
         slot: &'c mut Option<ParsedSide>,
         text: &str,
         side: Side,
+        preparsed: &Preparsed,
     ) -> Result<&'c [Document], InputError> {
         if slot.as_ref().is_none_or(|p| p.text != text) {
             // The old objects go before the new ones are made.
             *slot = None;
-            let docs = parse_side(text, side)?;
+            let docs = crate::input::parse_side_preparsed(text, side, preparsed)?;
             *slot = Some(ParsedSide {
                 text: text.to_string(),
                 docs,
@@ -105,6 +107,16 @@ impl ParsedSide {
 }
 
 impl ParseCache {
+    /// The slot of `side`; the diff text and the second render are never
+    /// held (each analysis reads them).
+    fn slot(&mut self, side: Side) -> Option<&mut Option<ParsedSide>> {
+        match side {
+            Side::Git => Some(&mut self.git),
+            Side::Live => Some(&mut self.live),
+            Side::Diff | Side::SecondRender => None,
+        }
+    }
+
     /// Whether `side`'s objects for `text` are held.
     pub fn holds(&self, side: Side, text: &str) -> bool {
         let held = match side {
@@ -118,10 +130,8 @@ impl ParseCache {
     /// Let go of `side`'s objects (about to be replaced: freeing them first
     /// keeps two sets from being held at once).
     pub fn forget(&mut self, side: Side) {
-        match side {
-            Side::Git => self.git = None,
-            Side::Live => self.live = None,
-            Side::Diff | Side::SecondRender => {}
+        if let Some(slot) = self.slot(side) {
+            *slot = None;
         }
     }
 
@@ -129,21 +139,8 @@ impl ParseCache {
     /// a later analysis of the same text parses it no more. An error is not
     /// kept: that analysis parses again and reports it.
     pub fn prepare(&mut self, side: Side, text: &str, preparsed: &Preparsed) {
-        let slot = match side {
-            Side::Git => &mut self.git,
-            Side::Live => &mut self.live,
-            // Neither is held: each analysis reads them.
-            Side::Diff | Side::SecondRender => return,
-        };
-        if slot.as_ref().is_some_and(|held| held.text == text) {
-            return;
-        }
-        *slot = None;
-        if let Ok(docs) = crate::input::parse_side_preparsed(text, side, preparsed) {
-            *slot = Some(ParsedSide {
-                text: text.to_string(),
-                docs,
-            });
+        if let Some(slot) = self.slot(side) {
+            let _ = ParsedSide::of(slot, text, side, preparsed);
         }
     }
 }
@@ -156,8 +153,9 @@ pub fn analyze_cached(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
-    let git_docs = ParsedSide::of(&mut cache.git, git, Side::Git)?;
-    let live_docs = ParsedSide::of(&mut cache.live, live, Side::Live)?;
+    let none = Preparsed::default();
+    let git_docs = ParsedSide::of(&mut cache.git, git, Side::Git, &none)?;
+    let live_docs = ParsedSide::of(&mut cache.live, live, Side::Live, &none)?;
     analyze_parsed(git, git_docs, live, live_docs, opts, evidence)
 }
 

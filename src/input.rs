@@ -140,7 +140,7 @@ fn parse_documents<'t>(
     side: Side,
     preparsed: &Preparsed,
 ) -> Result<Vec<RawDocument<'t>>, InputError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = without_bom(text);
     if let Some(pos) = text.find('\0') {
         let (line, column) = line_col(text.as_bytes(), pos);
         return Err(InputError {
@@ -152,8 +152,7 @@ fn parse_documents<'t>(
                 .into(),
         });
     }
-    let trimmed = text.trim_start();
-    if trimmed.is_empty() || only_comments(text) {
+    if text.trim_start().is_empty() || only_comments(text) {
         return Err(InputError {
             side,
             document: 0,
@@ -165,7 +164,7 @@ fn parse_documents<'t>(
             ),
         });
     }
-    let raw = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    let raw = if starts_as_json(text) {
         // YAML is a superset of JSON: a JSON document followed by YAML ones
         // after a `---` line is a YAML stream. Anything else stays JSON, so
         // broken JSON gets the JSON reader's error, not YAML's leniency.
@@ -181,6 +180,17 @@ fn parse_documents<'t>(
         parse_yaml_stream(text, side, preparsed)?
     };
     Ok(raw)
+}
+
+/// The text after a byte order mark, if it starts with one.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Whether the text is read as JSON first: it opens a mapping or a list.
+fn starts_as_json(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    trimmed.starts_with('{') || trimmed.starts_with('[')
 }
 
 fn only_comments(text: &str) -> bool {

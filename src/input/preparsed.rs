@@ -11,9 +11,8 @@ use std::collections::HashMap;
 /// worker can read some of them (with [`parse_unit`]) while this one reads
 /// the rest, and [`super::parse_side_preparsed`] takes the values. Empty for JSON.
 pub fn yaml_units(text: &str) -> Vec<String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') || text.contains('\0') {
+    let text = super::without_bom(text);
+    if super::starts_as_json(text) || text.contains('\0') {
         return Vec::new();
     }
     let mut units = Vec::new();

@@ -41,7 +41,7 @@ pub struct ReportProps {
 /// A plan for an app that is missing from the cluster lists every resource,
 /// and drawing thousands of entries at once stalls the page for a third of a
 /// second; the resources below are paged anyway.
-pub const PLAN_ENTRIES_SHOWN: usize = 20;
+const PLAN_ENTRIES_SHOWN: usize = 20;
 
 /// The lists of the plan that are drawn in full.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
