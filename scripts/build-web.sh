@@ -33,6 +33,11 @@ start=$(date +%s)
 cargo fetch --locked --quiet
 say "trunk build --release --offline --locked"
 trunk build --release --offline --locked
+# The default example's report, made by the worker's engine natively: a
+# first visit shows it before the worker's wasm has loaded.
+say "the first report (cargo run --bin drift-doctor-first-report)"
+mkdir -p target
+cargo run --locked --quiet --bin drift-doctor-first-report > target/first-report.txt
 end=$(date +%s)
 
 # Content-Security-Policy: allow exactly the inline scripts Trunk wrote.
@@ -71,6 +76,13 @@ meta = '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js"
 if html.count(meta) != 1:
     sys.exit("build-web: the drift-doctor-worker meta tag was not found in %s" % path)
 html = html.replace(meta, '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js?v=%s">' % v)
+report = open("target/first-report.txt", encoding="ascii").read().strip()
+if not re.fullmatch(r"[A-Za-z0-9+/=]+", report):
+    sys.exit("build-web: target/first-report.txt is not base64")
+meta = '<meta name="drift-doctor-first-report" content="">'
+if html.count(meta) != 1:
+    sys.exit("build-web: the empty drift-doctor-first-report meta tag was not found in %s" % path)
+html = html.replace(meta, '<meta name="drift-doctor-first-report" content="%s">' % report)
 open(path, "w", encoding="utf-8").write(html)
 print("[build-web] CSP script-src hashes: %s; worker version %s" % (" ".join(hashes) or "none", v), file=sys.stderr)
 PY

@@ -18,6 +18,14 @@ while IFS= read -r f; do
   case "$f" in *.wasm) printf '%-44s %s %s\n' "${f#dist/}" "$(kb "$raw")" "$(kb "$z")" ;; esac
 done < <(find dist -type f ! -path 'dist/.*' ! -name drift-doctor.html | sort)
 printf '%-44s %s %s\n' "dist/ (all $(find dist -type f ! -path 'dist/.*' ! -name drift-doctor.html | wc -l) files besides drift-doctor.html)" "$(kb "$total")" "$(kb "$total_gz")"
+# A first visit's report (the default example's, made when the page was
+# built and carried in index.html) needs the page's wasm only; the worker's
+# loads meanwhile, for everything after.
+page_wasm=$(find dist -maxdepth 1 -name 'drift-doctor-web-*_bg.wasm' | head -n 1)
+grep -q 'name="drift-doctor-first-report" content="[A-Za-z0-9+/]' dist/index.html \
+  || { echo "dist/index.html carries no first report: run scripts/build-web.sh" >&2; exit 1; }
+printf '%-44s %s %s\n' "wasm before a first visit's report (page)" "$(kb "$(wc -c <"$page_wasm")")" "$(kb "$(gz "$page_wasm")")"
+printf '%-44s %s %s\n' "index.html (with that report)" "$(kb "$(wc -c <dist/index.html)")" "$(kb "$(gz dist/index.html)")"
 if [ -f dist/drift-doctor.html ]; then
   printf '%-44s %s %s\n' "drift-doctor.html (one file, for file://)" "$(kb "$(wc -c <dist/drift-doctor.html)")" "$(kb "$(gz dist/drift-doctor.html)")"
 else

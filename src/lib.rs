@@ -36,9 +36,9 @@ pub mod strict_value;
 pub mod text;
 pub mod verify;
 pub mod view;
-/// The web page and its analysis worker (wasm32 only: natively the library
-/// has no web crates).
-#[cfg(target_arch = "wasm32")]
+/// The web page and its analysis worker. Natively only the messages, the
+/// worker's engine and the page's first report are built: the library has
+/// no web crates there.
 pub mod web;
 
 pub use analyze::{

@@ -221,36 +221,39 @@ fn text_of(root: &web_sys::Element, selector: &str) -> Option<String> {
         .and_then(|e| e.text_content())
 }
 
-#[wasm_bindgen_test]
-async fn the_app_mounts_and_renders_the_default_report() {
+/// The app mounted into its own element, answered by `handler`.
+fn mount(
+    handler: Handler,
+    first_report: Option<String>,
+) -> (web_sys::Element, yew::AppHandle<App>) {
     let document = web_sys::window().unwrap().document().unwrap();
     let root = document.create_element("div").unwrap();
     root.set_id("drift-doctor-test-root");
     document.body().unwrap().append_child(&root).unwrap();
+    let props = AppProps {
+        backend: Backend::Inline(handler),
+        first_report: first_report.map(Into::into),
+    };
+    let handle = yew::Renderer::<App>::with_root_and_props(root.clone(), props).render();
+    (root, handle)
+}
 
-    let mut engine = Engine::default();
-    let backend = Backend::Inline(Handler::new(move |req| engine.handle(req)));
-    let handle =
-        yew::Renderer::<App>::with_root_and_props(root.clone(), AppProps { backend }).render();
-
-    let mut ready = false;
+/// Wait (up to 10 s) until `selector` matches in `root`.
+async fn wait_for(root: &web_sys::Element, selector: &str) {
     for _ in 0..200 {
-        sleep(50).await;
-        let state = root
-            .query_selector("#report")
-            .ok()
-            .flatten()
-            .and_then(|r| r.get_attribute("data-state"));
-        if state.as_deref() == Some("ready") {
-            ready = true;
-            break;
+        if root.query_selector(selector).ok().flatten().is_some() {
+            return;
         }
+        sleep(50).await;
     }
-    assert!(
-        ready,
-        "the report did not render: {:?}",
-        root.text_content()
-    );
+    panic!("{selector} never matched: {:?}", root.text_content());
+}
+
+#[wasm_bindgen_test]
+async fn the_app_mounts_and_renders_the_default_report() {
+    let mut engine = Engine::default();
+    let (root, handle) = mount(Handler::new(move |req| engine.handle(req)), None);
+    wait_for(&root, "#report[data-state=ready]").await;
 
     let (out_of_sync, _) = expected();
     assert_eq!(
@@ -517,4 +520,63 @@ fn the_engine_gives_resources_and_exports_of_its_last_analysis_only() {
         Response::Resources { json, .. } => assert!(json.starts_with("[{"), "{json}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// An inline worker that never answers an analysis, and how many it was asked.
+fn silent_worker() -> (Handler, std::rc::Rc<std::cell::Cell<usize>>) {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = asked.clone();
+    let mut engine = Engine::default();
+    let handler = Handler::new(move |req| match req {
+        Request::Analyze { .. } => {
+            counted.set(counted.get() + 1);
+            Response::WarmedUp
+        }
+        other => engine.handle(other),
+    });
+    (handler, asked)
+}
+
+fn report_state(root: &web_sys::Element) -> Option<String> {
+    root.query_selector("#report")
+        .unwrap()
+        .and_then(|r| r.get_attribute("data-state"))
+}
+
+/// A first visit shows the report made with the page at once, while the
+/// worker's own analysis of the same input is still to come.
+#[wasm_bindgen_test]
+async fn the_report_made_with_the_page_is_shown_until_the_workers() {
+    let (handler, asked) = silent_worker();
+    let built = web::first_report::build().expect("the first report is made");
+    let (root, handle) = mount(handler, Some(built));
+    wait_for(&root, "#report .timing[data-built=true]").await;
+    sleep(200).await;
+    assert_eq!(
+        report_state(&root).as_deref(),
+        Some("busy"),
+        "the worker's analysis is still awaited"
+    );
+    assert_eq!(asked.get(), 1, "the worker is asked all the same");
+    let (out_of_sync, _) = expected();
+    assert_eq!(
+        text_of(&root, ".summary .stat-out .stat-n"),
+        Some(out_of_sync.to_string())
+    );
+    assert!(root.query_selector(".card .card-body").unwrap().is_some());
+    handle.destroy();
+    root.remove();
+}
+
+/// A damaged first report is not shown: the page waits for the worker.
+#[wasm_bindgen_test]
+async fn a_damaged_first_report_is_not_shown() {
+    let (handler, asked) = silent_worker();
+    let (root, handle) = mount(handler, Some("bm90IGEgcmVwb3J0".into()));
+    sleep(500).await;
+    assert_eq!(asked.get(), 1);
+    assert_eq!(report_state(&root).as_deref(), Some("busy"));
+    assert!(root.query_selector("#report .timing").unwrap().is_none());
+    handle.destroy();
+    root.remove();
 }

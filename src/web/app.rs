@@ -33,6 +33,10 @@ pub enum Backend {
 #[derive(Properties, PartialEq)]
 pub struct AppProps {
     pub backend: Backend,
+    /// The default example's report made when the page was built
+    /// (`first_report`), shown on a first visit until the worker's own.
+    #[prop_or_default]
+    pub first_report: Option<AttrValue>,
 }
 
 fn view_from_hash() -> View {
@@ -74,8 +78,9 @@ pub fn App(props: &AppProps) -> Html {
         let ctl = ctl.clone();
         let state = state.clone();
         let place = place.clone();
+        let first_report = props.first_report.clone();
         use_effect_with((), move |_| {
-            ctl.first_load(&state);
+            ctl.first_load(&state, first_report.as_deref());
             let in_analysis = Rc::new(Cell::new(state.view == View::Analysis));
             let dispatch = state.dispatcher();
             let listener = web_sys::window().map(|w| {

@@ -8,6 +8,7 @@ use super::app::Backend;
 use super::client::{Answer, Client};
 use super::editor::Edit;
 use super::examples;
+use super::first_report;
 use super::inputs::{waiting_for, Field, Refs};
 use super::persist;
 use super::protocol::{ErrorInfo, Export, Input, Mode, Response};
@@ -416,14 +417,28 @@ impl Controller {
     }
 
     /// First render: open a link, or what this tab had before a reload, or
-    /// the default example.
-    pub fn first_load(&self, state: &PageState) {
+    /// the default example (with `first_report`, its report made when the
+    /// page was built, until the worker's arrives).
+    pub fn first_load(&self, state: &PageState, first_report: Option<&str>) {
         if let Some(fragment) = persist::link_fragment() {
             self.open_shared(fragment, true);
         } else if let Some(input) = persist::load() {
             self.show_input(&input);
         } else {
             self.load_example(examples::DEFAULT, state);
+            self.show_first_report(state, first_report);
+        }
+    }
+
+    /// Show the report made when the page was built, if the fields hold
+    /// exactly the input it was made from.
+    fn show_first_report(&self, state: &PageState, text: Option<&str>) {
+        let Some(report) = text.and_then(first_report::read) else {
+            return;
+        };
+        let now = self.0.refs.input(Mode::Sides, state.show_hidden);
+        if first_report::input().as_ref() == Some(&now) {
+            self.dispatch(Action::FirstReport(Box::new(report)));
         }
     }
 

@@ -24,6 +24,7 @@ pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
         ..CompareOptions::for_release(input.release())
     };
     // The worker's clock for each jq rule's time budget (the core has none).
+    #[cfg(target_arch = "wasm32")]
     compare
         .jq
         .set_clock(|| std::time::Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0));
@@ -156,7 +157,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
         })
         .collect();
     let mut first = super::protocol::out_of_sync_first(&lines);
-    first.truncate(super::state::PAGE_SIZE);
+    first.truncate(super::protocol::PAGE_SIZE);
     let shown: Vec<&crate::ResourceReport> = first.iter().map(|&i| &report.resources[i]).collect();
     Ok(ReportWindow {
         report: without?,
@@ -166,8 +167,13 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
     })
 }
 
+/// The worker's clock (ms); natively, where the engine only makes the
+/// page's first report, there is none and analyses take no time.
 fn now() -> f64 {
-    js_sys::Date::now()
+    #[cfg(target_arch = "wasm32")]
+    return js_sys::Date::now();
+    #[cfg(not(target_arch = "wasm32"))]
+    return 0.0;
 }
 
 impl Engine {

@@ -1,10 +1,14 @@
-//! The web page (Yew) and its analysis worker. Only compiled for wasm32, so
-//! the library stays free of web crates natively. The page binary calls
-//! [`start_page`], the worker binary [`start_worker`]; the browser tests
-//! (tests/web_wasm.rs) use the public modules.
+//! The web page (Yew) and its analysis worker. The page binary calls
+//! `start_page`, the worker binary `start_worker`; the browser tests
+//! (tests/web_wasm.rs) use the public modules. The page and the worker's
+//! message loop are compiled for wasm32 only, so natively the library has no
+//! web crates; the messages, the engine and the first report are plain Rust
+//! and built natively too (the first report is made there).
 //!
 //! - `protocol`: the messages between the page and the worker.
 //! - `engine`: the worker's work (calls the core); also used inline by tests.
+//! - `first_report`: the default example's report, made when the page is
+//!   built, shown before the worker has loaded.
 //! - `worker`: the worker's message loop around `engine`.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
 //! - `state`: the page's one reducer; `controller`: what acts on the world
@@ -14,47 +18,70 @@
 //! - `inputs`: the input fields; `persist`: what outlives a reload, the URL
 //!   fragment and downloads; `sharing`: share links and files on the page.
 
+#[cfg(target_arch = "wasm32")]
 pub mod app;
+#[cfg(target_arch = "wasm32")]
 mod card;
+#[cfg(target_arch = "wasm32")]
 pub mod client;
+#[cfg(target_arch = "wasm32")]
 mod controller;
+#[cfg(target_arch = "wasm32")]
 mod diffview;
+#[cfg(target_arch = "wasm32")]
 mod editor;
 pub mod engine;
 pub mod examples;
+pub mod first_report;
+#[cfg(target_arch = "wasm32")]
 mod fix_view;
+#[cfg(target_arch = "wasm32")]
 mod input_panel;
+#[cfg(target_arch = "wasm32")]
 mod inputs;
+#[cfg(target_arch = "wasm32")]
 mod persist;
+#[cfg(target_arch = "wasm32")]
 mod plan_view;
 pub mod protocol;
+#[cfg(target_arch = "wasm32")]
 mod report_panel;
+#[cfg(target_arch = "wasm32")]
 mod rules_view;
+#[cfg(target_arch = "wasm32")]
 mod sharing;
+#[cfg(target_arch = "wasm32")]
 mod state;
+#[cfg(target_arch = "wasm32")]
 mod status_view;
+#[cfg(target_arch = "wasm32")]
 mod summary;
+#[cfg(target_arch = "wasm32")]
 mod util;
+#[cfg(target_arch = "wasm32")]
 mod worker;
 
-pub use state::PAGE_SIZE;
+pub use protocol::PAGE_SIZE;
 
 /// The worker's loader script, relative to the page (Trunk writes it beside
 /// `index.html` from `data-loader-shim`). The page reads the URL from
 /// `<meta name="drift-doctor-worker">`, where scripts/build-web.sh adds a
 /// content hash so that a cached worker never outlives its page.
+#[cfg(target_arch = "wasm32")]
 const WORKER_LOADER: &str = "drift-doctor-worker_loader.js";
 
-fn worker_url(document: &web_sys::Document) -> String {
+/// The content of the page's `<meta name=NAME>`, unless missing or empty.
+#[cfg(target_arch = "wasm32")]
+fn meta_content(document: &web_sys::Document, name: &str) -> Option<String> {
     document
-        .query_selector("meta[name=\"drift-doctor-worker\"]")
+        .query_selector(&format!("meta[name=\"{name}\"]"))
         .ok()
         .flatten()
         .and_then(|m| m.get_attribute("content"))
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| WORKER_LOADER.to_string())
+        .filter(|c| !c.is_empty())
 }
 
+#[cfg(target_arch = "wasm32")]
 /// Mount the page into `#app` (or `<body>`), analysing in the web worker.
 pub fn start_page() {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
@@ -71,12 +98,16 @@ pub fn start_page() {
             None => return,
         },
     };
+    let worker =
+        meta_content(&document, "drift-doctor-worker").unwrap_or_else(|| WORKER_LOADER.to_string());
     let props = app::AppProps {
-        backend: app::Backend::Worker(worker_url(&document).into()),
+        backend: app::Backend::Worker(worker.into()),
+        first_report: meta_content(&document, first_report::META_NAME).map(Into::into),
     };
     yew::Renderer::<app::App>::with_root_and_props(root, props).render();
 }
 
+#[cfg(target_arch = "wasm32")]
 /// Start answering the page (the worker binary's `main`).
 pub fn start_worker() {
     worker::start();

@@ -112,6 +112,10 @@ pub struct ResourceLine {
     pub causes: Vec<crate::Cause>,
 }
 
+/// Cards per page of the resource list (the worker sends the first page's
+/// cards with the report).
+pub const PAGE_SIZE: usize = 50;
+
 /// The places of `lines` in the order the page lists them: out of sync
 /// first, then in report order.
 pub fn out_of_sync_first(lines: &[ResourceLine]) -> Vec<usize> {

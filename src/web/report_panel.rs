@@ -15,10 +15,15 @@ use super::summary::{Emergency, Summary, Warnings};
 use super::util::{focus_element, inline_code, plural};
 use yew::prelude::*;
 
-/// The name of the performance mark set when a report is shown.
+/// The names of the performance marks set when a report is shown: the
+/// worker's, and the one made when the page was built.
 const REPORT_SHOWN_MARK: &str = "drift-doctor:report-shown";
+const FIRST_REPORT_SHOWN_MARK: &str = "drift-doctor:first-report-shown";
 
 fn timing(shown: &Shown) -> String {
+    if shown.built {
+        return "Analysed when the page was built".into();
+    }
     format!(
         "Analysed in {:.0} ms",
         shown.total_ms.unwrap_or(shown.worker_ms)
@@ -26,6 +31,9 @@ fn timing(shown: &Shown) -> String {
 }
 
 fn timing_detail(shown: &Shown) -> String {
+    if shown.built {
+        return "The same analysis, made when this page was built: the page's analysis worker is still loading, and analyses the example again once it runs.".into();
+    }
     let analysing = format!("{:.0} ms of it analysing in the worker", shown.worker_ms);
     match shown.helped {
         0 => analysing,
@@ -90,11 +98,15 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     // Each report shown is marked on the page's timeline (what a
     // benchmark reads to time the first visit).
     {
-        let seq = state.shown.as_ref().map(|s| s.seq);
-        use_effect_with(seq, |seq| {
-            if seq.is_some() {
+        let shown = state.shown.as_ref().map(|s| (s.seq, s.built));
+        use_effect_with(shown, |shown| {
+            if let Some((_, built)) = shown {
                 if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-                    let _ = performance.mark(REPORT_SHOWN_MARK);
+                    let _ = performance.mark(if *built {
+                        FIRST_REPORT_SHOWN_MARK
+                    } else {
+                        REPORT_SHOWN_MARK
+                    });
                 }
             }
         });
@@ -151,6 +163,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 if let Some(shown) = &state.shown {
                     <span class="timing" title={timing_detail(shown)}
                         data-worker-ms={format!("{:.0}", shown.worker_ms)}
+                        data-built={shown.built.to_string()}
                         data-helped={shown.helped.to_string()}>{ timing(shown) }</span>
                     <label class="check hidden-toggle">
                         <input type="checkbox" id="show-hidden" checked={state.show_hidden} onchange={on_hidden} />

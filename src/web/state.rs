@@ -15,8 +15,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use yew::{AttrValue, Reducible};
 
-/// Cards per page of the resource list.
-pub const PAGE_SIZE: usize = 50;
+pub use super::protocol::PAGE_SIZE;
 /// Reports with at most this many out-of-sync resources open their cards.
 pub const OPEN_CARDS_UP_TO: usize = 10;
 
@@ -75,6 +74,9 @@ pub struct Shown {
     /// How many YAML units a second worker read for this analysis.
     pub helped: usize,
     pub total_ms: Option<f64>,
+    /// Made when the page was built (`first_report`): the worker's own
+    /// analysis of the same input is still to come.
+    pub built: bool,
 }
 
 impl Shown {
@@ -235,6 +237,9 @@ pub struct PageState {
     pub diffs: Shared<HashMap<String, DiffState>>,
     /// The rule catalogue's documentation (from the worker), or why not.
     pub rules: Option<Result<Shared<Vec<RuleDoc>>, String>>,
+    /// The rules' titles that came with the first report, for the cards
+    /// until `rules` arrives.
+    pub rule_titles: Option<Shared<Vec<RuleDoc>>>,
     /// The resource the user last opened (a share link carries it).
     pub selected: Option<String>,
     /// Bring `selected` into view once the next report is shown (after a
@@ -288,8 +293,12 @@ impl PageState {
         listed(shown, self.filter)
     }
 
+    /// The rule catalogue, or until it arrives the rules' titles.
     pub fn rule_docs(&self) -> Option<Shared<Vec<RuleDoc>>> {
-        self.rules.clone().and_then(Result::ok)
+        self.rules
+            .clone()
+            .and_then(Result::ok)
+            .or_else(|| self.rule_titles.clone())
     }
 }
 
@@ -319,6 +328,9 @@ pub enum Action {
         asked: bool,
     },
     Answer(Answer),
+    /// The report made when the page was built, for the analysis just asked
+    /// for (the worker's answer follows and replaces it).
+    FirstReport(Box<super::first_report::FirstReport>),
     /// A problem found on this side of the worker (e.g. an unreadable file).
     LocalError(ErrorInfo),
     /// The user edited a field.
@@ -457,6 +469,7 @@ impl PageState {
         worker_ms: f64,
         helped: usize,
         total_ms: Option<f64>,
+        built: bool,
     ) -> Result<(), String> {
         let report: Report = serde_json::from_str(&window.report)
             .map_err(|e| format!("could not read the report: {e}"))?;
@@ -477,11 +490,17 @@ impl PageState {
             worker_ms,
             helped,
             total_ms,
+            built,
         };
+        // The worker's answer for the input of a report made when the page
+        // was built is the same report: the reader stays where they were.
+        let same_report = self.shown.as_ref().is_some_and(|s| s.built && s.seq == seq);
         self.error = None;
         self.waiting = None;
-        self.page = 0;
-        self.diffs = Shared::default();
+        if !same_report {
+            self.page = 0;
+            self.diffs = Shared::default();
+        }
         if let Some(c) = self.filter {
             if !shown.report.summary.causes.contains_key(&c) {
                 self.filter = None;
@@ -571,7 +590,7 @@ impl Reducible for PageState {
                     }
                     next.answered = seq;
                     let shown = outcome.and_then(|window| {
-                        next.report_arrived(seq, window, millis, helped, total_ms)
+                        next.report_arrived(seq, window, millis, helped, total_ms, false)
                             .map_err(ErrorInfo::general)
                     });
                     match shown {
@@ -624,6 +643,20 @@ impl Reducible for PageState {
                 | Response::WarmedUp
                 | Response::ParsedUnits { .. } => return self,
             },
+            Action::FirstReport(first) => {
+                // Only while the first analysis is with the worker.
+                if !self.busy() || self.shown.is_some() || self.error.is_some() {
+                    return self;
+                }
+                let first = *first;
+                if next
+                    .report_arrived(self.latest, first.window, 0.0, 0, None, true)
+                    .is_err()
+                {
+                    return self;
+                }
+                next.rule_titles = Some(Shared(Rc::new(first.rule_titles)));
+            }
             Action::LocalError(e) => next.error = Some(e),
             Action::Edited { big } => {
                 next.big = big;
@@ -668,6 +701,7 @@ impl Reducible for PageState {
                     latest: self.latest + 1,
                     answered: self.latest + 1,
                     rules: self.rules.clone(),
+                    rule_titles: self.rule_titles.clone(),
                     show_hidden: self.show_hidden,
                     view: self.view.clone(),
                     big,

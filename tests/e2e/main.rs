@@ -84,6 +84,11 @@ fn content_type(path: &Path) -> &'static str {
 }
 
 fn serve(dist: PathBuf) -> Server {
+    serve_refusing(dist, &[])
+}
+
+/// `serve`, answering 404 for the files named in `refused`.
+fn serve_refusing(dist: PathBuf, refused: &'static [&'static str]) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -93,14 +98,19 @@ fn serve(dist: PathBuf) -> Server {
             let dist = dist.clone();
             let log = log2.clone();
             std::thread::spawn(move || {
-                let _ = handle(stream, &dist, &log);
+                let _ = handle(stream, &dist, refused, &log);
             });
         }
     });
     Server { addr, log }
 }
 
-fn handle(stream: TcpStream, dist: &Path, log: &Mutex<Vec<(String, u16)>>) -> std::io::Result<()> {
+fn handle(
+    stream: TcpStream,
+    dist: &Path,
+    refused: &[&str],
+    log: &Mutex<Vec<(String, u16)>>,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
@@ -122,6 +132,7 @@ fn handle(stream: TcpStream, dist: &Path, log: &Mutex<Vec<(String, u16)>>) -> st
                 .split('/')
                 .any(|seg| seg == ".." || seg.starts_with('.'))
         })
+        .filter(|rest| !refused.contains(rest))
         .map(|rest| dist.join(if rest.is_empty() { "index.html" } else { rest }))
         .filter(|f| f.is_file() && method == "GET");
     let mut out = stream;

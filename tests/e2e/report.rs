@@ -760,3 +760,63 @@ fn cards_beyond_the_first_page_arrive_when_listed() {
         assert_eq!(seen.len(), report.resources.len());
     });
 }
+
+/// What the report shows, without how long it took or who made it.
+async fn report_content(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "return Array.from(document.querySelectorAll('#report .summary, #report .warnings, #report .emergency, #report .plan, #report .card'))
+             .map(e => e.className + ': ' + e.textContent);",
+        vec![],
+    )
+    .await
+}
+
+/// A first visit shows the default example's report made with the page,
+/// with no worker at all; the worker's own report is the same.
+#[test]
+fn the_first_report_comes_with_the_page() {
+    let without_worker = serve_refusing(dist_dir(), &["drift-doctor-worker_loader.js"]);
+    let with_worker = serve(dist_dir());
+    let urls = [&without_worker, &with_worker].map(|s| format!("http://{}{PREFIX}", s.addr));
+    let log = without_worker.log.clone();
+    let driver = start_driver("first-report");
+    with_browser(&driver, false, move |c| async move {
+        c.goto(&urls[0]).await.expect("open the page");
+        wait_until(
+            &c,
+            "document.querySelector('#report .timing[data-built=\"true\"]') && document.querySelector('#report .card')",
+            "the report made with the page",
+            60,
+        )
+        .await;
+        let built = report_content(&c).await;
+        let requests = log.lock().unwrap().clone();
+        assert!(
+            requests
+                .iter()
+                .any(|(r, status)| r.contains("drift-doctor-worker_loader.js") && *status == 404),
+            "the worker was refused: {requests:?}"
+        );
+        assert!(
+            !requests.iter().any(|(r, _)| r.contains("worker_bg.wasm")),
+            "no worker wasm was loaded: {requests:?}"
+        );
+
+        c.goto(&urls[1]).await.expect("open the page again");
+        wait_ready(&c, "the worker's report").await;
+        let built_now = js(
+            &c,
+            "return document.querySelector('#report .timing').dataset.built;",
+            vec![],
+        )
+        .await;
+        assert_eq!(built_now, json!("false"), "the worker's report replaced it");
+        let analysed = report_content(&c).await;
+        assert!(
+            analysed.as_array().is_some_and(|a| a.len() > 3),
+            "{analysed}"
+        );
+        assert_eq!(built, analysed, "the same report");
+    });
+}

@@ -1,0 +1,95 @@
+//! The page's first report (`web::first_report`): what the build writes
+//! into the page reads back as the core's report of the default example,
+//! and anything else reads as no report.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use drift_doctor::web::examples;
+use drift_doctor::web::first_report;
+use drift_doctor::web::protocol::{out_of_sync_first, Response, RuleDoc, PAGE_SIZE};
+use drift_doctor::{analyze, Options, Report, ResourceReport};
+
+fn default_example() -> &'static examples::Example {
+    examples::find(examples::DEFAULT).expect("the default example is embedded")
+}
+
+#[test]
+fn the_first_report_is_the_cores_report_of_the_default_example() {
+    let ex = default_example();
+    let core = analyze(ex.git, ex.live, &Options::default()).expect("the example analyses");
+    let text = first_report::build().expect("the first report is made");
+    let first = first_report::read(&text).expect("the page reads what the build wrote");
+    let catalog = drift_doctor::rules::catalog().unwrap();
+    let titles: Vec<(&str, &str)> = first
+        .rule_titles
+        .iter()
+        .map(|r| (r.code.as_str(), r.title.as_str()))
+        .collect();
+    let expected_titles: Vec<(&str, &str)> = catalog
+        .rules
+        .iter()
+        .map(|r| (r.code.as_str(), r.title.as_str()))
+        .collect();
+    assert_eq!(titles, expected_titles, "every rule's title comes along");
+    let window = first.window;
+
+    let mut without_resources: Report = serde_json::from_str(&window.report).unwrap();
+    assert!(without_resources.resources.is_empty());
+    without_resources.resources = core.resources.clone();
+    assert_eq!(
+        serde_json::to_value(&without_resources).unwrap(),
+        serde_json::to_value(&core).unwrap(),
+        "the summary, plan and warnings are the core's"
+    );
+
+    let lines: Vec<(&str, drift_doctor::Status)> = window
+        .lines
+        .iter()
+        .map(|l| (l.id.as_str(), l.status))
+        .collect();
+    let expected: Vec<(&str, drift_doctor::Status)> = core
+        .resources
+        .iter()
+        .map(|r| (r.id.as_str(), r.status))
+        .collect();
+    assert_eq!(lines, expected, "a line per resource, in report order");
+
+    let first: Vec<ResourceReport> = serde_json::from_str(&window.first_json).unwrap();
+    let mut places = out_of_sync_first(&window.lines);
+    places.truncate(PAGE_SIZE);
+    assert_eq!(window.first, places, "the first page, out of sync first");
+    assert_eq!(first.len(), core.resources.len().min(PAGE_SIZE));
+    for (place, card) in window.first.iter().zip(&first) {
+        assert_eq!(
+            serde_json::to_value(card).unwrap(),
+            serde_json::to_value(&core.resources[*place]).unwrap(),
+            "the card of {}",
+            core.resources[*place].id
+        );
+    }
+}
+
+#[test]
+fn the_first_report_is_made_the_same_way_every_time() {
+    assert_eq!(first_report::build(), first_report::build());
+}
+
+#[test]
+fn what_is_not_a_first_report_reads_as_none() {
+    let good = STANDARD.decode(first_report::build().unwrap()).unwrap();
+    let other_answer = bincode::serialize(&(Response::WarmedUp, Vec::<RuleDoc>::new())).unwrap();
+    // The report's length (after the answer's, the sequence number's and
+    // the outcome's tags) far beyond the text: refused, nothing allocated.
+    let mut huge = good.clone();
+    huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    for (what, text) in [
+        ("empty", String::new()),
+        ("not base64", "<script>alert(1)</script>".to_string()),
+        ("random bytes", STANDARD.encode([7u8; 300])),
+        ("cut short", STANDARD.encode(&good[..good.len() / 2])),
+        ("another answer", STANDARD.encode(other_answer)),
+        ("a huge length", STANDARD.encode(&huge)),
+    ] {
+        assert!(first_report::read(&text).is_none(), "{what}");
+    }
+}
