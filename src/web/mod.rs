@@ -18,48 +18,39 @@
 //! - `inputs`: the input fields; `persist`: what outlives a reload, the URL
 //!   fragment and downloads; `sharing`: share links and files on the page.
 
-#[cfg(target_arch = "wasm32")]
-pub mod app;
-#[cfg(target_arch = "wasm32")]
-mod card;
-#[cfg(target_arch = "wasm32")]
-pub mod client;
-#[cfg(target_arch = "wasm32")]
-mod controller;
-#[cfg(target_arch = "wasm32")]
-mod diffview;
-#[cfg(target_arch = "wasm32")]
-mod editor;
+/// Modules for the browser only (the page and the worker's message loop).
+macro_rules! browser_only {
+    ($($vis:vis mod $name:ident;)*) => {
+        $(#[cfg(target_arch = "wasm32")] $vis mod $name;)*
+    };
+}
+
 pub mod engine;
 pub mod examples;
 pub mod first_report;
-#[cfg(target_arch = "wasm32")]
-mod fix_view;
-#[cfg(target_arch = "wasm32")]
-mod input_panel;
-#[cfg(target_arch = "wasm32")]
-mod inputs;
-#[cfg(target_arch = "wasm32")]
-mod persist;
-#[cfg(target_arch = "wasm32")]
-mod plan_view;
 pub mod protocol;
-#[cfg(target_arch = "wasm32")]
-mod report_panel;
-#[cfg(target_arch = "wasm32")]
-mod rules_view;
-#[cfg(target_arch = "wasm32")]
-mod sharing;
-#[cfg(target_arch = "wasm32")]
-mod state;
-#[cfg(target_arch = "wasm32")]
-mod status_view;
-#[cfg(target_arch = "wasm32")]
-mod summary;
-#[cfg(target_arch = "wasm32")]
-mod util;
-#[cfg(target_arch = "wasm32")]
-mod worker;
+
+browser_only! {
+    pub mod app;
+    mod card;
+    pub mod client;
+    mod controller;
+    mod diffview;
+    mod editor;
+    mod fix_view;
+    mod input_panel;
+    mod inputs;
+    mod persist;
+    mod plan_view;
+    mod report_panel;
+    mod rules_view;
+    mod sharing;
+    mod state;
+    mod status_view;
+    mod summary;
+    mod util;
+    mod worker;
+}
 
 pub use protocol::PAGE_SIZE;
 
