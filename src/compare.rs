@@ -334,7 +334,7 @@ pub fn compare_with_crd(
             None => true,
         };
 
-    let last_applied = live
+    let mut last_applied = live
         .at("/metadata/annotations")
         .and_then(|a| a.get(LAST_APPLIED))
         .and_then(Value::as_str)
@@ -364,14 +364,23 @@ pub fn compare_with_crd(
         }
     }
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
-    let original = match (&last_applied, opts.strategy) {
+    let original = match opts.strategy {
         // gitops-engine `remarshal`s desired and live through the typed
         // structs (dropping `omitempty` zero values) but not the last-applied
         // original: a zero value kept there and dropped from desired is a
         // key Git "removed", which the three-way patch deletes live.
-        (Some(la), Strategy::Legacy) => norm.normalize_keeping_zero_values(la),
+        Strategy::Legacy if three_way => {
+            // Read again only to explain hidden differences; else no copy.
+            let la = if opts.include_hidden {
+                last_applied.clone()
+            } else {
+                last_applied.take()
+            };
+            la.map(|la| norm.normalize_owned_keeping_zero_values(la))
+                .unwrap_or_else(|| desired.clone())
+        }
         // Server-side apply removes what the applier owned and Git dropped.
-        (_, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
+        Strategy::ServerSideApply | Strategy::ServerSideDiff => {
             crate::managed_fields::owned_skeleton(live, &opts.manager)
                 .unwrap_or_else(|| desired.clone())
         }

@@ -42,22 +42,41 @@ impl Normalizer<'_> {
     /// The same normalisation but keeping zero values such as
     /// `readOnly: false`, to explain them as hidden differences.
     pub fn normalize_keeping_zero_values(&self, obj: &Value) -> Value {
-        self.normalize_inner(obj, false)
+        self.finish(self.stripped_copy(obj), false)
+    }
+
+    /// [`Self::normalize_keeping_zero_values`] of an object the caller has
+    /// no more use for: normalised where it is, not copied.
+    pub fn normalize_owned_keeping_zero_values(&self, obj: Value) -> Value {
+        self.finish(self.stripped(obj), false)
     }
 
     /// The object as Argo CD compares it: nulls, server bookkeeping, the
     /// last-applied and tracking annotations and (by default) `status`
     /// dropped, and the typed round trip's zero values removed.
     pub fn normalize(&self, obj: &Value) -> Value {
-        self.normalize_inner(obj, true)
+        self.finish(self.stripped_copy(obj), true)
     }
 
-    fn normalize_inner(&self, obj: &Value, drop_zero_values: bool) -> Value {
-        let mut v = if self.group.is_empty() && self.kind == "Secret" {
+    fn is_secret(&self) -> bool {
+        self.group.is_empty() && self.kind == "Secret"
+    }
+
+    /// A copy of `obj` without nulls, status (unless kept) and server metadata.
+    fn stripped_copy(&self, obj: &Value) -> Value {
+        if self.is_secret() {
+            self.stripped(obj.clone())
+        } else {
+            strip_nulls(obj, self.keep_status)
+        }
+    }
+
+    /// [`Self::stripped_copy`], in place.
+    fn stripped(&self, mut obj: Value) -> Value {
+        if self.is_secret() {
             // A Secret's null data value is an empty one (Argo CD NormalizeSecret).
-            let mut s = obj.clone();
             for field in ["data", "stringData"] {
-                if let Some(Value::Object(m)) = s.get_mut(field) {
+                if let Some(Value::Object(m)) = obj.get_mut(field) {
                     for val in m.values_mut() {
                         if val.is_null() {
                             *val = Value::String(String::new());
@@ -65,10 +84,19 @@ impl Normalizer<'_> {
                     }
                 }
             }
-            strip_nulls(&s, self.keep_status)
-        } else {
-            strip_nulls(obj, self.keep_status)
-        };
+        }
+        if let Value::Object(top) = &mut obj {
+            top.retain(|k, x| !x.is_null() && (self.keep_status || k != "status"));
+            if let Some(Value::Object(meta)) = top.get_mut("metadata") {
+                meta.retain(|k, x| !x.is_null() && !SERVER_METADATA.contains(&k.as_str()));
+            }
+        }
+        strip_nulls_in_place(&mut obj);
+        obj
+    }
+
+    /// The normalisations after the nulls are gone.
+    fn finish(&self, mut v: Value, drop_zero_values: bool) -> Value {
         let Some(map) = v.as_object_mut() else {
             return v;
         };
