@@ -417,26 +417,34 @@ impl Controller {
     }
 
     /// First render: open a link, or what this tab had before a reload, or
-    /// the default example (with `first_report`, its report made when the
-    /// page was built, until the worker's arrives).
+    /// the default example; with `first_report`, the default example's
+    /// report made when the page was built, until the worker's arrives
+    /// (also after a reload, if the example was left as it is).
     pub fn first_load(&self, state: &PageState, first_report: Option<&str>) {
         if let Some(fragment) = persist::link_fragment() {
             self.open_shared(fragment, true);
-        } else if let Some(input) = persist::load() {
-            self.show_input(&input);
-        } else {
-            self.load_example(examples::DEFAULT, state);
-            self.show_first_report(state, first_report);
+            return;
         }
+        let mode = match persist::load() {
+            Some(input) => {
+                self.show_input(&input);
+                input.mode
+            }
+            None => {
+                self.load_example(examples::DEFAULT, state);
+                Mode::Sides
+            }
+        };
+        self.show_first_report(mode, state.show_hidden, first_report);
     }
 
-    /// Show the report made when the page was built, if the fields hold
+    /// Show the report made when the page was built, if the page analyses
     /// exactly the input it was made from.
-    fn show_first_report(&self, state: &PageState, text: Option<&str>) {
+    fn show_first_report(&self, mode: Mode, show_hidden: bool, text: Option<&str>) {
         let Some(report) = text.and_then(first_report::read) else {
             return;
         };
-        let now = self.0.refs.input(Mode::Sides, state.show_hidden);
+        let now = self.0.refs.input(mode, show_hidden);
         if first_report::input().as_ref() == Some(&now) {
             self.dispatch(Action::FirstReport(Box::new(report)));
         }

@@ -802,6 +802,29 @@ fn the_first_report_comes_with_the_page() {
             !requests.iter().any(|(r, _)| r.contains("worker_bg.wasm")),
             "no worker wasm was loaded: {requests:?}"
         );
+        // A reload keeps the example as it was, and so its first report.
+        c.refresh().await.expect("reload the page");
+        wait_until(
+            &c,
+            "document.querySelector('#report .timing[data-built=\"true\"]') && document.querySelector('#report .card')",
+            "the report made with the page, after a reload",
+            60,
+        )
+        .await;
+        // The same report; the summary no longer names the example (a
+        // reload restores the fields, not which example filled them).
+        let reloaded = report_content(&c).await;
+        let after_summary = |v: &serde_json::Value| v.as_array().map(|a| a[1..].to_vec());
+        assert_eq!(
+            after_summary(&reloaded),
+            after_summary(&built),
+            "the same after a reload"
+        );
+        assert!(
+            !reloaded[0].as_str().unwrap_or("").contains("Example:"),
+            "the fields came back from the tab's storage: {}",
+            reloaded[0]
+        );
 
         c.goto(&urls[1]).await.expect("open the page again");
         wait_ready(&c, "the worker's report").await;
