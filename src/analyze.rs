@@ -117,14 +117,19 @@ impl ParseCache {
         }
     }
 
-    /// Whether `side`'s objects for `text` are held.
-    pub fn holds(&self, side: Side, text: &str) -> bool {
+    /// The text of `side` whose objects are held.
+    pub fn text(&self, side: Side) -> Option<&str> {
         let held = match side {
             Side::Git => &self.git,
             Side::Live => &self.live,
             Side::Diff | Side::SecondRender => &None,
         };
-        held.as_ref().is_some_and(|held| held.text == text)
+        held.as_ref().map(|held| held.text.as_str())
+    }
+
+    /// Whether `side`'s objects for `text` are held.
+    pub fn holds(&self, side: Side, text: &str) -> bool {
+        self.text(side) == Some(text)
     }
 
     /// Let go of `side`'s objects (about to be replaced: freeing them first

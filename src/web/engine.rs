@@ -10,7 +10,7 @@ use crate::application::Application;
 use crate::ignore::jq::Executor;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
-use crate::{CompareOptions, Options, Report, Strategy};
+use crate::{CompareOptions, Options, Report, Side, Strategy};
 use std::collections::BTreeMap;
 
 /// The options the page passes to the core, with the user's pasted Argo CD
@@ -116,11 +116,20 @@ pub fn share_state(state: &share::ShareState) -> Shared {
 /// Rounds over the examples for `Request::WarmUp`.
 const WARM_UP_ROUNDS: usize = 8;
 
+/// The last analysis asked for.
+struct Last {
+    seq: u32,
+    input: Input,
+    /// The two sides' texts were analysed and are the parse cache's: they
+    /// are not kept in `input` a second time.
+    sides_held: bool,
+}
+
 #[derive(Default)]
 pub struct Engine {
     /// How jq evaluations run (the worker tells the page about each one).
     jq_executor: Option<Executor>,
-    last: Option<(u32, Input)>,
+    last: Option<Last>,
     /// The sides last parsed: pasting Git, then live, parses Git once.
     pub(super) parsed: crate::ParseCache,
     texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
@@ -208,7 +217,19 @@ impl Engine {
                 });
                 self.texts = None;
                 self.diff_views = None;
-                self.last = Some((seq, input));
+                let mut input = input;
+                // A good analysis of two sides went through the parse
+                // cache, which now holds their texts: one copy is enough.
+                let sides_held = outcome.is_ok() && input.mode == Mode::Sides;
+                if sides_held {
+                    input.git = String::new();
+                    input.live = String::new();
+                }
+                self.last = Some(Last {
+                    seq,
+                    input,
+                    sides_held,
+                });
                 Response::Analyzed {
                     seq,
                     outcome,
@@ -273,7 +294,12 @@ impl Engine {
     }
 
     fn lines(&mut self, seq: u32, id: &str) -> (Option<Vec<Line>>, String) {
-        let Some((last_seq, input)) = &self.last else {
+        let Some(Last {
+            seq: last_seq,
+            input,
+            sides_held,
+        }) = &self.last
+        else {
             return (None, "Nothing analysed yet.".into());
         };
         if *last_seq != seq {
@@ -307,7 +333,10 @@ impl Engine {
                 Ok(opts) => opts,
                 Err(e) => return (None, e.text),
             };
-            match view::resource_texts(&input.git, &input.live, &opts) {
+            let held = |side| self.parsed.text(side).filter(|_| *sides_held);
+            let git = held(Side::Git).unwrap_or(&input.git);
+            let live = held(Side::Live).unwrap_or(&input.live);
+            match view::resource_texts(git, live, &opts) {
                 Ok(map) => self.texts = Some((seq, map)),
                 Err(e) => return (None, e.to_string()),
             }
