@@ -73,7 +73,7 @@ struct WorkerLink {
     /// if it outlives its limit (dropped, and so cancelled, when it ends).
     jq: Option<(JqExpression, Timeout)>,
     _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
+    _on_error: Closure<dyn Fn(web_sys::Event)>,
 }
 
 impl Drop for WorkerLink {
@@ -437,17 +437,54 @@ impl Client {
 
     /// The worker failed (a trap, or no memory left): answer the request it
     /// was working on with the error, and give the others to a new worker.
+    /// A worker that failed before it started (its script did not load or
+    /// run) is not started again, as every new one would fail the same way:
+    /// its requests, and all later ones, are answered with the error.
     fn crashed(&self, why: String) {
-        let failed = match self.0.try_borrow_mut().as_deref_mut() {
-            Ok(Some(Inner {
-                backend: Backend::Worker(_, Some(link)),
+        let never_started = {
+            let Ok(mut guard) = self.0.try_borrow_mut() else {
+                return;
+            };
+            let Some(Inner {
+                backend: Backend::Worker(_, link),
                 ..
-            })) => link.unanswered.pop_front(),
-            _ => return,
+            }) = guard.as_mut()
+            else {
+                return;
+            };
+            match link.take() {
+                Some(old) if old.ready => {
+                    *link = Some(old);
+                    None
+                }
+                Some(mut old) => {
+                    let mut requests: Vec<Request> = old.unanswered.drain(..).collect();
+                    requests.append(&mut old.unsent);
+                    Some(requests)
+                }
+                None => return,
+            }
         };
-        self.start_worker();
-        if let Some(request) = failed {
-            self.answer_with_error(&request, &why);
+        match never_started {
+            Some(requests) => {
+                let why = format!("{why} before it had started");
+                for request in requests {
+                    self.answer_with_error(&request, &why);
+                }
+            }
+            None => {
+                let failed = match self.0.try_borrow_mut().as_deref_mut() {
+                    Ok(Some(Inner {
+                        backend: Backend::Worker(_, Some(link)),
+                        ..
+                    })) => link.unanswered.pop_front(),
+                    _ => None,
+                };
+                self.start_worker();
+                if let Some(request) = failed {
+                    self.answer_with_error(&request, &why);
+                }
+            }
         }
     }
 
@@ -508,10 +545,15 @@ fn spawn(url: &str, client: Weak<RefCell<Option<Inner>>>) -> Result<WorkerLink, 
             }
         })
     };
-    let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+    // A script that fails to load raises a plain `Event`, a failure inside
+    // the worker an `ErrorEvent` with a message.
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
         event.prevent_default();
         if let Some(shared) = client.upgrade() {
-            let message = event.message();
+            let message = event
+                .dyn_ref::<ErrorEvent>()
+                .map(ErrorEvent::message)
+                .unwrap_or_default();
             Client(shared).crashed(if message.is_empty() {
                 "the analysis worker failed".to_string()
             } else {

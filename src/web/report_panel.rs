@@ -186,7 +186,12 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 <p class="error-text" role="alert">{ e.text.clone() }</p>
             }
             if state.error.is_some() && state.shown.is_some() {
-                <p class="stale-note">{ "The input has an error (see the input): this is the report of the last input that could be read." }</p>
+                <p class="stale-note">{ if state.general_error().is_some() {
+                    // Not the input's fault: the worker stopped or could not start.
+                    "The analysis could not run (see above): this is the last report made."
+                } else {
+                    "The input has an error (see the input): this is the report of the last input that could be read."
+                } }</p>
             }
             if let Some(shown) = &state.shown {
                 <Summary report={shown.report.clone()} example={example_title.map(AttrValue::from)} filter={state.filter} on_filter={on_filter} />

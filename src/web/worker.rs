@@ -22,7 +22,7 @@ use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 /// The helper worker's name, by which it knows not to start one itself.
 const HELPER_NAME: &str = "drift-doctor-helper";
@@ -78,7 +78,7 @@ struct Helper {
     /// lost), and has not failed.
     ready: bool,
     _on_message: Closure<dyn Fn(MessageEvent)>,
-    _on_error: Closure<dyn Fn(ErrorEvent)>,
+    _on_error: Closure<dyn Fn(web_sys::Event)>,
 }
 
 /// An analysis one of whose sides the helper is reading in part.
@@ -347,7 +347,8 @@ fn start_helper(state: &Shared) {
     };
     let on_error = {
         let state = Rc::downgrade(state);
-        Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        // A plain `Event` when the script fails to load, else an `ErrorEvent`.
+        Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
             event.prevent_default();
             let Some(state) = state.upgrade() else { return };
             // Kept (its handlers are running), but never asked again.

@@ -791,12 +791,32 @@ fn the_first_report_comes_with_the_page() {
         )
         .await;
         let built = report_content(&c).await;
+        // Without a worker the page says so, and blames no input.
+        wait_until(
+            &c,
+            "document.querySelector('#report .stale-note')",
+            "the note that the analysis could not run",
+            60,
+        )
+        .await;
+        let note = js(
+            &c,
+            "return document.querySelector('#report .stale-note').textContent;",
+            vec![],
+        )
+        .await;
+        assert_eq!(
+            note,
+            json!("The analysis could not run (see above): this is the last report made."),
+        );
         let requests = log.lock().unwrap().clone();
+        let loader: Vec<_> = requests
+            .iter()
+            .filter(|(r, _)| r.contains("drift-doctor-worker_loader.js"))
+            .collect();
         assert!(
-            requests
-                .iter()
-                .any(|(r, status)| r.contains("drift-doctor-worker_loader.js") && *status == 404),
-            "the worker was refused: {requests:?}"
+            matches!(loader[..], [(_, 404)]),
+            "the worker was refused, and not asked for again and again: {requests:?}"
         );
         assert!(
             !requests.iter().any(|(r, _)| r.contains("worker_bg.wasm")),
