@@ -457,37 +457,41 @@ pub fn compare_with_crd(
             predict(&d, &o, &l)
         };
         let mut visible = ruled(&rules);
-        let before = predict(&desired, &original, &live_n);
-        let pointers = |diffs: &[RawDiff]| -> HashSet<String> {
-            diffs
-                .iter()
-                .map(|d| crate::path::pointer(&d.path))
-                .collect()
-        };
-        let after = pointers(&visible);
-        // With several rules, the one that hid a field is the first that
-        // hides it alone: each rule's own prediction, computed once and only
-        // when some field was hidden.
-        let mut alone: Vec<Option<HashSet<String>>> = vec![None; rules.len()];
-        for mut d in before {
-            let p = crate::path::pointer(&d.path);
-            if after.contains(&p) {
-                continue;
-            }
-            let source = if rules.len() == 1 {
-                rules[0].source.clone()
-            } else {
-                (0..rules.len())
-                    .find(|&i| {
-                        !alone[i]
-                            .get_or_insert_with(|| pointers(&ruled(&[rules[i]])))
-                            .contains(&p)
-                    })
-                    .map(|i| rules[i].source.clone())
-                    .unwrap_or_else(|| "set".to_string())
+        // Which rule hid which field is told only with the hidden
+        // differences (fix verification compares without them).
+        if opts.include_hidden {
+            let before = predict(&desired, &original, &live_n);
+            let pointers = |diffs: &[RawDiff]| -> HashSet<String> {
+                diffs
+                    .iter()
+                    .map(|d| crate::path::pointer(&d.path))
+                    .collect()
             };
-            d.hidden_reason = Some(format!("ignored by your rule {source}"));
-            hidden.push(d);
+            let after = pointers(&visible);
+            // With several rules, the one that hid a field is the first that
+            // hides it alone: each rule's own prediction, computed once and only
+            // when some field was hidden.
+            let mut alone: Vec<Option<HashSet<String>>> = vec![None; rules.len()];
+            for mut d in before {
+                let p = crate::path::pointer(&d.path);
+                if after.contains(&p) {
+                    continue;
+                }
+                let source = if rules.len() == 1 {
+                    rules[0].source.clone()
+                } else {
+                    (0..rules.len())
+                        .find(|&i| {
+                            !alone[i]
+                                .get_or_insert_with(|| pointers(&ruled(&[rules[i]])))
+                                .contains(&p)
+                        })
+                        .map(|i| rules[i].source.clone())
+                        .unwrap_or_else(|| "set".to_string())
+                };
+                d.hidden_reason = Some(format!("ignored by your rule {source}"));
+                hidden.push(d);
+            }
         }
         // Trusted managers: fields they own live keep their live value.
         visible.retain(|d| {
