@@ -504,20 +504,19 @@ pub fn compare_with_crd(
             });
             match trusted {
                 Some((r, owner)) => {
-                    let mut h = d.clone();
-                    h.hidden_reason = Some(format!(
-                        "owned live by field manager `{owner}`, which your rule {} trusts",
-                        r.source
-                    ));
-                    hidden.push(h);
+                    if opts.include_hidden {
+                        let mut h = d.clone();
+                        h.hidden_reason = Some(format!(
+                            "owned live by field manager `{owner}`, which your rule {} trusts",
+                            r.source
+                        ));
+                        hidden.push(h);
+                    }
                     false
                 }
                 None => true,
             }
         });
-        if !opts.include_hidden {
-            hidden.clear();
-        }
         visible
     };
     let mut visible = visible;

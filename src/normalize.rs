@@ -86,9 +86,9 @@ impl Normalizer<'_> {
             }
         }
         if let Value::Object(top) = &mut obj {
-            top.retain(|k, x| !x.is_null() && (self.keep_status || k != "status"));
+            top.retain(|k, x| kept_at_top(k, x, self.keep_status));
             if let Some(Value::Object(meta)) = top.get_mut("metadata") {
-                meta.retain(|k, x| !x.is_null() && !SERVER_METADATA.contains(&k.as_str()));
+                meta.retain(|k, x| kept_in_metadata(k, x));
             }
         }
         strip_nulls_in_place(&mut obj);
@@ -178,14 +178,14 @@ fn strip_nulls(v: &Value, keep_status: bool) -> Value {
     };
     let mut out = Map::new();
     for (k, x) in top {
-        if x.is_null() || (k == "status" && !keep_status) {
+        if !kept_at_top(k, x, keep_status) {
             continue;
         }
         if k == "metadata" {
             if let Value::Object(meta) = x {
                 let m: Map<String, Value> = meta
                     .iter()
-                    .filter(|(mk, mv)| !mv.is_null() && !SERVER_METADATA.contains(&mk.as_str()))
+                    .filter(|(mk, mv)| kept_in_metadata(mk, mv))
                     .map(|(mk, mv)| (mk.clone(), strip_nulls_deep(mv)))
                     .collect();
                 out.insert(k.clone(), Value::Object(m));
@@ -195,6 +195,16 @@ fn strip_nulls(v: &Value, keep_status: bool) -> Value {
         out.insert(k.clone(), strip_nulls_deep(x));
     }
     Value::Object(out)
+}
+
+/// Whether a top-level field stays: not null, and not `status` unless kept.
+fn kept_at_top(key: &str, value: &Value, keep_status: bool) -> bool {
+    !value.is_null() && (keep_status || key != "status")
+}
+
+/// Whether a `metadata` field stays: not null, and not the server's.
+fn kept_in_metadata(key: &str, value: &Value) -> bool {
+    !value.is_null() && !SERVER_METADATA.contains(&key)
 }
 
 /// Nulls mean "absent" in a stored Kubernetes object; drop them from maps.

@@ -772,6 +772,17 @@ async fn report_content(c: &Client) -> serde_json::Value {
     .await
 }
 
+/// Wait for the report made with the page, its cards drawn.
+async fn wait_first_report(c: &Client, what: &str) {
+    wait_until(
+        c,
+        "document.querySelector('#report .timing[data-built=\"true\"]') && document.querySelector('#report .card')",
+        what,
+        60,
+    )
+    .await;
+}
+
 /// A first visit shows the default example's report made with the page,
 /// with no worker at all; the worker's own report is the same.
 #[test]
@@ -783,13 +794,7 @@ fn the_first_report_comes_with_the_page() {
     let driver = start_driver("first-report");
     with_browser(&driver, false, move |c| async move {
         c.goto(&urls[0]).await.expect("open the page");
-        wait_until(
-            &c,
-            "document.querySelector('#report .timing[data-built=\"true\"]') && document.querySelector('#report .card')",
-            "the report made with the page",
-            60,
-        )
-        .await;
+        wait_first_report(&c, "the report made with the page").await;
         let built = report_content(&c).await;
         // Without a worker the page says so, and blames no input.
         wait_until(
@@ -824,13 +829,7 @@ fn the_first_report_comes_with_the_page() {
         );
         // A reload keeps the example as it was, and so its first report.
         c.refresh().await.expect("reload the page");
-        wait_until(
-            &c,
-            "document.querySelector('#report .timing[data-built=\"true\"]') && document.querySelector('#report .card')",
-            "the report made with the page, after a reload",
-            60,
-        )
-        .await;
+        wait_first_report(&c, "the report made with the page, after a reload").await;
         // The same report; the summary no longer names the example (a
         // reload restores the fields, not which example filled them).
         let reloaded = report_content(&c).await;
