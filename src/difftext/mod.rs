@@ -202,8 +202,9 @@ const FORMATS: &str = "drift-doctor reads the output of `argocd app diff` (`====
 headers, each followed by plain `diff` hunks such as `118c118` or unified hunks such as `@@ -115,7 +115,7 @@`) and \
 of `kubectl diff` (`diff -u -N /tmp/LIVE-…/<file> /tmp/MERGED-…/<file>` lines, each followed by unified hunks)";
 
-/// Lines looked at by [`looks_like_diff`].
-const SNIFF_LINES: usize = 2000;
+/// Lines looked at by [`looks_like_diff`] (the rest of a text never
+/// changes its answer).
+pub const SNIFF_LINES: usize = 2000;
 
 /// Cheap check used to switch the page to diff mode automatically.
 pub fn looks_like_diff(text: &str) -> bool {

@@ -5,6 +5,7 @@
 //! slot and replaces any older waiting one, so fast typing over a big input
 //! never piles up work in the worker.
 
+use super::js_text::{post_request, Attached};
 use super::protocol::{ErrorInfo, Export, FromWorker, Input, JqExpression, Request, Response};
 use super::util::now;
 use crate::share::ShareState;
@@ -65,15 +66,22 @@ struct WorkerLink {
     /// The worker has announced it reads messages.
     ready: bool,
     /// Requests waiting for the worker to be ready, oldest first.
-    unsent: Vec<Request>,
+    unsent: Vec<Outgoing>,
     /// Requests posted and not yet answered, oldest first (the worker
     /// answers in order, so the first one is the one it is working on).
-    unanswered: VecDeque<Request>,
+    unanswered: VecDeque<Outgoing>,
     /// The jq expression in evaluation, and the timer that ends the worker
     /// if it outlives its limit (dropped, and so cancelled, when it ends).
     jq: Option<(JqExpression, Timeout)>,
     _on_message: Closure<dyn Fn(MessageEvent)>,
     _on_error: Closure<dyn Fn(web_sys::Event)>,
+}
+
+/// A request and the large texts sent beside it (kept together, to post
+/// both again to a new worker).
+struct Outgoing {
+    request: Request,
+    attached: Attached,
 }
 
 impl Drop for WorkerLink {
@@ -85,7 +93,7 @@ impl Drop for WorkerLink {
 struct Inner {
     backend: Backend,
     busy: bool,
-    waiting: Option<(u32, Input)>,
+    waiting: Option<(u32, Input, Attached)>,
     sent_at: HashMap<u32, f64>,
     deliver: Rc<dyn Fn(Response)>,
     warmed: bool,
@@ -151,10 +159,10 @@ impl Client {
             let Backend::Worker(url, link) = &mut inner.backend else {
                 return;
             };
-            let left: Vec<Request> = link
+            let left: Vec<Outgoing> = link
                 .take()
                 .map(|mut old| {
-                    let mut left: Vec<Request> = old.unanswered.drain(..).collect();
+                    let mut left: Vec<Outgoing> = old.unanswered.drain(..).collect();
                     left.append(&mut old.unsent);
                     left
                 })
@@ -165,7 +173,7 @@ impl Client {
                     *link = Some(new);
                     Vec::new()
                 }
-                Err(why) => left.into_iter().map(|r| (r, why.clone())).collect(),
+                Err(why) => left.into_iter().map(|o| (o.request, why.clone())).collect(),
             }
         };
         for (request, why) in failed {
@@ -173,8 +181,9 @@ impl Client {
         }
     }
 
-    /// Ask for an analysis; it starts now or after the one in flight.
-    pub fn analyze(&self, seq: u32, input: Input) {
+    /// Ask for an analysis (its large texts attached beside it); it starts
+    /// now or after the one in flight.
+    pub fn analyze(&self, seq: u32, input: Input, attached: Attached) {
         {
             let Ok(mut guard) = self.0.try_borrow_mut() else {
                 return;
@@ -182,14 +191,14 @@ impl Client {
             let Some(inner) = guard.as_mut() else { return };
             inner.sent_at.insert(seq, now());
             if inner.busy {
-                if let Some((old, _)) = inner.waiting.replace((seq, input)) {
+                if let Some((old, ..)) = inner.waiting.replace((seq, input, attached)) {
                     inner.sent_at.remove(&old);
                 }
                 return;
             }
             inner.busy = true;
         }
-        self.post(self.analyze_request(seq, input));
+        self.post_with(self.analyze_request(seq, input), attached);
     }
 
     pub fn texts(&self, seq: u32, id: String) {
@@ -236,6 +245,10 @@ impl Client {
     }
 
     fn post(&self, request: Request) {
+        self.post_with(request, Attached::default());
+    }
+
+    fn post_with(&self, mut request: Request, attached: Attached) {
         let inline = {
             let Ok(guard) = self.0.try_borrow() else {
                 return;
@@ -247,9 +260,10 @@ impl Client {
             }
         };
         let Some((handler, deliver)) = inline else {
-            self.post_to_worker(request);
+            self.post_to_worker(Outgoing { request, attached });
             return;
         };
+        attached.fill(&mut request);
         // Answer asynchronously, as the worker would.
         wasm_bindgen_futures::spawn_local(async move {
             let response = match handler.try_borrow_mut() {
@@ -280,7 +294,7 @@ impl Client {
         }
     }
 
-    fn post_to_worker(&self, request: Request) {
+    fn post_to_worker(&self, outgoing: Outgoing) {
         let refused = {
             let Ok(mut guard) = self.0.try_borrow_mut() else {
                 return;
@@ -288,22 +302,22 @@ impl Client {
             let Some(inner) = guard.as_mut() else { return };
             match &mut inner.backend {
                 Backend::Worker(_, Some(link)) if link.ready => {
-                    match super::protocol::post_encoded(&request, |message, transfer| {
+                    match post_request(&outgoing.request, &outgoing.attached, |message, transfer| {
                         link.worker.post_message_with_transfer(message, transfer)
                     }) {
                         Ok(()) => {
                             // Kept until answered, to post again to a new worker.
-                            link.unanswered.push_back(request);
+                            link.unanswered.push_back(outgoing);
                             None
                         }
-                        Err(e) => Some((request, js_text(&e))),
+                        Err(e) => Some((outgoing.request, js_text(&e))),
                     }
                 }
                 Backend::Worker(_, Some(link)) => {
-                    link.unsent.push(request);
+                    link.unsent.push(outgoing);
                     None
                 }
-                _ => Some((request, "the analysis worker is not running".to_string())),
+                _ => Some((outgoing.request, "the analysis worker is not running".to_string())),
             }
         };
         if let Some((request, why)) = refused {
@@ -338,8 +352,8 @@ impl Client {
             }
             next
         };
-        if let Some((seq, input)) = next {
-            self.post(self.analyze_request(seq, input));
+        if let Some((seq, input, attached)) = next {
+            self.post_with(self.analyze_request(seq, input), attached);
         }
     }
 
@@ -357,8 +371,8 @@ impl Client {
                     }
                     _ => return,
                 };
-                for request in unsent {
-                    self.post_to_worker(request);
+                for outgoing in unsent {
+                    self.post_to_worker(outgoing);
                 }
             }
             FromWorker::Answer(response) => {
@@ -426,8 +440,8 @@ impl Client {
                 inner.timed_out.push(expression);
             }
             let timed_out = inner.timed_out.clone();
-            for request in link.unanswered.iter_mut().chain(link.unsent.iter_mut()) {
-                if let Request::Analyze { timed_out: t, .. } = request {
+            for outgoing in link.unanswered.iter_mut().chain(link.unsent.iter_mut()) {
+                if let Request::Analyze { timed_out: t, .. } = &mut outgoing.request {
                     t.clone_from(&timed_out);
                 }
             }
@@ -458,7 +472,7 @@ impl Client {
                     None
                 }
                 Some(mut old) => {
-                    let mut requests: Vec<Request> = old.unanswered.drain(..).collect();
+                    let mut requests: Vec<Outgoing> = old.unanswered.drain(..).collect();
                     requests.append(&mut old.unsent);
                     Some(requests)
                 }
@@ -468,8 +482,8 @@ impl Client {
         match never_started {
             Some(requests) => {
                 let why = format!("{why} before it had started");
-                for request in requests {
-                    self.answer_with_error(&request, &why);
+                for outgoing in requests {
+                    self.answer_with_error(&outgoing.request, &why);
                 }
             }
             None => {
@@ -481,8 +495,8 @@ impl Client {
                     _ => None,
                 };
                 self.start_worker();
-                if let Some(request) = failed {
-                    self.answer_with_error(&request, &why);
+                if let Some(outgoing) = failed {
+                    self.answer_with_error(&outgoing.request, &why);
                 }
             }
         }

@@ -12,11 +12,12 @@ use super::first_report;
 use super::inputs::{waiting_for, Field, Refs};
 use super::persist;
 use super::protocol::{ErrorInfo, Export, Input, Mode, Response};
-use super::sharing::is_shared_state;
+use super::js_text::JsText;
+use super::sharing::{is_shared_state, may_be_shared_state};
 use super::state::Shared as Same;
 use super::state::{Action, Loaded, Notice, PageState, SenderView, ShareFor, Undo};
 use super::util::copy_to_clipboard;
-use crate::difftext::looks_like_diff;
+use crate::difftext::{looks_like_diff, SNIFF_LINES};
 use crate::input::{decode_text, Side};
 use crate::share::ShareState;
 use crate::Cause;
@@ -166,9 +167,9 @@ impl Controller {
     /// Send analysis `state.latest` to the worker, or wait quietly while a
     /// side is missing and the user has not asked for an analysis.
     pub fn send(&self, state: &PageState) {
-        let input = self.0.refs.input(state.mode, state.show_hidden);
+        let (input, attached) = self.0.refs.analysis_input(state.mode, state.show_hidden);
         let seq = state.latest;
-        match waiting_for(&input) {
+        match waiting_for(&input, &attached) {
             Some(waiting) => self.dispatch(Action::Wait {
                 seq,
                 waiting,
@@ -176,7 +177,7 @@ impl Controller {
             }),
             None => {
                 if let Some(client) = self.client() {
-                    client.analyze(seq, input);
+                    client.analyze(seq, input, attached);
                 }
             }
         }
@@ -206,7 +207,8 @@ impl Controller {
             let text = refs.text(field);
             if looks_like_diff(&text) {
                 refs.set_text(field, String::new());
-                self.divert(text);
+                refs.set_text(Field::Diff, text);
+                self.divert();
                 return;
             }
         }
@@ -218,10 +220,10 @@ impl Controller {
         }
     }
 
-    /// Analyse `text` as diff output (the page chose diff mode for it).
-    fn divert(&self, text: String) {
+    /// Analyse the diff field (the page put diff output there and chose
+    /// diff mode for it).
+    fn divert(&self) {
         self.0.timer.borrow_mut().take();
-        self.0.refs.set_text(Field::Diff, text);
         self.dispatch(Action::SetMode {
             mode: Mode::Diff,
             note: true,
@@ -238,29 +240,40 @@ impl Controller {
         });
     }
 
-    /// Replace a field's whole text (a file, a large paste) and analyse it now.
+    /// Replace a field's whole text (a file, Clear) and analyse it now.
     pub fn replace_text(&self, field: Field, text: String, mode: Mode) {
+        self.replace_pasted(field, JsText::from(text.as_str()), mode);
+    }
+
+    /// Replace a field's whole text with a large paste and analyse it now.
+    pub fn replace_pasted(&self, field: Field, text: JsText, mode: Mode) {
         let Some(text) = self.paste(field, text, mode) else {
             return;
         };
-        self.0.refs.set_text(field, text);
+        self.0.refs.set_pasted(field, text);
         self.dispatch(Action::Edited { big: self.big() });
         self.analyze_now(false);
     }
 
     /// Offered every pasted text first: None when it went elsewhere (a share
     /// link or file opens; diff output goes to the diff field), else the text
-    /// back (not copied: pastes can be megabytes).
-    pub fn paste(&self, field: Field, text: String, mode: Mode) -> Option<String> {
-        if is_shared_state(&text) {
-            self.open_shared(text, false);
-            return None;
+    /// back. Only its first lines are read, unless it may be a share link or
+    /// file: pastes can be megabytes.
+    pub fn paste(&self, field: Field, text: JsText, mode: Mode) -> Option<JsText> {
+        let head = text.head(SNIFF_LINES);
+        if may_be_shared_state(&head) {
+            let whole = text.to_utf8();
+            if is_shared_state(&whole) {
+                self.open_shared(whole, false);
+                return None;
+            }
         }
         if mode == Mode::Sides
             && matches!(field, Field::Git | Field::Live)
-            && looks_like_diff(&text)
+            && looks_like_diff(&head)
         {
-            self.divert(text);
+            self.0.refs.set_pasted(Field::Diff, text);
+            self.divert();
             return None;
         }
         Some(text)
@@ -272,9 +285,7 @@ impl Controller {
         if field.big_slot().is_none() {
             return;
         }
-        if let Some(text) = refs.take_held(field) {
-            super::util::set_textarea_value(refs.node(field), &text);
-        }
+        refs.unhold(field);
         self.dispatch(Action::Edited { big: self.big() });
     }
 
@@ -350,7 +361,7 @@ impl Controller {
         let undo = self.undo_point(state);
         let mut input = Input::sides(ex.git, ex.live);
         // Keep the user's own settings and options: the example is only the two sides.
-        let before = self.0.refs.input(state.mode, false);
+        let (before, _) = self.0.refs.analysis_input(state.mode, false);
         input.settings = before.settings;
         input.namespace = before.namespace;
         input.strategy = before.strategy;
@@ -444,8 +455,9 @@ impl Controller {
         let Some(report) = text.and_then(first_report::read) else {
             return;
         };
-        let now = self.0.refs.input(mode, show_hidden);
-        if first_report::input().as_ref() == Some(&now) {
+        // A text held outside its textarea is never the example's.
+        let (now, held) = self.0.refs.analysis_input(mode, show_hidden);
+        if held.is_empty() && first_report::input().as_ref() == Some(&now) {
             self.dispatch(Action::FirstReport(Box::new(report)));
         }
     }

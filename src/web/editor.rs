@@ -1,6 +1,7 @@
 //! One input editor: a labelled textarea that takes paste, typing, a dropped
 //! file or a chosen file, with the core's input errors shown right under it.
 
+use super::js_text::JsText;
 use super::protocol::ErrorInfo;
 use super::util::textarea_value;
 use wasm_bindgen::JsCast;
@@ -49,29 +50,20 @@ extern "C" {
     type PastedData;
     #[wasm_bindgen(method, js_class = "DataTransfer", js_name = getData)]
     fn get_data_as_js(this: &PastedData, format: &str) -> js_sys::JsString;
-
-    /// The browser's `TextEncoder`, given a JavaScript string as it is.
-    #[wasm_bindgen(js_name = TextEncoder)]
-    type Utf8Encoder;
-    #[wasm_bindgen(constructor, js_class = "TextEncoder")]
-    fn new() -> Utf8Encoder;
-    #[wasm_bindgen(method, js_class = "TextEncoder")]
-    fn encode(this: &Utf8Encoder, text: &js_sys::JsString) -> js_sys::Uint8Array;
 }
 
-/// The pasted text, turned into UTF-8 by the browser's encoder (native
-/// fast), then copied into the page's memory whole.
-fn pasted_text(e: &ClipboardEvent) -> Option<String> {
+/// The pasted text as the browser holds it: a large one is never copied
+/// into the page's memory (see `js_text`).
+fn pasted_text(e: &ClipboardEvent) -> Option<JsText> {
     let data: PastedData = wasm_bindgen::JsCast::unchecked_into(e.clipboard_data()?);
-    let text = data.get_data_as_js("text");
-    String::from_utf8(Utf8Encoder::new().encode(&text).to_vec()).ok()
+    Some(JsText::new(data.get_data_as_js("text")))
 }
 
 /// Hand a pasted text on in a task of its own: reading megabytes off the
-/// clipboard already takes the paste event's task a while, and storing,
-/// measuring and sending the text to the worker in the same task would
-/// freeze the page for both together.
-fn replace_soon(on_replace: &Callback<String>, text: String) {
+/// clipboard already takes the paste event's task a while, and measuring
+/// and sending the text to the worker in the same task would freeze the
+/// page for both together.
+fn replace_soon(on_replace: &Callback<JsText>, text: JsText) {
     let on_replace = on_replace.clone();
     gloo::timers::callback::Timeout::new(0, move || on_replace.emit(text)).forget();
 }
@@ -95,7 +87,7 @@ pub struct EditorProps {
     pub on_edit: Callback<Edit>,
     pub on_file: Callback<web_sys::File>,
     /// Replace the whole side with this text (a large paste).
-    pub on_replace: Callback<String>,
+    pub on_replace: Callback<JsText>,
     /// Set when the side is held outside the textarea.
     pub big: Option<BigInfo>,
     /// Move a large side into the textarea after all.
@@ -104,7 +96,7 @@ pub struct EditorProps {
     /// Offered every pasted text first; None means the page took it
     /// elsewhere (diff output pasted into a YAML side), else it comes back.
     #[prop_or_default]
-    pub on_paste: Option<Callback<String, Option<String>>>,
+    pub on_paste: Option<Callback<JsText, Option<JsText>>>,
     /// Placeholder text of the empty textarea.
     #[prop_or_default]
     pub placeholder: Option<AttrValue>,
@@ -171,7 +163,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                 },
                 None => text,
             };
-            if text.len() > LARGE_INPUT {
+            if text.units() > LARGE_INPUT {
                 e.prevent_default();
                 replace_soon(&on_replace, text);
             }
@@ -289,6 +281,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             if let Some(big) = props.big {
                 <div class="big-input" tabindex="0" role="group" id={format!("{}-big", props.side)}
                     aria-labelledby={format!("{}-title", props.side)} aria-describedby={err_id.clone()}
+                    data-bytes={big.bytes.to_string()} data-lines={big.lines.to_string()}
                     onpaste={onpaste_panel} ondragover={ondragover.clone()} ondragleave={ondragleave.clone()} ondrop={ondrop.clone()}>
                     <p><strong>{ format!("Large input: {}, {} lines.", size_text(big.bytes), big.lines) }</strong></p>
                     <p class="muted">{ "It is analysed in full but kept out of the text box, which would freeze the page at this size. Paste or drop here to replace it." }</p>

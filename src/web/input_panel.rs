@@ -5,6 +5,7 @@ use super::controller::Controller;
 use super::editor::{Edit, Editor};
 use super::examples::EXAMPLES;
 use super::inputs::Field;
+use super::js_text::JsText;
 use super::protocol::Mode;
 use super::state::{Action, PageState};
 use super::util::select_value;
@@ -41,11 +42,11 @@ pub fn InputPanel(props: &PanelProps) -> Html {
     };
     let on_replace = |field: Field| {
         let ctl = ctl.clone();
-        Callback::from(move |text: String| ctl.replace_text(field, text, mode))
+        Callback::from(move |text: JsText| ctl.replace_pasted(field, text, mode))
     };
     let on_paste = |field: Field| {
         let ctl = ctl.clone();
-        Callback::from(move |text: String| -> Option<String> { ctl.paste(field, text, mode) })
+        Callback::from(move |text: JsText| -> Option<JsText> { ctl.paste(field, text, mode) })
     };
     let on_file = |field: Field| {
         let ctl = ctl.clone();

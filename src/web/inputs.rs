@@ -3,6 +3,7 @@
 //! analysis `Input`.
 
 use super::editor::{BigInfo, LARGE_INPUT};
+use super::js_text::{Attached, JsText};
 use super::protocol::{Input, Mode, APPLICATION_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
@@ -122,10 +123,11 @@ pub struct Refs {
     big: Rc<RefCell<[Option<Held>; 3]>>,
 }
 
-/// A text held outside its textarea, with its size counted once when it is
-/// set (counting the lines of megabytes on every update stalls the page).
+/// A text held outside its textarea, as the browser's string (see
+/// `js_text`), with its size counted once when it is set (counting the
+/// lines of megabytes on every update stalls the page).
 struct Held {
-    text: String,
+    text: JsText,
     info: BigInfo,
 }
 
@@ -141,15 +143,23 @@ impl Refs {
         }
     }
 
+    /// The text held outside `field`'s textarea, if any.
+    fn held(&self, field: Field) -> Option<JsText> {
+        let i = field.big_slot()?;
+        self.big.borrow()[i].as_ref().map(|h| h.text.clone())
+    }
+
+    /// A field's whole text as UTF-8 (a copy of megabytes when it is held
+    /// outside its textarea: analyses use `analysis_input` instead).
     pub fn text(&self, field: Field) -> String {
-        let big = field
-            .big_slot()
-            .and_then(|i| self.big.borrow()[i].as_ref().map(|h| h.text.clone()));
-        big.unwrap_or_else(|| textarea_value(self.node(field)))
+        match self.held(field) {
+            Some(held) => held.to_utf8(),
+            None => textarea_value(self.node(field)),
+        }
     }
 
     /// Take the text `field` holds outside its textarea, if any.
-    pub fn take_held(&self, field: Field) -> Option<String> {
+    pub fn take_held(&self, field: Field) -> Option<JsText> {
         let i = field.big_slot()?;
         self.big.borrow_mut()[i].take().map(|h| h.text)
     }
@@ -160,6 +170,7 @@ impl Refs {
             Some(i) if text.len() > LARGE_INPUT => {
                 set_textarea_value(self.node(field), "");
                 let info = BigInfo::of(&text);
+                let text = JsText::from(text.as_str());
                 self.big.borrow_mut()[i] = Some(Held { text, info });
             }
             slot => {
@@ -171,6 +182,31 @@ impl Refs {
         }
     }
 
+    /// Put a pasted text in a field, as `set_text` does, without turning it
+    /// into UTF-8 on the page.
+    pub fn set_pasted(&self, field: Field, text: JsText) {
+        match field.big_slot() {
+            Some(i) if text.units() > LARGE_INPUT => {
+                set_textarea_value(self.node(field), "");
+                let info = text.info();
+                self.big.borrow_mut()[i] = Some(Held { text, info });
+            }
+            slot => {
+                set_textarea_js(self.node(field), &text);
+                if let Some(i) = slot {
+                    self.big.borrow_mut()[i] = None;
+                }
+            }
+        }
+    }
+
+    /// Move the text held outside `field`'s textarea into it.
+    pub fn unhold(&self, field: Field) {
+        if let Some(text) = self.take_held(field) {
+            set_textarea_js(self.node(field), &text);
+        }
+    }
+
     pub fn big_infos(&self) -> [Option<BigInfo>; 3] {
         let big = self.big.borrow();
         [0, 1, 2].map(|i| big[i].as_ref().map(|h| h.info))
@@ -178,14 +214,28 @@ impl Refs {
 
     /// What the fields hold, read as an analysis of `mode`.
     pub fn input(&self, mode: Mode, include_hidden: bool) -> Input {
-        let text = |field: Field, used: bool| {
-            if used {
-                self.text(field)
-            } else {
-                String::new()
+        let (mut input, attached) = self.analysis_input(mode, include_hidden);
+        attached.fill_input(&mut input);
+        input
+    }
+
+    /// What an analysis of `mode` reads: the input, with the texts held
+    /// outside their textareas left empty in it and attached beside it.
+    pub fn analysis_input(&self, mode: Mode, include_hidden: bool) -> (Input, Attached) {
+        let mut attached = Attached::default();
+        let mut text = |field: Field, used: bool| {
+            if !used {
+                return String::new();
+            }
+            match (self.held(field), field.big_slot()) {
+                (Some(held), Some(slot)) => {
+                    attached.0[slot] = Some(held);
+                    String::new()
+                }
+                _ => textarea_value(self.node(field)),
             }
         };
-        Input {
+        let input = Input {
             mode,
             git: text(Field::Git, mode == Mode::Sides),
             live: text(Field::Live, mode == Mode::Sides),
@@ -198,7 +248,8 @@ impl Refs {
             ignore_aggregated_roles: input_checked(&self.aggregated),
             argocd_version: select_value(&self.release),
             include_hidden,
-        }
+        };
+        (input, attached)
     }
 
     /// Show `input` in the fields (a restored link, a reload, an example).
@@ -220,18 +271,21 @@ impl Refs {
     }
 }
 
-/// What `input` lacks for an analysis: everything, or some fields.
-pub fn waiting_for(input: &Input) -> Option<Waiting> {
-    let blank = |t: &str| t.trim().is_empty();
+/// What `input` lacks for an analysis (with `attached` beside it):
+/// everything, or some fields.
+pub fn waiting_for(input: &Input, attached: &Attached) -> Option<Waiting> {
+    let blank = |field: Field, t: &str| {
+        t.trim().is_empty() && !field.big_slot().is_some_and(|slot| attached.holds(slot))
+    };
     let missing: Vec<Field> = match input.mode {
         Mode::Sides => [(Field::Git, &input.git), (Field::Live, &input.live)]
             .into_iter()
-            .filter(|(_, t)| blank(t))
+            .filter(|(f, t)| blank(*f, t))
             .map(|(f, _)| f)
             .collect(),
         Mode::Diff => [(Field::Diff, &input.diff)]
             .into_iter()
-            .filter(|(_, t)| blank(t))
+            .filter(|(f, t)| blank(*f, t))
             .map(|(f, _)| f)
             .collect(),
     };

@@ -15,7 +15,8 @@
 //!   (the worker, the text fields, timers) and dispatches to it.
 //! - `app`: the page; `input_panel` and `report_panel` its two halves;
 //!   `card`, `fix_view`, `summary`, `diffview`, `rules_view` the report's parts.
-//! - `inputs`: the input fields; `persist`: what outlives a reload, the URL
+//! - `inputs`: the input fields (large ones held as the browser's strings,
+//!   `js_text`); `persist`: what outlives a reload, the URL
 //!   fragment and downloads; `sharing`: share links and files on the page.
 
 /// Modules for the browser only (the page and the worker's message loop).
@@ -40,6 +41,7 @@ browser_only! {
     mod fix_view;
     mod input_panel;
     mod inputs;
+    mod js_text;
     mod persist;
     mod plan_view;
     mod report_panel;

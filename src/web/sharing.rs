@@ -19,6 +19,14 @@ pub fn is_shared_state(text: &str) -> bool {
     share_file || link
 }
 
+/// Whether a text that starts with `head` may be a share link or file
+/// (`is_shared_state`): a link has no white space within, a file is a JSON
+/// object. Anything else is known not to be from its first lines alone.
+pub fn may_be_shared_state(head: &str) -> bool {
+    let t = head.trim_start_matches('\u{feff}').trim();
+    t.starts_with('{') || !t.contains(char::is_whitespace)
+}
+
 /// What "Copy link" made: the link, or the share file to download instead.
 /// A page opened as a file (`file://`) makes links that open only on this
 /// computer: it says so and offers the share file and another base address.

@@ -27,6 +27,13 @@ pub fn set_textarea_value(r: &NodeRef, text: &str) {
     }
 }
 
+/// Set a textarea's text from a JavaScript string, as it is.
+pub fn set_textarea_js(r: &NodeRef, text: &super::js_text::JsText) {
+    if let Some(t) = r.cast::<HtmlTextAreaElement>() {
+        let _ = js_sys::Reflect::set(&t, &"value".into(), text.js());
+    }
+}
+
 pub fn input_value(r: &NodeRef) -> String {
     r.cast::<HtmlInputElement>()
         .map(|t| t.value())

@@ -11,6 +11,7 @@
 //! fails or is missing changes nothing but the time taken.
 
 use super::engine::Engine;
+use super::js_text::read_request;
 use super::protocol::{post_encoded, FromWorker, JqExpression, Request, Response};
 use crate::ignore::jq::{Evaluation, Executor, Job};
 use crate::input::{parse_unit, yaml_units, Preparsed};
@@ -114,8 +115,7 @@ pub fn start() {
     let on_message = {
         let state = state.clone();
         Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            let request: Request = Bincode::decode(event.data());
-            on_request(&state, request);
+            on_request(&state, read_request(event.data()));
         })
     };
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));

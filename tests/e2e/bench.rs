@@ -57,10 +57,15 @@ fn big_pair_in_browser() {
         let mut times = Vec::new();
         let mut stalls = Vec::new();
         // DRIFT_DOCTOR_BENCH_PROFILE=file saves the main thread's CPU profile
-        // of run 5 (Chrome's .cpuprofile format) for a closer look.
+        // of run 5, or of DRIFT_DOCTOR_BENCH_PROFILE_RUN (Chrome's .cpuprofile
+        // format), for a closer look.
         let profile_to = std::env::var_os("DRIFT_DOCTOR_BENCH_PROFILE").map(PathBuf::from);
+        let profile_run: u32 = std::env::var("DRIFT_DOCTOR_BENCH_PROFILE_RUN")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(5);
         for run in 1..=10 {
-            let profiling = run == 5 && profile_to.is_some();
+            let profiling = run == profile_run && profile_to.is_some();
             if profiling {
                 cdp(&c, "Profiler.enable", json!({})).await;
                 cdp(

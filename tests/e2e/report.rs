@@ -673,8 +673,10 @@ fn a_large_side_read_by_two_workers_gives_the_cores_report() {
 }
 
 /// A large paste comes through the clipboard into the page byte for byte,
-/// whatever its characters (the page turns it into UTF-8 with the
-/// browser's own encoder), and is analysed as the core reads it.
+/// whatever its characters (the page keeps it as the browser's string and
+/// the worker turns it into UTF-8), is measured as the core would measure
+/// it, and is analysed as the core reads it. Large diff output pasted into
+/// a YAML side is recognised from its first lines and analysed as diff output.
 #[test]
 fn a_large_paste_keeps_every_character() {
     with_page("large-paste", |c, _| async move {
@@ -693,6 +695,11 @@ fn a_large_paste_keeps_every_character() {
         paste_event(&c, "live-input", &live).await;
         wait_new_report(&c, &before, "the pair's report").await;
         assert_eq!(page_summary(&c).await, core_summary(&report));
+        assert_eq!(
+            js(&c, "const b = document.getElementById('live-big').dataset; return [Number(b.bytes), Number(b.lines)];", vec![]).await,
+            json!([live.len(), live.lines().count()]),
+            "the held side's size in UTF-8 bytes and its lines"
+        );
         // Moved into the textarea, the held text is the pasted one.
         click(&c, "#live-big button").await;
         let shown = js(
@@ -705,6 +712,22 @@ fn a_large_paste_keeps_every_character() {
             shown.as_str() == Some(live.as_str()),
             "the live text changed on its way in"
         );
+
+        // Megabytes of `argocd app diff` output, pasted into the Git side.
+        let diff: String = (0..4000)
+            .map(|i| format!("===== /ConfigMap shop/cm-{i} ======\n8c8\n<   plain: value-{i}\n---\n>   plain: välue-{i}\n\n"))
+            .collect();
+        assert!(diff.len() > 300_000 && diff.lines().count() > drift_doctor::difftext::SNIFF_LINES);
+        let from_diff = drift_doctor::analyze_diff(&diff, &page_options(false)).unwrap();
+        let before = report_seq(&c).await;
+        paste_event(&c, "git-big", &diff).await;
+        wait_new_report(&c, &before, "the diff output's report").await;
+        assert_eq!(
+            js(&c, "return [document.getElementById('mode-diff').checked, Number(document.getElementById('diff-big').dataset.bytes)];", vec![]).await,
+            json!([true, diff.len()]),
+            "diff mode, the text held in the diff field"
+        );
+        assert_eq!(page_summary(&c).await, core_summary(&from_diff));
     });
 }
 

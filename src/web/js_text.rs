@@ -1,0 +1,159 @@
+//! Large texts as the browser holds them. A pasted side of megabytes stays
+//! a JavaScript string on the page: turning it into UTF-8 there, and copying
+//! it into every analysis request, used to stall the page for tens of
+//! milliseconds (hundreds at tens of megabytes). The string travels to the
+//! worker beside the request's encoded message, and the worker reads it.
+
+use super::editor::BigInfo;
+use super::protocol::{Input, Request};
+use gloo::worker::{Bincode, Codec};
+use js_sys::{Array, JsString, RegExp, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's `TextEncoder`, given a JavaScript string as it is
+    /// (wasm-bindgen's own conversion copies ASCII one character at a time).
+    #[wasm_bindgen(js_name = TextEncoder)]
+    type Utf8Encoder;
+    #[wasm_bindgen(constructor, js_class = "TextEncoder")]
+    fn new() -> Utf8Encoder;
+    #[wasm_bindgen(method, js_class = "TextEncoder")]
+    fn encode(this: &Utf8Encoder, text: &JsString) -> Uint8Array;
+}
+
+/// A text kept as a JavaScript string.
+#[derive(Clone, Debug)]
+pub struct JsText(JsString);
+
+impl JsText {
+    pub fn new(text: JsString) -> JsText {
+        JsText(text)
+    }
+
+    pub fn js(&self) -> &JsString {
+        &self.0
+    }
+
+    /// Its length in UTF-16 units (at most its length in UTF-8 bytes).
+    pub fn units(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    /// The text as UTF-8 (the browser's encoder: fast, but a full copy).
+    pub fn to_utf8(&self) -> String {
+        let bytes = Utf8Encoder::new().encode(&self.0).to_vec();
+        // The encoder writes UTF-8 (lone surrogates become U+FFFD).
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// Its first `lines` lines as UTF-8 (all of it when shorter), to sniff
+    /// what kind of text it is without converting megabytes.
+    pub fn head(&self, lines: usize) -> String {
+        let mut end = 0i32;
+        for _ in 0..lines {
+            match self.0.index_of("\n", end) {
+                -1 => return self.to_utf8(),
+                at => end = at + 1,
+            }
+        }
+        JsText(self.0.slice(0, end as u32)).to_utf8()
+    }
+
+    /// Its size in UTF-8 bytes and its lines, counted by the browser's
+    /// regular expressions rather than by converting it here.
+    pub fn info(&self) -> BigInfo {
+        let count = |pattern: &str| -> usize {
+            self.0
+                .match_(&RegExp::new(pattern, "g"))
+                .map_or(0, |found| found.unchecked_into::<Array>().length() as usize)
+        };
+        let units = self.units();
+        // UTF-8 length from UTF-16 units: U+0080 and up take one byte more,
+        // U+0800 and up another; a surrogate pair (two units, four bytes)
+        // counts two in each and gives one back per unit (a lone surrogate,
+        // which the encoder turns into U+FFFD, counts one byte short).
+        let bytes = if self.0.search(&RegExp::new("[^\\x00-\\x7f]", "")) >= 0 {
+            units + count("[\\u0080-\\uffff]") + count("[\\u0800-\\uffff]")
+                - count("[\\ud800-\\udfff]")
+        } else {
+            units
+        };
+        // As `str::lines`: a last line break does not start another line.
+        let unterminated = units > 0 && !self.0.ends_with("\n", units as i32);
+        BigInfo {
+            bytes,
+            lines: count("\n") + usize::from(unterminated),
+        }
+    }
+}
+
+impl From<&str> for JsText {
+    fn from(text: &str) -> JsText {
+        JsText(JsString::from(text))
+    }
+}
+
+/// The large texts of an analysis request, sent beside its encoded message
+/// (by `Field::big_slot`: Git, live, diff); the request's own fields for
+/// them are left empty.
+#[derive(Clone, Debug, Default)]
+pub struct Attached(pub [Option<JsText>; 3]);
+
+impl Attached {
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    pub fn holds(&self, slot: usize) -> bool {
+        self.0.get(slot).is_some_and(Option::is_some)
+    }
+
+    /// Put the texts into `input`, as UTF-8.
+    pub fn fill_input(&self, input: &mut Input) {
+        let fields = [&mut input.git, &mut input.live, &mut input.diff];
+        for (field, text) in fields.into_iter().zip(&self.0) {
+            if let Some(text) = text {
+                *field = text.to_utf8();
+            }
+        }
+    }
+
+    /// Put the texts into the request's input, if it has one.
+    pub fn fill(&self, request: &mut Request) {
+        if let Request::Analyze { input, .. } = request {
+            self.fill_input(input);
+        }
+    }
+}
+
+/// Post `request` with its attached texts: the encoded bytes (transferred,
+/// not copied) alone, or followed by the three texts.
+pub fn post_request(
+    request: &Request,
+    attached: &Attached,
+    post: impl FnOnce(&JsValue, &JsValue) -> Result<(), JsValue>,
+) -> Result<(), JsValue> {
+    super::protocol::post_encoded(request, |encoded, transfer| {
+        if attached.is_empty() {
+            return post(encoded, transfer);
+        }
+        let message = Array::of1(encoded);
+        for text in &attached.0 {
+            message.push(&text.as_ref().map_or(JsValue::UNDEFINED, |t| t.js().into()));
+        }
+        post(&message, transfer)
+    })
+}
+
+/// A request as `post_request` sent it, its attached texts read into it.
+pub fn read_request(data: JsValue) -> Request {
+    let Some(parts) = data.dyn_ref::<Array>() else {
+        return Bincode::decode(data);
+    };
+    let mut request: Request = Bincode::decode(parts.get(0));
+    let texts = [1, 2, 3].map(|i| parts.get(i).dyn_into::<JsString>().ok().map(JsText));
+    Attached(texts).fill(&mut request);
+    request
+}
