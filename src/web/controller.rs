@@ -250,9 +250,26 @@ impl Controller {
         let Some(text) = self.paste(field, text, mode) else {
             return;
         };
-        self.0.refs.set_pasted(field, text);
+        self.hold_pasted(field, text);
         self.dispatch(Action::Edited { big: self.big() });
         self.analyze_now(false);
+    }
+
+    /// Put a pasted text in `field`; a large one is measured in steps of
+    /// their own, after the analysis request has gone.
+    fn hold_pasted(&self, field: Field, text: JsText) {
+        self.0.refs.set_pasted(field, text);
+        self.measure_soon(field);
+    }
+
+    fn measure_soon(&self, field: Field) {
+        let ctl = self.clone();
+        Timeout::new(0, move || match ctl.0.refs.measure_step(field) {
+            Some(true) => ctl.dispatch(Action::Measured { big: ctl.big() }),
+            Some(false) => ctl.measure_soon(field),
+            None => {}
+        })
+        .forget();
     }
 
     /// Offered every pasted text first: None when it went elsewhere (a share
@@ -272,7 +289,7 @@ impl Controller {
             && matches!(field, Field::Git | Field::Live)
             && looks_like_diff(&head)
         {
-            self.0.refs.set_pasted(Field::Diff, text);
+            self.hold_pasted(Field::Diff, text);
             self.divert();
             return None;
         }

@@ -30,6 +30,9 @@ pub const LARGE_INPUT: usize = 300_000;
 pub struct BigInfo {
     pub bytes: usize,
     pub lines: usize,
+    /// A pasted text whose size is still being counted (`bytes` and
+    /// `lines` are not known yet).
+    pub measuring: bool,
 }
 
 impl BigInfo {
@@ -37,6 +40,15 @@ impl BigInfo {
         BigInfo {
             bytes: text.len(),
             lines: text.lines().count(),
+            measuring: false,
+        }
+    }
+
+    pub fn measuring() -> BigInfo {
+        BigInfo {
+            bytes: 0,
+            lines: 0,
+            measuring: true,
         }
     }
 }
@@ -281,9 +293,14 @@ pub fn Editor(props: &EditorProps) -> Html {
             if let Some(big) = props.big {
                 <div class="big-input" tabindex="0" role="group" id={format!("{}-big", props.side)}
                     aria-labelledby={format!("{}-title", props.side)} aria-describedby={err_id.clone()}
-                    data-bytes={big.bytes.to_string()} data-lines={big.lines.to_string()}
+                    data-bytes={(!big.measuring).then(|| big.bytes.to_string())}
+                    data-lines={(!big.measuring).then(|| big.lines.to_string())}
                     onpaste={onpaste_panel} ondragover={ondragover.clone()} ondragleave={ondragleave.clone()} ondrop={ondrop.clone()}>
-                    <p><strong>{ format!("Large input: {}, {} lines.", size_text(big.bytes), big.lines) }</strong></p>
+                    <p><strong>{ if big.measuring {
+                        "Large input (counting its size…).".to_string()
+                    } else {
+                        format!("Large input: {}, {} lines.", size_text(big.bytes), big.lines)
+                    } }</strong></p>
                     <p class="muted">{ "It is analysed in full but kept out of the text box, which would freeze the page at this size. Paste or drop here to replace it." }</p>
                     <p class="big-actions">
                         <button type="button" class="button small" onclick={show_big}>{ "Edit as text (slow)" }</button>

@@ -3,7 +3,7 @@
 //! analysis `Input`.
 
 use super::editor::{BigInfo, LARGE_INPUT};
-use super::js_text::{Attached, JsText};
+use super::js_text::{Attached, JsText, Measure};
 use super::protocol::{Input, Mode, APPLICATION_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
@@ -129,6 +129,8 @@ pub struct Refs {
 struct Held {
     text: JsText,
     info: BigInfo,
+    /// How far the size of a pasted text has been counted.
+    measure: Measure,
 }
 
 impl Refs {
@@ -171,7 +173,12 @@ impl Refs {
                 set_textarea_value(self.node(field), "");
                 let info = BigInfo::of(&text);
                 let text = JsText::from(text.as_str());
-                self.big.borrow_mut()[i] = Some(Held { text, info });
+                let measure = Measure::default();
+                self.big.borrow_mut()[i] = Some(Held {
+                    text,
+                    info,
+                    measure,
+                });
             }
             slot => {
                 set_textarea_value(self.node(field), &text);
@@ -183,13 +190,17 @@ impl Refs {
     }
 
     /// Put a pasted text in a field, as `set_text` does, without turning it
-    /// into UTF-8 on the page.
+    /// into UTF-8 on the page. A large one's size is counted afterwards, a
+    /// step at a time (`measure_step`).
     pub fn set_pasted(&self, field: Field, text: JsText) {
         match field.big_slot() {
             Some(i) if text.units() > LARGE_INPUT => {
                 set_textarea_value(self.node(field), "");
-                let info = text.info();
-                self.big.borrow_mut()[i] = Some(Held { text, info });
+                self.big.borrow_mut()[i] = Some(Held {
+                    text,
+                    info: BigInfo::measuring(),
+                    measure: Measure::default(),
+                });
             }
             slot => {
                 set_textarea_js(self.node(field), &text);
@@ -197,6 +208,21 @@ impl Refs {
                     self.big.borrow_mut()[i] = None;
                 }
             }
+        }
+    }
+
+    /// Count the next slice of the size of the text held for `field`: None
+    /// when there is nothing (more) to count, else whether it is done.
+    pub fn measure_step(&self, field: Field) -> Option<bool> {
+        let i = field.big_slot()?;
+        let mut big = self.big.borrow_mut();
+        let held = big[i].as_mut().filter(|h| h.info.measuring)?;
+        match held.text.measure_step(&mut held.measure) {
+            Some(info) => {
+                held.info = info;
+                Some(true)
+            }
+            None => Some(false),
         }
     }
 

@@ -61,32 +61,55 @@ impl JsText {
         JsText(self.0.slice(0, end as u32)).to_utf8()
     }
 
-    /// Its size in UTF-8 bytes and its lines, counted by the browser's
-    /// regular expressions rather than by converting it here.
-    pub fn info(&self) -> BigInfo {
+    /// Measure the next slice of the text from where `measure` stopped:
+    /// its size in UTF-8 bytes and its lines once the whole text is done.
+    /// The browser's regular expressions count, a slice at a time, so that
+    /// tens of megabytes never hold the page for long.
+    pub fn measure_step(&self, measure: &mut Measure) -> Option<BigInfo> {
+        let units = self.units();
+        let end = (measure.at + MEASURE_SLICE_UNITS).min(units);
+        let slice = self.0.slice(measure.at as u32, end as u32);
         let count = |pattern: &str| -> usize {
-            self.0
+            slice
                 .match_(&RegExp::new(pattern, "g"))
                 .map_or(0, |found| found.unchecked_into::<Array>().length() as usize)
         };
-        let units = self.units();
-        // UTF-8 length from UTF-16 units: U+0080 and up take one byte more,
-        // U+0800 and up another; a surrogate pair (two units, four bytes)
-        // counts two in each and gives one back per unit (a lone surrogate,
-        // which the encoder turns into U+FFFD, counts one byte short).
-        let bytes = if self.0.search(&RegExp::new("[^\\x00-\\x7f]", "")) >= 0 {
-            units + count("[\\u0080-\\uffff]") + count("[\\u0800-\\uffff]")
-                - count("[\\ud800-\\udfff]")
-        } else {
-            units
-        };
+        // UTF-8 length from UTF-16 units, unit by unit (so slices add up):
+        // U+0080 and up take one byte more, U+0800 and up another; a
+        // surrogate pair (two units, four bytes) counts two in each and
+        // gives one back per unit (a lone surrogate, which the encoder turns
+        // into U+FFFD, counts one byte short).
+        let mut bytes = end - measure.at;
+        if slice.search(&RegExp::new("[^\\x00-\\x7f]", "")) >= 0 {
+            bytes += count("[\\u0080-\\uffff]") + count("[\\u0800-\\uffff]")
+                - count("[\\ud800-\\udfff]");
+        }
+        measure.bytes += bytes;
+        measure.breaks += count("\n");
+        measure.at = end;
+        if end < units {
+            return None;
+        }
         // As `str::lines`: a last line break does not start another line.
         let unterminated = units > 0 && !self.0.ends_with("\n", units as i32);
-        BigInfo {
-            bytes,
-            lines: count("\n") + usize::from(unterminated),
-        }
+        Some(BigInfo {
+            bytes: measure.bytes,
+            lines: measure.breaks + usize::from(unterminated),
+            measuring: false,
+        })
     }
+}
+
+/// UTF-16 units measured per step (a few milliseconds of the browser's
+/// regular expressions).
+const MEASURE_SLICE_UNITS: usize = 2 << 20;
+
+/// How far `JsText::measure_step` has got, and what it has counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Measure {
+    at: usize,
+    bytes: usize,
+    breaks: usize,
 }
 
 impl From<&str> for JsText {

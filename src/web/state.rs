@@ -337,6 +337,10 @@ pub enum Action {
     Edited {
         big: [Option<BigInfo>; 3],
     },
+    /// The size of a large pasted text has been counted.
+    Measured {
+        big: [Option<BigInfo>; 3],
+    },
     /// New text in the fields; analysed at once.
     Loaded(Box<Loaded>),
     /// The fields were wiped (answers still on their way are dropped).
@@ -658,6 +662,7 @@ impl Reducible for PageState {
                 next.rule_titles = Some(Shared(Rc::new(first.rule_titles)));
             }
             Action::LocalError(e) => next.error = Some(e),
+            Action::Measured { big } => next.big = big,
             Action::Edited { big } => {
                 next.big = big;
                 next.example = None;

@@ -695,6 +695,14 @@ fn a_large_paste_keeps_every_character() {
         paste_event(&c, "live-input", &live).await;
         wait_new_report(&c, &before, "the pair's report").await;
         assert_eq!(page_summary(&c).await, core_summary(&report));
+        // Its size is counted after it has gone to the worker.
+        wait_until(
+            &c,
+            "document.getElementById('live-big').dataset.bytes",
+            "the live side's size",
+            10,
+        )
+        .await;
         assert_eq!(
             js(&c, "const b = document.getElementById('live-big').dataset; return [Number(b.bytes), Number(b.lines)];", vec![]).await,
             json!([live.len(), live.lines().count()]),
@@ -722,6 +730,13 @@ fn a_large_paste_keeps_every_character() {
         let before = report_seq(&c).await;
         paste_event(&c, "git-big", &diff).await;
         wait_new_report(&c, &before, "the diff output's report").await;
+        wait_until(
+            &c,
+            "document.getElementById('diff-big').dataset.bytes",
+            "the diff output's size",
+            10,
+        )
+        .await;
         assert_eq!(
             js(&c, "return [document.getElementById('mode-diff').checked, Number(document.getElementById('diff-big').dataset.bytes)];", vec![]).await,
             json!([true, diff.len()]),
