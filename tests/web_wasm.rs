@@ -580,3 +580,73 @@ async fn a_damaged_first_report_is_not_shown() {
     handle.destroy();
     root.remove();
 }
+
+/// When the worker's answer replaces the report made with the page (the
+/// same analysis), the reader keeps what they opened meanwhile: here a
+/// card's YAML side by side. The first load asks the worker once.
+#[wasm_bindgen_test]
+async fn the_workers_report_keeps_what_the_reader_opened_in_the_first() {
+    let released = std::rc::Rc::new(std::cell::Cell::new(false));
+    let held = released.clone();
+    let texts_asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = texts_asked.clone();
+    let analyses = std::rc::Rc::new(std::cell::Cell::new(0));
+    let analysed = analyses.clone();
+    let mut engine = Engine::default();
+    // The analysis is made at once (its YAML can be asked for), its answer
+    // held back until released, as a worker still loading would.
+    let handler = Handler::deferred(move |req| {
+        let analysis = matches!(req, Request::Analyze { .. });
+        analysed.set(analysed.get() + usize::from(analysis));
+        if matches!(req, Request::Texts { .. }) {
+            counted.set(counted.get() + 1);
+        }
+        let response = engine.handle(req);
+        let held = held.clone();
+        Box::pin(async move {
+            while analysis && !held.get() {
+                sleep(20).await;
+            }
+            response
+        })
+    });
+    let built = web::first_report::build().expect("the first report is made");
+    let (root, handle) = mount(handler, Some(built));
+    wait_for(&root, "#report .timing[data-built=true]").await;
+    let toggle: web_sys::HtmlElement = root
+        .query_selector(".card .yaml-toggle")
+        .unwrap()
+        .expect("an open card offers its YAML")
+        .unchecked_into();
+    let card_id = toggle
+        .closest(".card")
+        .unwrap()
+        .and_then(|c| c.get_attribute("data-id"));
+    toggle.click();
+    wait_for(&root, ".card .sbs-table").await;
+    assert_eq!(report_state(&root).as_deref(), Some("busy"));
+
+    released.set(true);
+    wait_for(&root, "#report[data-state=ready]").await;
+    assert!(
+        root.query_selector("#report .timing[data-built=true]")
+            .unwrap()
+            .is_none(),
+        "the worker's report is shown"
+    );
+    let open = root
+        .query_selector(".card .sbs-table")
+        .unwrap()
+        .and_then(|t| t.closest(".card").unwrap())
+        .and_then(|c| c.get_attribute("data-id"));
+    assert_eq!(open, card_id, "the same card's YAML is still open");
+    sleep(300).await;
+    assert_eq!(
+        texts_asked.get(),
+        1,
+        "the YAML shown is kept, not dropped and asked for again"
+    );
+    assert_eq!(analyses.get(), 1, "the example is analysed once");
+    handle.destroy();
+    root.remove();
+}

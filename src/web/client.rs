@@ -13,6 +13,8 @@ use gloo::timers::callback::Timeout;
 use gloo::worker::{Bincode, Codec};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -29,10 +31,23 @@ pub struct Answer {
 /// Answers requests on the page's own thread (tests give it an `Engine`;
 /// the page binary never links one, so its wasm has no analysis code).
 #[derive(Clone)]
-pub struct Handler(Rc<RefCell<dyn FnMut(Request) -> Response>>);
+pub struct Handler(Rc<RefCell<dyn FnMut(Request) -> Reply>>);
+
+/// A handler's answer, delivered when it resolves (a test can hold one
+/// back, as a worker still busy would).
+pub type Reply = Pin<Box<dyn Future<Output = Response>>>;
 
 impl Handler {
-    pub fn new(f: impl FnMut(Request) -> Response + 'static) -> Handler {
+    /// Answers each request at once.
+    pub fn new(mut f: impl FnMut(Request) -> Response + 'static) -> Handler {
+        Handler::deferred(move |request| {
+            let response = f(request);
+            Box::pin(async move { response })
+        })
+    }
+
+    /// Answers each request when its reply resolves.
+    pub fn deferred(f: impl FnMut(Request) -> Reply + 'static) -> Handler {
         Handler(Rc::new(RefCell::new(f)))
     }
 }
@@ -266,11 +281,11 @@ impl Client {
         attached.fill(&mut request);
         // Answer asynchronously, as the worker would.
         wasm_bindgen_futures::spawn_local(async move {
-            let response = match handler.try_borrow_mut() {
+            let reply = match handler.try_borrow_mut() {
                 Ok(mut h) => (*h)(request),
                 Err(_) => return,
             };
-            deliver(response);
+            deliver(reply.await);
         });
     }
 

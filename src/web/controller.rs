@@ -45,6 +45,10 @@ struct Inner {
     /// The share link being opened came from the page's own address (a bad
     /// one then leaves an empty page rather than the input as it was).
     restoring_address: Cell<bool>,
+    /// The last analysis sent (each is sent once: the page's first load
+    /// asks for one while mounting, and the effect that sends it can run
+    /// twice for it).
+    sent: Cell<u32>,
 }
 
 /// The page's hands. Cloning shares it; equal when it is the same one.
@@ -66,6 +70,7 @@ impl Controller {
             timer: RefCell::new(None),
             readers: RefCell::new(Vec::new()),
             restoring_address: Cell::new(false),
+            sent: Cell::new(0),
         });
         let weak: Weak<Inner> = Rc::downgrade(&inner);
         let on_answer = Callback::from(move |a: Answer| {
@@ -167,8 +172,11 @@ impl Controller {
     /// Send analysis `state.latest` to the worker, or wait quietly while a
     /// side is missing and the user has not asked for an analysis.
     pub fn send(&self, state: &PageState) {
-        let (input, attached) = self.0.refs.analysis_input(state.mode, state.show_hidden);
         let seq = state.latest;
+        if self.0.sent.replace(seq) == seq {
+            return;
+        }
+        let (input, attached) = self.0.refs.analysis_input(state.mode, state.show_hidden);
         match waiting_for(&input, &attached) {
             Some(waiting) => self.dispatch(Action::Wait {
                 seq,
