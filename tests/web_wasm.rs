@@ -650,3 +650,33 @@ async fn the_workers_report_keeps_what_the_reader_opened_in_the_first() {
     handle.destroy();
     root.remove();
 }
+
+/// A large text's size, counted a slice at a time, is its UTF-8 length and
+/// its lines as Rust counts them, whatever characters straddle the slices.
+#[wasm_bindgen_test]
+fn a_held_texts_size_adds_up_across_slices() {
+    use web::js_text::{JsText, Measure, MEASURE_SLICE_UNITS};
+    // Six UTF-16 units a line, the emoji a surrogate pair at units 3 and 4:
+    // after four more at the start, the first slice ends inside a pair.
+    let line = "a\u{e9}\u{4e16}\u{1f680}\n";
+    assert_eq!((MEASURE_SLICE_UNITS - 4) % 6, 4);
+    let text: String = "head".to_string()
+        + &line.repeat(MEASURE_SLICE_UNITS / 6 * 2 + 3)
+        + "last line, unterminated \u{fc}";
+    let held = JsText::from(text.as_str());
+    let mut measure = Measure::default();
+    let mut steps = 1;
+    let info = loop {
+        if let Some(info) = held.measure_step(&mut measure) {
+            break info;
+        }
+        steps += 1;
+    };
+    assert_eq!(steps, 3, "three slices");
+    assert_eq!(
+        (info.bytes, info.lines, info.measuring),
+        (text.len(), text.lines().count(), false)
+    );
+    assert_eq!(held.to_utf8(), text);
+    assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
+}

@@ -533,6 +533,7 @@ impl Controller {
 
     /// Keep the input for a reload (the page is going away).
     pub fn save(&self, mode: Mode) {
-        persist::save(&self.0.refs.input(mode, false));
+        let (input, attached) = self.0.refs.analysis_input(mode, false);
+        persist::save(input, &attached);
     }
 }

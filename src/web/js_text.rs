@@ -102,7 +102,7 @@ impl JsText {
 
 /// UTF-16 units measured per step (a few milliseconds of the browser's
 /// regular expressions).
-const MEASURE_SLICE_UNITS: usize = 2 << 20;
+pub const MEASURE_SLICE_UNITS: usize = 2 << 20;
 
 /// How far `JsText::measure_step` has got, and what it has counted.
 #[derive(Clone, Copy, Debug, Default)]

@@ -41,7 +41,7 @@ browser_only! {
     mod fix_view;
     mod input_panel;
     mod inputs;
-    mod js_text;
+    pub mod js_text;
     mod persist;
     mod plan_view;
     mod report_panel;

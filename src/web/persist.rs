@@ -5,6 +5,7 @@
 //! reload shows the same report. A link's state sits in the URL fragment, which browsers never
 //! send to a server.
 
+use super::js_text::{Attached, JsText};
 use super::protocol::Input;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -19,12 +20,22 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok()?
 }
 
-/// Keep `input` for a reload of this tab. False when it is empty, too large
-/// or the browser refused (then nothing is kept, rather than an older input).
-pub fn save(input: &Input) -> bool {
+/// Keep `input`, with the large texts `attached` beside it, for a reload
+/// of this tab. False when it is empty, too large or the browser refused
+/// (then nothing is kept, rather than an older input).
+pub fn save(mut input: Input, attached: &Attached) -> bool {
     let Some(storage) = storage() else {
         return false;
     };
+    // A text's UTF-16 length is at most its UTF-8 one: one too large in
+    // either is never turned into UTF-8 only to be refused.
+    let held: usize = attached.0.iter().flatten().map(JsText::units).sum();
+    if held > KEEP_UP_TO {
+        let _ = storage.remove_item(STORAGE_KEY);
+        return false;
+    }
+    attached.fill_input(&mut input);
+    let input = &input;
     let size = input.git.len() + input.live.len() + input.diff.len() + input.settings.len();
     // Nothing pasted (after Clear, say): nothing to keep.
     let kept = size > 0

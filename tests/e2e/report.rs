@@ -695,16 +695,8 @@ fn a_large_paste_keeps_every_character() {
         paste_event(&c, "live-input", &live).await;
         wait_new_report(&c, &before, "the pair's report").await;
         assert_eq!(page_summary(&c).await, core_summary(&report));
-        // Its size is counted after it has gone to the worker.
-        wait_until(
-            &c,
-            "document.getElementById('live-big').dataset.bytes",
-            "the live side's size",
-            10,
-        )
-        .await;
         assert_eq!(
-            js(&c, "const b = document.getElementById('live-big').dataset; return [Number(b.bytes), Number(b.lines)];", vec![]).await,
+            held_size(&c, "live").await,
             json!([live.len(), live.lines().count()]),
             "the held side's size in UTF-8 bytes and its lines"
         );
@@ -730,20 +722,42 @@ fn a_large_paste_keeps_every_character() {
         let before = report_seq(&c).await;
         paste_event(&c, "git-big", &diff).await;
         wait_new_report(&c, &before, "the diff output's report").await;
-        wait_until(
-            &c,
-            "document.getElementById('diff-big').dataset.bytes",
-            "the diff output's size",
-            10,
-        )
-        .await;
         assert_eq!(
-            js(&c, "return [document.getElementById('mode-diff').checked, Number(document.getElementById('diff-big').dataset.bytes)];", vec![]).await,
-            json!([true, diff.len()]),
-            "diff mode, the text held in the diff field"
+            js(
+                &c,
+                "return document.getElementById('mode-diff').checked;",
+                vec![]
+            )
+            .await,
+            json!(true),
+            "diff mode"
+        );
+        assert_eq!(
+            held_size(&c, "diff").await,
+            json!([diff.len(), diff.lines().count()]),
+            "the text held in the diff field"
         );
         assert_eq!(page_summary(&c).await, core_summary(&from_diff));
     });
+}
+
+/// The size a field shows for the text it holds outside its textarea:
+/// [UTF-8 bytes, lines], once counted (after the text went to the worker).
+async fn held_size(c: &Client, field: &str) -> serde_json::Value {
+    let panel = format!("document.getElementById('{field}-big')");
+    wait_until(
+        c,
+        &format!("{panel} && {panel}.dataset.bytes"),
+        "the held text's size",
+        10,
+    )
+    .await;
+    js(
+        c,
+        &format!("const b = {panel}.dataset; return [Number(b.bytes), Number(b.lines)];"),
+        vec![],
+    )
+    .await
 }
 
 /// The page receives a report's first page of cards in full and each other
