@@ -1,6 +1,6 @@
 //! Large texts as the browser holds them. A pasted side of megabytes stays
 //! a JavaScript string on the page: turning it into UTF-8 there, and copying
-//! it into every analysis request, used to stall the page for tens of
+//! it into every analysis request, would stall the page for tens of
 //! milliseconds (hundreds at tens of megabytes). The string travels to the
 //! worker beside the request's encoded message, and the worker reads it.
 
