@@ -364,27 +364,25 @@ pub fn compare_with_crd(
         }
     }
     let three_way = last_applied.is_some() && opts.strategy == Strategy::Legacy;
-    let original = match opts.strategy {
+    // The three-way diff's original, normalised where it is: copied only
+    // when the hidden differences read the last-applied again.
+    let three_way_original = match (three_way, opts.include_hidden) {
+        (false, _) => None,
+        (true, true) => last_applied.clone(),
+        (true, false) => last_applied.take(),
+    };
+    let original = match (three_way_original, opts.strategy) {
         // gitops-engine `remarshal`s desired and live through the typed
         // structs (dropping `omitempty` zero values) but not the last-applied
         // original: a zero value kept there and dropped from desired is a
         // key Git "removed", which the three-way patch deletes live.
-        Strategy::Legacy if three_way => {
-            // Read again only to explain hidden differences; else no copy.
-            let la = if opts.include_hidden {
-                last_applied.clone()
-            } else {
-                last_applied.take()
-            };
-            la.map(|la| norm.normalize_owned_keeping_zero_values(la))
-                .unwrap_or_else(|| desired.clone())
-        }
+        (Some(la), _) => norm.normalize_owned_keeping_zero_values(la),
         // Server-side apply removes what the applier owned and Git dropped.
-        Strategy::ServerSideApply | Strategy::ServerSideDiff => {
+        (None, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
             crate::managed_fields::owned_skeleton(live, &opts.manager)
                 .unwrap_or_else(|| desired.clone())
         }
-        _ => desired.clone(),
+        (None, _) => desired.clone(),
     };
 
     if opts.label_tracking() {

@@ -364,7 +364,9 @@ impl Controller {
     /// What the fields hold now, to undo the next change (none when empty).
     fn undo_point(&self, state: &PageState) -> Option<Undo> {
         let refs = &self.0.refs;
-        let mut input = refs.input(state.mode, false);
+        // The other fields as read for an analysis (held texts not yet
+        // turned into UTF-8: the three are read whole just below).
+        let (mut input, _) = refs.analysis_input(state.mode, false);
         // Both modes' texts: Undo brings back the one not shown as well.
         input.git = refs.text(Field::Git);
         input.live = refs.text(Field::Live);

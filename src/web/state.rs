@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use yew::{AttrValue, Reducible};
 
-pub use super::protocol::PAGE_SIZE;
+use super::protocol::PAGE_SIZE;
 /// Reports with at most this many out-of-sync resources open their cards.
 pub const OPEN_CARDS_UP_TO: usize = 10;
 
