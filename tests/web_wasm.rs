@@ -680,3 +680,75 @@ fn a_held_texts_size_adds_up_across_slices() {
     assert_eq!(held.to_utf8(), text);
     assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
 }
+
+/// A page of the list with more new cards than one task draws shows the
+/// first ones with the report and the rest in later tasks (placeholders
+/// meanwhile), and the report is ready only once every card is drawn.
+#[wasm_bindgen_test]
+async fn a_long_page_of_new_cards_is_drawn_in_steps() {
+    let count = 3 * web::drawing::NEW_CARDS_PER_TASK;
+    let side = |value: &str| {
+        (0..count)
+            .map(|i| {
+                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: ns\ndata:\n  key: {value}\n")
+            })
+            .collect::<Vec<_>>()
+            .join("---\n")
+    };
+    let (git, live) = (side("a"), side("b"));
+    let mut engine = Engine::default();
+    // Whatever the page asks to analyse, the pair above is analysed.
+    let handler = Handler::new(move |req| match req {
+        Request::Analyze {
+            seq,
+            mut input,
+            timed_out,
+        } => {
+            input.mode = web::protocol::Mode::Sides;
+            input.git = git.clone();
+            input.live = live.clone();
+            input.settings.clear();
+            input.application.clear();
+            input.git_again.clear();
+            engine.handle(Request::Analyze {
+                seq,
+                input,
+                timed_out,
+            })
+        }
+        other => engine.handle(other),
+    });
+    let (root, handle) = mount(handler, None);
+    // What each change to the page looked like: the most placeholders seen
+    // while some cards were drawn, and whether the report said busy then.
+    let watch = js_sys::Function::new_with_args(
+        "root",
+        "const seen = { pending: 0, busyWhileDrawing: true };
+         new MutationObserver(() => {
+           const cards = root.querySelectorAll('.card:not(.pending)').length;
+           const pending = root.querySelectorAll('.card.pending').length;
+           if (cards > 0 && pending > 0) {
+             seen.pending = Math.max(seen.pending, pending);
+             const report = root.querySelector('#report');
+             seen.busyWhileDrawing &&= report.dataset.state === 'busy' && report.getAttribute('aria-busy') === 'true';
+           }
+         }).observe(root, { subtree: true, childList: true, attributes: true });
+         return seen;",
+    );
+    let seen = watch.call1(&wasm_bindgen::JsValue::NULL, &root).unwrap();
+    wait_for(&root, "#report[data-state=ready]").await;
+    let field = |name: &str| js_sys::Reflect::get(&seen, &name.into()).unwrap();
+    assert_eq!(
+        field("pending").as_f64(),
+        Some((count - web::drawing::NEW_CARDS_PER_TASK) as f64),
+        "the first step draws its share and holds the others' places"
+    );
+    assert_eq!(field("busyWhileDrawing").as_bool(), Some(true));
+    assert_eq!(
+        root.query_selector_all(".card").unwrap().length() as usize,
+        count
+    );
+    assert!(root.query_selector(".card.pending").unwrap().is_none());
+    handle.destroy();
+    root.remove();
+}

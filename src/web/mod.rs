@@ -11,7 +11,8 @@
 //!   built, shown before the worker has loaded.
 //! - `worker`: the worker's message loop around `engine`.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
-//! - `state`: the page's one reducer; `controller`: what acts on the world
+//! - `state`: the page's one reducer (`drawing`: which cards of the listed
+//!   page are drawn yet); `controller`: what acts on the world
 //!   (the worker, the text fields, timers) and dispatches to it.
 //! - `app`: the page; `input_panel` and `report_panel` its two halves;
 //!   `card`, `fix_view`, `summary`, `diffview`, `rules_view` the report's parts.
@@ -26,6 +27,7 @@ macro_rules! browser_only {
     };
 }
 
+pub mod drawing;
 pub mod engine;
 pub mod examples;
 pub mod first_report;

@@ -7,7 +7,7 @@ use super::controller::Controller;
 use super::input_panel::PanelProps;
 use super::persist;
 use super::plan_view::{AuditPanel, PlanPanel};
-use super::protocol::{Export, PAGE_SIZE};
+use super::protocol::Export;
 use super::sharing::{share_file, SharePanel};
 use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO};
 use super::status_view::ArgocdStatusPanel;
@@ -116,7 +116,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
         let missing = state
             .shown
             .as_ref()
-            .map(|shown| (shown.seq, shown.missing(&listed_window(state))));
+            .map(|shown| (shown.seq, shown.missing(&state.listed_window())));
         let ctl = ctl.clone();
         use_effect_with(missing, move |missing| {
             if let Some((seq, missing)) = missing {
@@ -124,6 +124,19 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                     ctl.resources(*seq, missing.clone());
                 }
             }
+        });
+    }
+    // The listed page's next few cards, in a task of their own.
+    {
+        let step = state.drawing.as_ref().map(|d| (d.key, d.count()));
+        let dispatch = state.dispatcher();
+        use_effect_with(step, move |step| {
+            let timeout = step.map(|(key, _)| {
+                gloo::timers::callback::Timeout::new(0, move || {
+                    dispatch.dispatch(Action::DrawMore(key))
+                })
+            });
+            move || drop(timeout)
         });
     }
     let on_share_download = {
@@ -151,7 +164,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     html! {
         <section id="report" class="results" aria-labelledby="report-h" data-state={state.status()}
             data-seq={state.shown.as_ref().map(|s| s.seq.to_string()).unwrap_or_default()}
-            aria-busy={if state.busy() { "true" } else { "false" }}>
+            aria-busy={if state.status() == "busy" { "true" } else { "false" }}>
             <div class="results-head">
                 <h2 id="report-h" tabindex="-1">{ "Report" }</h2>
                 <span class="busy">
@@ -210,21 +223,6 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     }
 }
 
-/// The page of the list shown: (page, pages, first, end) for `listed` entries.
-fn window_of(page: usize, listed: usize) -> (usize, usize, usize, usize) {
-    let pages = listed.div_ceil(PAGE_SIZE).max(1);
-    let page = page.min(pages - 1);
-    let start = page * PAGE_SIZE;
-    (page, pages, start, (start + PAGE_SIZE).min(listed))
-}
-
-/// The places of the resources on the page of the list shown.
-fn listed_window(state: &PageState) -> Vec<usize> {
-    let listed = state.listed();
-    let (_, _, start, end) = window_of(state.page, listed.len());
-    listed[start..end].to_vec()
-}
-
 fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Controller) -> Html {
     let on_page = {
         let dispatch = state.dispatcher();
@@ -243,7 +241,7 @@ fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Contr
         Callback::from(move |id: String| dispatch.dispatch(Action::Select(id)))
     };
     let listed = state.listed();
-    let (page, pages, start, end) = window_of(state.page, listed.len());
+    let (page, pages, start, end) = state.window(listed.len());
     let open = shown.report.summary.out_of_sync <= OPEN_CARDS_UP_TO;
     let rules = state.rule_docs();
     let pager = |place: &str| {
@@ -284,7 +282,7 @@ fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Contr
             { pager("top") }
             <div class="cards">
                 for &i in listed[start..end].iter() {
-                    if let Some(resource) = shown.details.get(&i) {
+                    if let Some(resource) = shown.details.get(&i).filter(|r| state.draws(&r.id)) {
                         <ResourceCard key={resource.id.clone()}
                             resource={resource.clone()}
                             index={i}
@@ -296,6 +294,7 @@ fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Contr
                             on_select={on_select.clone()}
                             rules={rules.clone()} />
                     } else {
+                        // Not received in full yet, or not drawn yet.
                         <article key={shown.lines[i].id.clone()} class="card pending" aria-busy="true">
                             <p><code class="path">{ shown.lines[i].id.clone() }</code>{ " Loading…" }</p>
                         </article>

@@ -4,6 +4,7 @@
 //! lives in `controller` and in the components' effects.
 
 use super::client::Answer;
+use super::drawing::{Drawing, ListKey};
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
@@ -253,6 +254,8 @@ pub struct PageState {
     pub markdown_copied: Option<bool>,
     /// What the polite live region says (counts after an analysis or a filter).
     pub announcement: String,
+    /// The listed page's cards still being drawn, a few per task.
+    pub drawing: Option<Drawing>,
 }
 
 impl PageState {
@@ -260,17 +263,94 @@ impl PageState {
         self.latest != self.answered
     }
 
-    /// `busy`, `error`, `ready` or `empty` (the report's `data-state`).
+    /// `busy`, `error`, `ready` or `empty` (the report's `data-state`): a
+    /// report is ready once all the cards of its page are drawn.
     pub fn status(&self) -> &'static str {
         if self.busy() {
             "busy"
         } else if self.error.is_some() {
             "error"
         } else if self.shown.is_some() {
-            "ready"
+            if self.drawing.is_some() {
+                "busy"
+            } else {
+                "ready"
+            }
         } else {
             "empty"
         }
+    }
+
+    /// The page of the list shown: (page, pages, first, end) of the listed
+    /// resources.
+    pub fn window(&self, listed: usize) -> (usize, usize, usize, usize) {
+        let pages = listed.div_ceil(PAGE_SIZE).max(1);
+        let page = self.page.min(pages - 1);
+        let start = page * PAGE_SIZE;
+        (page, pages, start, (start + PAGE_SIZE).min(listed))
+    }
+
+    /// The places of the resources on the page of the list shown.
+    pub fn listed_window(&self) -> Vec<usize> {
+        let listed = self.listed();
+        let (_, _, start, end) = self.window(listed.len());
+        listed[start..end].to_vec()
+    }
+
+    /// Whether the card of resource `id` (on the listed page) is drawn.
+    pub fn draws(&self, id: &str) -> bool {
+        self.drawing.as_ref().is_none_or(|d| d.draws(id))
+    }
+
+    fn list_key(&self) -> Option<ListKey> {
+        let shown = self.shown.as_ref()?;
+        Some((shown.seq, self.window(self.listed().len()).0, self.filter))
+    }
+
+    /// The ids of the listed page's resources, and whether each is drawn as
+    /// a card (received in full and drawn).
+    fn window_cards(&self) -> Vec<(String, bool)> {
+        let Some(shown) = &self.shown else {
+            return Vec::new();
+        };
+        self.listed_window()
+            .into_iter()
+            .map(|i| {
+                let id = shown.lines[i].id.clone();
+                let card = shown.details.contains_key(&i) && self.draws(&id);
+                (id, card)
+            })
+            .collect()
+    }
+
+    /// After an action: when the listed page changed, start drawing it,
+    /// keeping the cards that were on the page.
+    fn redraw_after(mut self, before: &PageState) -> Self {
+        let key = self.list_key();
+        if key == before.list_key() {
+            return self;
+        }
+        let was: std::collections::HashSet<String> = before
+            .window_cards()
+            .into_iter()
+            .filter_map(|(id, card)| card.then_some(id))
+            .collect();
+        let window = self.window_cards();
+        let ids: Vec<&str> = window.iter().map(|(id, _)| id.as_str()).collect();
+        self.drawing = key.and_then(|key| Drawing::start(key, &ids, |id| was.contains(id)));
+        self
+    }
+
+    /// The next step of drawing the listed page `key`.
+    fn draw_more(self: Rc<Self>, key: ListKey) -> Rc<Self> {
+        let Some(drawing) = self.drawing.as_ref().filter(|d| d.key == key) else {
+            return self;
+        };
+        let window = self.window_cards();
+        let ids: Vec<&str> = window.iter().map(|(id, _)| id.as_str()).collect();
+        let mut next = (*self).clone();
+        next.drawing = drawing.more(&ids);
+        Rc::new(next)
     }
 
     /// The input error of one field.
@@ -379,6 +459,8 @@ pub enum Action {
     OtherBase(String),
     /// "Copied." has been on screen long enough.
     CopiedShown,
+    /// Draw the next few cards of the listed page.
+    DrawMore(ListKey),
 }
 
 /// What an analysis the user asked for lacks, as an error under the field.
@@ -541,6 +623,20 @@ impl Reducible for PageState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        if let Action::DrawMore(key) = action {
+            return self.draw_more(key);
+        }
+        let before = self.clone();
+        let next = self.apply(action);
+        if Rc::ptr_eq(&before, &next) {
+            return next;
+        }
+        Rc::new(Rc::unwrap_or_clone(next).redraw_after(&before))
+    }
+}
+
+impl PageState {
+    fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
             Action::Analyze { explicit } => next.request(explicit),
@@ -804,6 +900,7 @@ impl Reducible for PageState {
                 }
                 None => return self,
             },
+            Action::DrawMore(_) => return self,
             Action::CopiedShown => {
                 // Failures stay: they tell the user to copy by hand.
                 if next.markdown_copied == Some(true) {

@@ -122,7 +122,7 @@ fn big_pair_in_browser() {
                        paste(target('git').id, g);
                        const g1 = await waitReport(before);
                        await painted();
-                       const gitStall = maxGap;
+                       const gitStall = maxGap, gitGaps = gaps;
                        // A person reads the Git-only report before pasting live:
                        // let its rendering settle, so each paste's stalls are its own.
                        await new Promise(r => setTimeout(r, 200));
@@ -142,7 +142,7 @@ fn big_pair_in_browser() {
                        clearInterval(tick);
                        observer.disconnect();
                        frameObserver.disconnect();
-                       done({ frames, shown, painted: done_at, gitOnly: g1 - g0, gitStall, maxGap, gaps,
+                       done({ frames, shown, painted: done_at, gitOnly: g1 - g0, gitStall, gitGaps, maxGap, gaps,
                               timing: document.querySelector('.timing').textContent,
                               worker: Number(document.querySelector('.timing').dataset.workerMs),
                               helped: Number(document.querySelector('.timing').dataset.helped),
@@ -155,7 +155,7 @@ fn big_pair_in_browser() {
                 .await
                 .expect("the big pair's report");
             println!(
-                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis, {} YAML documents read by a second worker); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms); animation frames over 50 ms from the Git paste on (ms after it, length, of it style and layout, scripts): {}",
+                "run {run}: report shown {:.0} ms after pasting live (painted {:.0} ms); page says \"{}\" ({:.0} ms of it in the worker's analysis, {} YAML documents read by a second worker); longest main-thread stall {:.0} ms (stalls over 20 ms at [ms after the paste, length]: {}; long tasks the browser reports: {}); {} cards rendered; out of sync {}; held outside the textarea: {} (pasting Git alone first: report in {:.0} ms, longest stall {:.0} ms, stalls over 20 ms at {}); animation frames over 50 ms from the Git paste on (ms after it, length, of it style and layout, scripts): {}",
                 r["shown"].as_f64().unwrap_or(0.0),
                 r["painted"].as_f64().unwrap_or(0.0),
                 r["timing"].as_str().unwrap_or(""),
@@ -169,6 +169,7 @@ fn big_pair_in_browser() {
                 r["big"],
                 r["gitOnly"].as_f64().unwrap_or(0.0),
                 r["gitStall"].as_f64().unwrap_or(0.0),
+                r["gitGaps"],
                 r["frames"],
             );
             stalls.push(

@@ -1,0 +1,133 @@
+//! Which cards of the listed page are drawn now. Yew builds a card's DOM in
+//! the task that renders it (about half a millisecond each), so a report
+//! whose fifty cards are all new would hold the page's thread for tens of
+//! milliseconds in one go. Cards already on the page stay drawn; new ones are
+//! drawn a few per task, in list order, the first ones with the report.
+
+#![warn(missing_docs)]
+
+use crate::Cause;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// New cards drawn per task: the first screen's worth comes with the report.
+pub const NEW_CARDS_PER_TASK: usize = 10;
+
+/// What a page of the list is: the report shown, the page and the filter.
+/// A drawing belongs to one; a step asked for another is dropped.
+pub type ListKey = (u32, usize, Option<Cause>);
+
+/// A page of the list being drawn: the cards that may be drawn so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drawing {
+    /// The page of the list this drawing is for.
+    pub key: ListKey,
+    drawn: Rc<BTreeSet<String>>,
+}
+
+impl Drawing {
+    /// How a newly listed page starts: the cards of `window` (its ids in list
+    /// order) that `was_drawn` says are on the page already, and the first
+    /// new ones. `None`: everything fits in this task.
+    pub fn start(key: ListKey, window: &[&str], was_drawn: impl Fn(&str) -> bool) -> Option<Self> {
+        let mut drawn: BTreeSet<String> = window
+            .iter()
+            .filter(|id| was_drawn(id))
+            .map(|id| id.to_string())
+            .collect();
+        Self::add_new(&mut drawn, window);
+        Self::unless_complete(key, drawn, window)
+    }
+
+    /// The next step of the same page: a few more new cards.
+    pub fn more(&self, window: &[&str]) -> Option<Self> {
+        let mut drawn = (*self.drawn).clone();
+        Self::add_new(&mut drawn, window);
+        Self::unless_complete(self.key, drawn, window)
+    }
+
+    /// Whether the card of resource `id` is drawn.
+    pub fn draws(&self, id: &str) -> bool {
+        self.drawn.contains(id)
+    }
+
+    /// How many cards may be drawn so far.
+    pub fn count(&self) -> usize {
+        self.drawn.len()
+    }
+
+    fn add_new(drawn: &mut BTreeSet<String>, window: &[&str]) {
+        let new: Vec<&str> = window
+            .iter()
+            .copied()
+            .filter(|id| !drawn.contains(*id))
+            .take(NEW_CARDS_PER_TASK)
+            .collect();
+        drawn.extend(new.into_iter().map(str::to_string));
+    }
+
+    fn unless_complete(key: ListKey, drawn: BTreeSet<String>, window: &[&str]) -> Option<Self> {
+        if window.iter().all(|id| drawn.contains(*id)) {
+            return None;
+        }
+        Some(Drawing {
+            key,
+            drawn: Rc::new(drawn),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| format!("apps/Deployment/ns/app-{i}"))
+            .collect()
+    }
+
+    #[test]
+    fn a_page_of_new_cards_is_drawn_a_few_at_a_time_in_list_order() {
+        let window = ids(25);
+        let window: Vec<&str> = window.iter().map(String::as_str).collect();
+        let key = (7, 0, None);
+        let first = Drawing::start(key, &window, |_| false).expect("25 new cards need steps");
+        assert_eq!(first.count(), NEW_CARDS_PER_TASK);
+        assert!(first.draws(window[0]) && first.draws(window[NEW_CARDS_PER_TASK - 1]));
+        assert!(!first.draws(window[NEW_CARDS_PER_TASK]));
+        let second = first.more(&window).expect("a third step is left");
+        assert_eq!(second.count(), 2 * NEW_CARDS_PER_TASK);
+        assert_eq!(second.key, key);
+        assert!(
+            second.more(&window).is_none(),
+            "the last five are drawn in the third step"
+        );
+    }
+
+    #[test]
+    fn cards_already_on_the_page_stay_drawn_and_do_not_count_as_new() {
+        let window = ids(30);
+        let window: Vec<&str> = window.iter().map(String::as_str).collect();
+        // The last twenty were on the page before (say the same resources
+        // in the previous report).
+        let before: BTreeSet<&str> = window[10..].iter().copied().collect();
+        let drawing = Drawing::start((1, 0, None), &window, |id| before.contains(id));
+        assert!(
+            drawing.is_none(),
+            "ten new cards fit in one step with the twenty kept"
+        );
+        let before: BTreeSet<&str> = window[25..].iter().copied().collect();
+        let drawing = Drawing::start((1, 0, None), &window, |id| before.contains(id)).unwrap();
+        assert!(window[25..].iter().all(|id| drawing.draws(id)));
+        assert_eq!(drawing.count(), 5 + NEW_CARDS_PER_TASK);
+    }
+
+    #[test]
+    fn a_short_page_is_drawn_at_once() {
+        let window = ids(NEW_CARDS_PER_TASK);
+        let window: Vec<&str> = window.iter().map(String::as_str).collect();
+        assert!(Drawing::start((1, 0, None), &window, |_| false).is_none());
+        assert!(Drawing::start((1, 0, None), &[], |_| false).is_none());
+    }
+}
