@@ -93,16 +93,23 @@ impl<'de> Visitor<'de> for ValueVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            if out.contains_key(&key) {
-                // Failing inside the value's own deserialisation makes the
-                // reader attach the duplicate's position, not the map's.
-                let duplicate = Duplicate { key };
-                let error = duplicate.error();
-                map.next_value_seed(duplicate)?;
-                return Err(error);
+            // One search per key: the entry waits while its value is read.
+            match out.entry(key) {
+                serde_json::map::Entry::Vacant(entry) => {
+                    let StrictValue(value) = map.next_value()?;
+                    entry.insert(value);
+                }
+                serde_json::map::Entry::Occupied(entry) => {
+                    // Failing inside the value's own deserialisation makes
+                    // the reader attach the duplicate's position, not the map's.
+                    let duplicate = Duplicate {
+                        key: entry.key().clone(),
+                    };
+                    let error = duplicate.error();
+                    map.next_value_seed(duplicate)?;
+                    return Err(error);
+                }
             }
-            let StrictValue(value) = map.next_value()?;
-            out.insert(key, value);
         }
         Ok(Value::Object(out))
     }
