@@ -525,7 +525,7 @@ impl Client {
                 seq: *seq,
                 outcome: Err(ErrorInfo::general(message)),
                 millis: 0.0,
-                helped: 0,
+                helped: Default::default(),
             },
             Request::Texts { seq, id } => Response::Texts {
                 seq: *seq,

@@ -234,7 +234,7 @@ impl Engine {
                     seq,
                     outcome,
                     millis: now() - start,
-                    helped: 0,
+                    helped: Default::default(),
                 }
             }
             Request::Texts { seq, id } => {

@@ -258,8 +258,8 @@ pub enum Response {
         seq: u32,
         outcome: Result<ReportWindow, ErrorInfo>,
         millis: f64,
-        /// How many YAML units a second worker read meanwhile.
-        helped: usize,
+        /// What a second worker did meanwhile.
+        helped: Help,
     },
     /// The YAML diff lines of one resource, or `None` with a note.
     Texts {
@@ -294,6 +294,16 @@ pub enum Response {
         format: Export,
         text: Option<String>,
     },
+}
+
+/// What a second worker did for an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Help {
+    /// How many YAML units it read.
+    pub units: usize,
+    /// It was ended afterwards, to give back the memory its part took
+    /// (a worker's memory never shrinks), and a new one is started.
+    pub renewed: bool,
 }
 
 /// An encoded state: the fragment (without `#`), how many Secret values were

@@ -35,9 +35,12 @@ fn timing_detail(shown: &Shown) -> String {
         return "The same analysis, made when this page was built: the page's analysis worker is still loading, and analyses the example again once it runs.".into();
     }
     let analysing = format!("{:.0} ms of it analysing in the worker", shown.worker_ms);
-    match shown.helped {
-        0 => analysing,
-        n => format!("{analysing}; a second worker read {n} of the YAML documents meanwhile"),
+    match (shown.helped.units, shown.helped.renewed) {
+        (0, _) => analysing,
+        (n, false) => format!("{analysing}; a second worker read {n} of the YAML documents meanwhile"),
+        (n, true) => format!(
+            "{analysing}; a second worker read {n} of the YAML documents meanwhile, and is replaced by a new one to give back the memory that took"
+        ),
     }
 }
 
@@ -177,7 +180,8 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                     <span class="timing" title={timing_detail(shown)}
                         data-worker-ms={format!("{:.0}", shown.worker_ms)}
                         data-built={shown.built.to_string()}
-                        data-helped={shown.helped.to_string()}>{ timing(shown) }</span>
+                        data-helped={shown.helped.units.to_string()}
+                        data-helper-renewed={shown.helped.renewed.to_string()}>{ timing(shown) }</span>
                     <label class="check hidden-toggle">
                         <input type="checkbox" id="show-hidden" checked={state.show_hidden} onchange={on_hidden} />
                         { " Show hidden differences (not counted by Argo CD)" }

@@ -8,7 +8,7 @@ use super::drawing::{Drawing, ListKey};
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
-    out_of_sync_first, ErrorInfo, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
+    out_of_sync_first, ErrorInfo, Help, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
 };
 use super::util::plural;
 use crate::{Cause, Report, ResourceReport};
@@ -72,8 +72,8 @@ pub struct Shown {
     /// Resource indices, out-of-sync first, then in report order.
     pub order: Shared<Vec<usize>>,
     pub worker_ms: f64,
-    /// How many YAML units a second worker read for this analysis.
-    pub helped: usize,
+    /// What a second worker did for this analysis.
+    pub helped: Help,
     pub total_ms: Option<f64>,
     /// Made when the page was built (`first_report`): the worker's own
     /// analysis of the same input is still to come.
@@ -553,7 +553,7 @@ impl PageState {
         seq: u32,
         window: ReportWindow,
         worker_ms: f64,
-        helped: usize,
+        helped: Help,
         total_ms: Option<f64>,
         built: bool,
     ) -> Result<(), String> {
@@ -750,7 +750,7 @@ impl PageState {
                 }
                 let first = *first;
                 if next
-                    .report_arrived(self.latest, first.window, 0.0, 0, None, true)
+                    .report_arrived(self.latest, first.window, 0.0, Help::default(), None, true)
                     .is_err()
                 {
                     return self;

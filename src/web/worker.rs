@@ -12,7 +12,7 @@
 
 use super::engine::Engine;
 use super::js_text::read_request;
-use super::protocol::{post_encoded, FromWorker, JqExpression, Request, Response};
+use super::protocol::{post_encoded, FromWorker, Help, JqExpression, Request, Response};
 use crate::ignore::jq::{Evaluation, Executor, Job};
 use crate::input::{parse_unit, yaml_units, Preparsed};
 use crate::Side;
@@ -35,6 +35,15 @@ const SHARED_FROM_BYTES: usize = 512 * 1024;
 /// The least time the helper is given for its part, in milliseconds (or
 /// three times what this worker took for its own, when longer).
 const HELPER_DEADLINE_MIN_MS: u32 = 2000;
+
+/// After reading a part at least this large, the helper is ended and a
+/// new one started: reading it grew the helper's memory to many times the
+/// part's size, and a worker's memory never shrinks.
+const RENEW_HELPER_FROM_BYTES: usize = 4 << 20;
+
+/// How long after that the new helper starts: by then the analysis the old
+/// one helped has its report, so the new one's warm-up does not compete.
+const RENEW_HELPER_AFTER_MS: u32 = 1000;
 
 /// The helper's share of the YAML to read, in percent: well under half,
 /// as this worker also reads the helper's values back from JSON.
@@ -102,6 +111,8 @@ struct State {
     engine: Engine,
     helper: Option<Helper>,
     pending: Option<Pending>,
+    /// Starts a new helper after the last one was ended for its memory.
+    renewal: Option<Timeout>,
 }
 
 type Shared = Rc<RefCell<State>>;
@@ -264,19 +275,29 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
     let Some(mut pending) = s.pending.take() else {
         return;
     };
-    let mut helped = 0;
+    let mut helped = Help::default();
     if let Some((id, values)) = values {
         if id != pending.id {
             // An answer to an earlier request: keep waiting for this one.
             s.pending = Some(pending);
             return;
         }
+        let part_bytes: usize = pending.asked.iter().map(String::len).sum();
         let values: Vec<Option<serde_json::Value>> =
             serde_json::from_str(values).unwrap_or_default();
         for (unit, value) in std::mem::take(&mut pending.asked).into_iter().zip(values) {
             if let Some(value) = value {
                 pending.preparsed.insert(unit, value);
-                helped += 1;
+                helped.units += 1;
+            }
+        }
+        if part_bytes >= RENEW_HELPER_FROM_BYTES {
+            // Ended now (its memory goes at once) and never asked again; a
+            // new one starts later (`renew_helper_soon`).
+            if let Some(helper) = s.helper.as_mut() {
+                helper.ready = false;
+                helper.worker.terminate();
+                helped.renewed = true;
             }
         }
     }
@@ -301,6 +322,32 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
         *helped_field = helped;
     }
     post(FromWorker::Answer(answer));
+    if helped.renewed {
+        renew_helper_soon(state);
+    }
+}
+
+/// Start a new helper in place of the one ended for its memory, a little
+/// later. Its handlers may be running now, so it is dropped then, not here.
+fn renew_helper_soon(state: &Shared) {
+    let weak = Rc::downgrade(state);
+    let timeout = Timeout::new(RENEW_HELPER_AFTER_MS, move || {
+        let Some(state) = weak.upgrade() else { return };
+        {
+            let Ok(mut s) = state.try_borrow_mut() else {
+                return;
+            };
+            // This very timer is running: let it be, rather than drop it here.
+            if let Some(renewal) = s.renewal.take() {
+                renewal.forget();
+            }
+            s.helper = None;
+        }
+        start_helper(&state);
+    });
+    if let Ok(mut s) = state.try_borrow_mut() {
+        s.renewal = Some(timeout);
+    }
 }
 
 /// Start the helper worker (the same program); without one, everything is

@@ -607,29 +607,72 @@ fn large_list_pair(n: usize, run: usize) -> (String, String) {
     (git, live)
 }
 
+/// Paste 1,400-resource pairs until the second worker has read part of
+/// one (it starts once the page has a report, and helps once warmed up):
+/// each report is the core's. Returns how many documents it read.
+async fn until_helped(c: &Client, runs: std::ops::Range<usize>) -> u64 {
+    for run in runs {
+        let (git, live) = large_list_pair(1400, run);
+        let report = core_report(&git, &live);
+        let before = report_seq(c).await;
+        paste(c, &git, &live, "insertFromPaste").await;
+        wait_new_report(c, &before, "the large pair's report").await;
+        assert_eq!(page_summary(c).await, core_summary(&report), "run {run}");
+        let helped = helped_documents(c).await;
+        if helped > 0 {
+            return helped;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    0
+}
+
+/// A second worker that read a part of several megabytes is replaced by a
+/// new one (a worker's memory never shrinks), which helps in turn.
+#[test]
+fn a_second_worker_that_read_a_large_part_is_replaced() {
+    with_page("helper-renewed", |c, _| async move {
+        assert!(until_helped(&c, 0..20).await > 100);
+        let renewed = || async {
+            js(
+                &c,
+                "return document.querySelector('.timing').dataset.helperRenewed;",
+                vec![],
+            )
+            .await
+        };
+        assert_eq!(
+            renewed().await,
+            json!("false"),
+            "a 650 KB side's part is small"
+        );
+
+        // Every seventh resource differs: 2,000 of 14,000. Of the 12.7 MiB
+        // to read, the second worker reads 38%, over 4 MiB, all of it live.
+        let (git, live) = large_list_pair(14_000, 7);
+        assert!(git.len() + live.len() > 12 << 20 && live.len() > 6 << 20);
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the 12.7 MiB pair's report").await;
+        assert_eq!(stat(&c, "stat-resources").await, 14_000);
+        assert_eq!(stat(&c, "stat-out").await, 2_000);
+        assert!(helped_documents(&c).await > 1_000);
+        assert_eq!(renewed().await, json!("true"));
+
+        // The new helper warms up, then reads its part of the next pairs.
+        assert!(until_helped(&c, 20..40).await > 100, "the new helper helps");
+    });
+}
+
 /// A large live side is read by two workers: the report is the core's, and
 /// an error in the part the second worker read is shown where it is.
 #[test]
 fn a_large_side_read_by_two_workers_gives_the_cores_report() {
     with_page("two-workers", |c, _| async move {
-        let mut helped = 0;
-        // The second worker starts once the page has its first report; it
-        // takes part as soon as it is ready.
-        for run in 0..20 {
-            let (git, live) = large_list_pair(1400, run);
-            assert!(live.len() > 600 * 1024, "{} bytes", live.len());
-            let report = core_report(&git, &live);
-            assert!(report.summary.out_of_sync > 100);
-            let before = report_seq(&c).await;
-            paste(&c, &git, &live, "insertFromPaste").await;
-            wait_new_report(&c, &before, "the large pair's report").await;
-            assert_eq!(page_summary(&c).await, core_summary(&report), "run {run}");
-            helped = helped_documents(&c).await;
-            if helped > 0 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        }
+        let (git, live) = large_list_pair(1400, 0);
+        assert!(live.len() > 600 * 1024, "{} bytes", live.len());
+        assert!(core_report(&git, &live).summary.out_of_sync > 100);
+        let helped = until_helped(&c, 0..20).await;
         assert!(helped > 100, "a second worker read {helped} documents");
 
         // Git alone changed (live is held from the last analysis): Git is shared.
