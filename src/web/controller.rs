@@ -30,6 +30,10 @@ use yew::{Callback, UseReducerDispatcher};
 /// Pause after typing before analysing (ms).
 pub const DEBOUNCE_MS: u32 = 300;
 
+/// Pause before counting each slice of a large pasted text (ms): long
+/// enough for a frame to be drawn and input handled in between.
+const MEASURE_PAUSE_MS: u32 = 20;
+
 /// Keys of `ShareState::options` that only the page reads: what the sender
 /// saw besides the input (readers that do not know them ignore them).
 const OPTION_CAUSE_FILTER: &str = "pageCauseFilter";
@@ -270,9 +274,12 @@ impl Controller {
         self.measure_soon(field);
     }
 
+    /// Count the next slice of a held text once the page has drawn and
+    /// answered what came in meanwhile (a few milliseconds per slice, but
+    /// the paste's own tasks come just before).
     fn measure_soon(&self, field: Field) {
         let ctl = self.clone();
-        Timeout::new(0, move || match ctl.0.refs.measure_step(field) {
+        Timeout::new(MEASURE_PAUSE_MS, move || match ctl.0.refs.measure_step(field) {
             Some(true) => ctl.dispatch(Action::Measured { big: ctl.big() }),
             Some(false) => ctl.measure_soon(field),
             None => {}
