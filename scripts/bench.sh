@@ -33,18 +33,21 @@ if [ -f "$PEER" ] && [ -d "$peer_dir/node_modules/jsondiffpatch" ]; then
   have_peer=true
 fi
 
-# median_ms peak_MiB of a command, over $RUNS runs
+# median_ms peak_MiB of a command, over $RUNS runs (the wall time from the
+# clock in nanoseconds: /usr/bin/time's own is in hundredths of a second)
 measure() {
-  local times=() peak=0 stats wall rss
+  local times=() peak=0 stats start end rss
   for _ in $(seq "$RUNS"); do
-    stats=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null; } 2>&1 | tail -n1 ) || true
-    wall=${stats% *}; rss=${stats#* }
-    times+=("$wall")
+    start=$(date +%s%N)
+    stats=$( { /usr/bin/time -f '%M' "$@" >/dev/null; } 2>&1 | tail -n1 ) || true
+    end=$(date +%s%N)
+    rss=$stats
+    times+=("$(( (end - start) / 1000 ))")
     [ "$rss" -gt "$peak" ] && peak=$rss
   done
   local median
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%.0f %.1f' "$(echo "$median * 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
+  printf '%.0f %.1f' "$(echo "$median / 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
 }
 
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS runs"
