@@ -681,47 +681,61 @@ fn a_held_texts_size_adds_up_across_slices() {
     assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
 }
 
-/// A page of the list with more new cards than one task draws shows the
-/// first ones with the report and the rest in later tasks (placeholders
-/// meanwhile), and the report is ready only once every card is drawn.
-#[wasm_bindgen_test]
-async fn a_long_page_of_new_cards_is_drawn_in_steps() {
-    let count = 3 * web::drawing::NEW_CARDS_PER_TASK;
+/// The app analysing `count` ConfigMaps that all differ, whatever the page
+/// asks it to analyse; the cards of pages other than the first arrive
+/// `later_ms` after they are asked for.
+fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
     let side = |value: &str| {
         (0..count)
             .map(|i| {
-                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: ns\ndata:\n  key: {value}\n")
+                format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i:03}\n  namespace: ns\ndata:\n  key: {value}\n")
             })
             .collect::<Vec<_>>()
             .join("---\n")
     };
     let (git, live) = (side("a"), side("b"));
     let mut engine = Engine::default();
-    // Whatever the page asks to analyse, the pair above is analysed.
-    let handler = Handler::new(move |req| match req {
-        Request::Analyze {
-            seq,
-            mut input,
-            timed_out,
-        } => {
-            input.mode = web::protocol::Mode::Sides;
-            input.git = git.clone();
-            input.live = live.clone();
-            input.settings.clear();
-            input.application.clear();
-            input.git_again.clear();
-            engine.handle(Request::Analyze {
+    let handler = Handler::deferred(move |req| {
+        let delay = if matches!(req, Request::Resources { .. }) {
+            later_ms
+        } else {
+            0
+        };
+        let response = match req {
+            Request::Analyze {
                 seq,
-                input,
+                mut input,
                 timed_out,
-            })
-        }
-        other => engine.handle(other),
+            } => {
+                input.mode = web::protocol::Mode::Sides;
+                input.git = git.clone();
+                input.live = live.clone();
+                input.settings.clear();
+                input.application.clear();
+                input.git_again.clear();
+                engine.handle(Request::Analyze {
+                    seq,
+                    input,
+                    timed_out,
+                })
+            }
+            other => engine.handle(other),
+        };
+        Box::pin(async move {
+            if delay > 0 {
+                sleep(delay).await;
+            }
+            response
+        })
     });
-    let (root, handle) = mount(handler, None);
-    // What each change to the page looked like: the most placeholders seen
-    // while some cards were drawn, and whether the report said busy then.
-    let watch = js_sys::Function::new_with_args(
+    mount(handler, None)
+}
+
+/// Watches `root` as cards are drawn: the most placeholders seen while some
+/// cards were drawn (`pending`), and whether the report said it was busy
+/// each time (`busyWhileDrawing`). `pending` can be set back to 0.
+fn watch_drawing(root: &web_sys::Element) -> wasm_bindgen::JsValue {
+    js_sys::Function::new_with_args(
         "root",
         "const seen = { pending: 0, busyWhileDrawing: true };
          new MutationObserver(() => {
@@ -734,21 +748,81 @@ async fn a_long_page_of_new_cards_is_drawn_in_steps() {
            }
          }).observe(root, { subtree: true, childList: true, attributes: true });
          return seen;",
-    );
-    let seen = watch.call1(&wasm_bindgen::JsValue::NULL, &root).unwrap();
+    )
+    .call1(&wasm_bindgen::JsValue::NULL, root)
+    .unwrap()
+}
+
+fn seen_field(seen: &wasm_bindgen::JsValue, name: &str) -> wasm_bindgen::JsValue {
+    js_sys::Reflect::get(seen, &name.into()).unwrap()
+}
+
+/// Wait until the report is ready with every card of its page drawn.
+async fn wait_all_drawn(root: &web_sys::Element) {
+    for _ in 0..200 {
+        if report_state(root).as_deref() == Some("ready")
+            && root.query_selector(".card.pending").unwrap().is_none()
+        {
+            return;
+        }
+        sleep(50).await;
+    }
+    panic!("the cards were never all drawn");
+}
+
+/// A page of the list with more new cards than one task draws shows the
+/// first ones with the report and the rest in later tasks (placeholders
+/// meanwhile), and the report is ready only once every card is drawn.
+#[wasm_bindgen_test]
+async fn a_long_page_of_new_cards_is_drawn_in_steps() {
+    let step = web::drawing::NEW_CARDS_PER_TASK;
+    let count = 3 * step;
+    let (root, handle) = mount_configmaps(count, 0);
+    let seen = watch_drawing(&root);
     wait_for(&root, "#report[data-state=ready]").await;
-    let field = |name: &str| js_sys::Reflect::get(&seen, &name.into()).unwrap();
     assert_eq!(
-        field("pending").as_f64(),
-        Some((count - web::drawing::NEW_CARDS_PER_TASK) as f64),
+        seen_field(&seen, "pending").as_f64(),
+        Some((count - step) as f64),
         "the first step draws its share and holds the others' places"
     );
-    assert_eq!(field("busyWhileDrawing").as_bool(), Some(true));
+    assert_eq!(seen_field(&seen, "busyWhileDrawing").as_bool(), Some(true));
     assert_eq!(
         root.query_selector_all(".card").unwrap().length() as usize,
         count
     );
     assert!(root.query_selector(".card.pending").unwrap().is_none());
+    handle.destroy();
+    root.remove();
+}
+
+/// The cards of another page of the list arrive when it is listed (here
+/// after the time a drawing takes); they are drawn in steps too, once they
+/// have arrived, not all at once.
+#[wasm_bindgen_test]
+async fn another_pages_cards_are_drawn_in_steps_once_they_arrive() {
+    let step = web::drawing::NEW_CARDS_PER_TASK;
+    let (root, handle) = mount_configmaps(2 * web::PAGE_SIZE + 20, 300);
+    let seen = watch_drawing(&root);
+    wait_all_drawn(&root).await;
+    js_sys::Reflect::set(&seen, &"pending".into(), &0.into()).unwrap();
+    let next: web_sys::HtmlElement = root
+        .query_selector(".pager button:last-child")
+        .unwrap()
+        .expect("a pager")
+        .unchecked_into();
+    next.click();
+    wait_for(&root, ".card[data-id$='cm-050']").await;
+    wait_all_drawn(&root).await;
+    assert_eq!(
+        seen_field(&seen, "pending").as_f64(),
+        Some((web::PAGE_SIZE - step) as f64),
+        "the second page's cards, once arrived, are drawn a step at a time"
+    );
+    assert_eq!(seen_field(&seen, "busyWhileDrawing").as_bool(), Some(true));
+    assert_eq!(
+        root.query_selector_all(".card").unwrap().length() as usize,
+        web::PAGE_SIZE
+    );
     handle.destroy();
     root.remove();
 }

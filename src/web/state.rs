@@ -307,36 +307,38 @@ impl PageState {
         Some((shown.seq, self.window(self.listed().len()).0, self.filter))
     }
 
-    /// The ids of the listed page's resources, and whether each is drawn as
-    /// a card (received in full and drawn).
-    fn window_cards(&self) -> Vec<(String, bool)> {
+    /// The listed page's resources received in full (the others show a
+    /// placeholder until they arrive), in list order, and whether each is
+    /// drawn as a card.
+    fn received_cards(&self) -> Vec<(String, bool)> {
         let Some(shown) = &self.shown else {
             return Vec::new();
         };
         self.listed_window()
             .into_iter()
+            .filter(|i| shown.details.contains_key(i))
             .map(|i| {
                 let id = shown.lines[i].id.clone();
-                let card = shown.details.contains_key(&i) && self.draws(&id);
-                (id, card)
+                let drawn = self.draws(&id);
+                (id, drawn)
             })
             .collect()
     }
 
-    /// After an action: when the listed page changed, start drawing it,
-    /// keeping the cards that were on the page.
+    /// After an action: when the listed page changed, or more of its cards
+    /// arrived, draw the new ones in steps, keeping the cards drawn before.
     fn redraw_after(mut self, before: &PageState) -> Self {
         let key = self.list_key();
-        if key == before.list_key() {
+        let received = self.received_cards();
+        let before_cards = before.received_cards();
+        if key == before.list_key() && received.len() == before_cards.len() {
             return self;
         }
-        let was: std::collections::HashSet<String> = before
-            .window_cards()
+        let was: std::collections::HashSet<String> = before_cards
             .into_iter()
-            .filter_map(|(id, card)| card.then_some(id))
+            .filter_map(|(id, drawn)| drawn.then_some(id))
             .collect();
-        let window = self.window_cards();
-        let ids: Vec<&str> = window.iter().map(|(id, _)| id.as_str()).collect();
+        let ids: Vec<&str> = received.iter().map(|(id, _)| id.as_str()).collect();
         self.drawing = key.and_then(|key| Drawing::start(key, &ids, |id| was.contains(id)));
         self
     }
@@ -346,8 +348,8 @@ impl PageState {
         let Some(drawing) = self.drawing.as_ref().filter(|d| d.key == key) else {
             return self;
         };
-        let window = self.window_cards();
-        let ids: Vec<&str> = window.iter().map(|(id, _)| id.as_str()).collect();
+        let received = self.received_cards();
+        let ids: Vec<&str> = received.iter().map(|(id, _)| id.as_str()).collect();
         let mut next = (*self).clone();
         next.drawing = drawing.more(&ids);
         Rc::new(next)
