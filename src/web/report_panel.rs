@@ -39,7 +39,7 @@ fn timing_detail(shown: &Shown) -> String {
         (0, _) => analysing,
         (n, false) => format!("{analysing}; a second worker read {n} of the YAML documents meanwhile"),
         (n, true) => format!(
-            "{analysing}; a second worker read {n} of the YAML documents meanwhile, and is replaced by a new one to give back the memory that took"
+            "{analysing}; a second worker read {n} of the YAML documents meanwhile, then was replaced by a new one to give back the memory its part took"
         ),
     }
 }

@@ -8,7 +8,8 @@
 //! the side's YAML documents while it reads the other side and the earlier
 //! part itself, then takes the helper's values (see `input::Preparsed`).
 //! Whatever the helper does not deliver is read here, so a helper that
-//! fails or is missing changes nothing but the time taken.
+//! fails or is missing changes nothing but the time taken. A helper that
+//! read a large part is replaced by a new one, as its memory never shrinks.
 
 use super::engine::Engine;
 use super::js_text::read_request;
