@@ -664,6 +664,99 @@ fn a_second_worker_that_read_a_large_part_is_replaced() {
     });
 }
 
+/// A helper that is ready but never answers (one the browser ended without
+/// an error, say) holds an analysis up only until its deadline: the
+/// analysis worker then reads the helper's part itself and gives the core's
+/// report, and it never asks that helper again.
+#[test]
+fn a_helper_that_never_answers_is_given_up_at_its_deadline() {
+    use drift_doctor::web::protocol::{FromWorker, Request, Response};
+    let bytes = |message: Vec<u8>| {
+        message
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let ready = bincode::serialize(&FromWorker::Ready).unwrap();
+    let warmed_up = bincode::serialize(&FromWorker::Answer(Response::WarmedUp)).unwrap();
+    let warm_up = bincode::serialize(&Request::WarmUp).unwrap();
+    // Says it is ready, answers the warm-up, and then nothing.
+    let stand_in = format!(
+        "const ready = new Uint8Array([{}]), warmedUp = new Uint8Array([{}]), warmUp = [{}];
+         onmessage = (e) => {{
+           const got = new Uint8Array(e.data);
+           if (got.length === warmUp.length && got.every((b, i) => b === warmUp[i])) postMessage(warmedUp);
+         }};
+         postMessage(ready);",
+        bytes(ready),
+        bytes(warmed_up),
+        bytes(warm_up)
+    );
+    let server = serve_with(
+        dist_dir(),
+        Policy {
+            second_fetch: Some(("drift-doctor-worker_loader.js", stand_in)),
+            ..Policy::default()
+        },
+    );
+    let url = format!("http://{}{PREFIX}", server.addr);
+    let log = server.log.clone();
+    let driver = start_driver("helper-deadline");
+    with_browser(&driver, false, move |c| async move {
+        c.goto(&url).await.expect("open the page");
+        wait_ready(&c, "the default report").await;
+        // The helper starts once the page has its first report.
+        for _ in 0..300 {
+            if log
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(r, _)| r.ends_with("(stand-in)"))
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let worker_ms = || async {
+            js(
+                &c,
+                "return Number(document.querySelector('.timing').dataset.workerMs);",
+                vec![],
+            )
+            .await
+            .as_f64()
+            .unwrap_or(0.0)
+        };
+        for (run, waits) in [(0, true), (1, false)] {
+            let (git, live) = large_list_pair(1400, run);
+            let report = core_report(&git, &live);
+            let before = report_seq(&c).await;
+            paste(&c, &git, &live, "insertFromPaste").await;
+            wait_new_report(&c, &before, "the large pair's report").await;
+            assert_eq!(page_summary(&c).await, core_summary(&report), "run {run}");
+            assert_eq!(helped_documents(&c).await, 0, "run {run}");
+            let ms = worker_ms().await;
+            if waits {
+                assert!(
+                    ms >= 2000.0,
+                    "waited for the helper until its deadline: {ms} ms"
+                );
+            } else {
+                assert!(ms < 2000.0, "the helper was not asked again: {ms} ms");
+            }
+        }
+        let stand_ins = log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(r, _)| r.ends_with("(stand-in)"))
+            .count();
+        assert_eq!(stand_ins, 1, "the helper was started once");
+    });
+}
+
 /// A large live side is read by two workers: the report is the core's, and
 /// an error in the part the second worker read is shown where it is.
 #[test]
