@@ -681,10 +681,8 @@ fn a_held_texts_size_adds_up_across_slices() {
     assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
 }
 
-/// The app analysing `count` ConfigMaps that all differ, whatever the page
-/// asks it to analyse; the cards of pages other than the first arrive
-/// `later_ms` after they are asked for.
-fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
+/// Git and live for `count` ConfigMaps (`ns/cm-000`…) whose data differs.
+fn configmaps(count: usize) -> (String, String) {
     let side = |value: &str| {
         (0..count)
             .map(|i| {
@@ -693,7 +691,14 @@ fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppH
             .collect::<Vec<_>>()
             .join("---\n")
     };
-    let (git, live) = (side("a"), side("b"));
+    (side("a"), side("b"))
+}
+
+/// The app analysing `count` ConfigMaps that all differ, whatever the page
+/// asks it to analyse; the cards of pages other than the first arrive
+/// `later_ms` after they are asked for.
+fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
+    let (git, live) = configmaps(count);
     let mut engine = Engine::default();
     let handler = Handler::deferred(move |req| {
         let delay = if matches!(req, Request::Resources { .. }) {
@@ -822,6 +827,46 @@ async fn another_pages_cards_are_drawn_in_steps_once_they_arrive() {
     assert_eq!(
         root.query_selector_all(".card").unwrap().length() as usize,
         web::PAGE_SIZE
+    );
+    handle.destroy();
+    root.remove();
+}
+
+/// A link's selected resource is brought into view (and its card's button
+/// focused) once its card is drawn, even when it is not among the first
+/// cards drawn.
+#[wasm_bindgen_test]
+async fn a_linked_card_drawn_in_a_later_step_is_revealed() {
+    let (git, live) = configmaps(3 * web::drawing::NEW_CARDS_PER_TASK);
+    let selected = "/ConfigMap/ns/cm-025";
+    let mut engine = Engine::default();
+    let fragment = match engine.handle(Request::Share(
+        Input::sides(&git, &live).to_share(Some(selected.into())),
+    )) {
+        Response::Shared(s) => s.fragment,
+        other => panic!("{other:?}"),
+    };
+    let (root, handle) = mount(Handler::new(move |req| engine.handle(req)), None);
+    wait_for(&root, "#report[data-state=ready]").await;
+    web_sys::window()
+        .unwrap()
+        .location()
+        .set_hash(&fragment)
+        .unwrap();
+    wait_for(&root, &format!(".card.selected[data-id='{selected}']")).await;
+    wait_all_drawn(&root).await;
+    sleep(100).await;
+    let focused = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .and_then(|e| e.closest(".card").unwrap())
+        .and_then(|c| c.get_attribute("data-id"));
+    assert_eq!(
+        focused.as_deref(),
+        Some(selected),
+        "the linked card is focused"
     );
     handle.destroy();
     root.remove();

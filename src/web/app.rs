@@ -154,13 +154,14 @@ pub fn App(props: &AppProps) -> Html {
     // A link's selected resource: bring its card into view once shown.
     {
         let dispatch = state.dispatcher();
-        // Once its card is drawn in full (it may come after the report).
+        // Once its card is drawn in full: it may arrive after the report,
+        // and a page's new cards are drawn a few per task.
         let drawn = |id: &String| {
             state.shown.as_ref().is_some_and(|s| {
                 s.lines
                     .iter()
                     .position(|l| l.id == *id)
-                    .is_none_or(|i| s.details.contains_key(&i))
+                    .is_none_or(|i| s.details.contains_key(&i) && state.draws(id))
             })
         };
         let target = (state.reveal && !state.busy())
