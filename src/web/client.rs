@@ -99,6 +99,16 @@ struct Outgoing {
     attached: Attached,
 }
 
+impl WorkerLink {
+    /// Every request not answered yet, oldest first: those posted, then
+    /// those waiting for the worker to be ready.
+    fn take_requests(&mut self) -> Vec<Outgoing> {
+        let mut requests: Vec<Outgoing> = self.unanswered.drain(..).collect();
+        requests.append(&mut self.unsent);
+        requests
+    }
+}
+
 impl Drop for WorkerLink {
     fn drop(&mut self) {
         self.worker.terminate();
@@ -176,11 +186,7 @@ impl Client {
             };
             let left: Vec<Outgoing> = link
                 .take()
-                .map(|mut old| {
-                    let mut left: Vec<Outgoing> = old.unanswered.drain(..).collect();
-                    left.append(&mut old.unsent);
-                    left
-                })
+                .map(|mut old| old.take_requests())
                 .unwrap_or_default();
             match spawn(url, Rc::downgrade(&self.0)) {
                 Ok(mut new) => {
@@ -486,11 +492,7 @@ impl Client {
                     *link = Some(old);
                     None
                 }
-                Some(mut old) => {
-                    let mut requests: Vec<Outgoing> = old.unanswered.drain(..).collect();
-                    requests.append(&mut old.unsent);
-                    Some(requests)
-                }
+                Some(mut old) => Some(old.take_requests()),
                 None => return,
             }
         };

@@ -325,9 +325,23 @@ impl PageState {
             .collect()
     }
 
+    /// Whether the listed page and its cards can differ from `other`'s:
+    /// most actions (typing, notices, counting a paste) touch neither.
+    fn same_list(&self, other: &PageState) -> bool {
+        let same_shown = match (&self.shown, &other.shown) {
+            (Some(a), Some(b)) => a.seq == b.seq && a.order == b.order && a.details == b.details,
+            (None, None) => true,
+            _ => false,
+        };
+        same_shown && self.page == other.page && self.filter == other.filter
+    }
+
     /// After an action: when the listed page changed, or more of its cards
     /// arrived, draw the new ones in steps, keeping the cards drawn before.
     fn redraw_after(mut self, before: &PageState) -> Self {
+        if self.same_list(before) {
+            return self;
+        }
         let key = self.list_key();
         let received = self.received_cards();
         let before_cards = before.received_cards();

@@ -92,6 +92,15 @@ struct Helper {
     _on_error: Closure<dyn Fn(web_sys::Event)>,
 }
 
+impl Helper {
+    /// End the helper's worker (its memory goes with it) and never ask it
+    /// again. It stays in the state while its handlers may be running.
+    fn end(&mut self) {
+        self.ready = false;
+        self.worker.terminate();
+    }
+}
+
 /// An analysis one of whose sides the helper is reading in part.
 struct Pending {
     id: u32,
@@ -259,8 +268,7 @@ fn give_up_on_helper(state: &Shared, id: u32) {
             deadline.forget();
         }
         if let Some(helper) = s.helper.as_mut() {
-            helper.ready = false;
-            helper.worker.terminate();
+            helper.end();
         }
     }
     finish_pending(state, None);
@@ -296,8 +304,7 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
             // Ended now (its memory goes at once) and never asked again; a
             // new one starts later (`renew_helper_soon`).
             if let Some(helper) = s.helper.as_mut() {
-                helper.ready = false;
-                helper.worker.terminate();
+                helper.end();
                 helped.renewed = true;
             }
         }
@@ -402,8 +409,7 @@ fn start_helper(state: &Shared) {
             // Kept (its handlers are running), but never asked again.
             if let Ok(mut s) = state.try_borrow_mut() {
                 if let Some(helper) = s.helper.as_mut() {
-                    helper.ready = false;
-                    helper.worker.terminate();
+                    helper.end();
                 }
             }
             // What the helper was reading is read here.
