@@ -79,22 +79,19 @@ pub struct Document {
     pub line: usize,
 }
 
-/// Text bytes as UTF-8, or an error naming where the first invalid byte sits.
-pub fn decode_text(bytes: &[u8], side: Side) -> Result<String, InputError> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_string()),
-        Err(e) => {
-            let (line, column) = line_col(bytes, e.valid_up_to());
-            Err(InputError {
-                side,
-                document: 0,
-                line,
-                column,
-                message: "this is not UTF-8 text (binary data?): paste YAML or JSON manifests"
-                    .into(),
-            })
+/// Text bytes as UTF-8 (taken as they are, not copied: a side can be tens
+/// of megabytes), or an error naming where the first invalid byte sits.
+pub fn decode_text(bytes: Vec<u8>, side: Side) -> Result<String, InputError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_col(e.as_bytes(), e.utf8_error().valid_up_to());
+        InputError {
+            side,
+            document: 0,
+            line,
+            column,
+            message: "this is not UTF-8 text (binary data?): paste YAML or JSON manifests".into(),
         }
-    }
+    })
 }
 
 fn line_col(bytes: &[u8], offset: usize) -> (usize, usize) {

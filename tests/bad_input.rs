@@ -124,7 +124,7 @@ fn binary_garbage_and_empty_sides_are_clear_errors() {
     )
     .unwrap_err();
     assert_eq!(e.side, Side::Live);
-    assert!(drift_doctor::input::decode_text(&[0x66, 0xff, 0xfe], Side::Git).is_err());
+    assert!(drift_doctor::input::decode_text(vec![0x66, 0xff, 0xfe], Side::Git).is_err());
 }
 
 #[test]

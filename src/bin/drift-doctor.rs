@@ -281,7 +281,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     ) -> Result<String, String> {
         let label = format!("{} side", side.name());
         let bytes = read_bytes(path, &label, stdin_used, max_bytes)?;
-        decode_text(&bytes, side)
+        decode_text(bytes, side)
             .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())
     }
 
@@ -430,7 +430,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         for (option, path) in files {
             let name = format!("{option} {path}");
             let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
-            let text = decode_text(&bytes, Side::Git).map_err(|e| located(&name, e))?;
+            let text = decode_text(bytes, Side::Git).map_err(|e| located(&name, e))?;
             drift_doctor::settings::apply_user_settings(&text, compare)
                 .map_err(|e| located(&name, e))?;
             texts.push(text);
@@ -465,7 +465,7 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         };
         let name = format!("--application {path}");
         let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
-        let text = decode_text(&bytes, Side::Git).map_err(|e| located(&name, e))?;
+        let text = decode_text(bytes, Side::Git).map_err(|e| located(&name, e))?;
         let app = Application::parse(&text).map_err(|e| located(&name, e))?;
         app.apply_to(
             &mut opts.namespace,

@@ -327,7 +327,7 @@ impl Controller {
         let reader = gloo::file::callbacks::read_as_bytes(
             &gloo::file::Blob::from(file),
             move |res| match res {
-                Ok(bytes) => match decode_text(&bytes, side) {
+                Ok(bytes) => match decode_text(bytes, side) {
                     Ok(text) => then(text),
                     Err(e) => dispatch.dispatch(Action::LocalError(ErrorInfo::from(&e))),
                 },
