@@ -50,6 +50,63 @@ pub fn analyze_with(
     opts: &Options,
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
+    let (git_docs, live_docs) = parse_both(git, live)?;
+    let masks = secret_mask::Masks::reserving(&[git, live]);
+    let report = analyze_parsed(
+        masks,
+        Some(git),
+        &git_docs,
+        Some(live),
+        &live_docs,
+        opts,
+        evidence,
+    );
+    drop_objects(git_docs, live_docs);
+    report
+}
+
+/// [`analyze_with`] for texts the caller gives up: each text is freed once
+/// it is read into objects, so the memory a large input needs at its peak is
+/// that of its objects and of one text, not of both texts too. The sides are
+/// read one after the other (each on every core), the larger first.
+pub fn analyze_owned(
+    git: String,
+    live: String,
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
+    let masks = secret_mask::Masks::default();
+    // A side's text is kept only when it held no object: the masks read it then.
+    let read = |text: String, side: Side| {
+        let docs = parse_side(&text, side)?;
+        masks.reserve_masks_in(&text);
+        let kept = docs.is_empty().then_some(text);
+        Ok::<_, InputError>((docs, kept))
+    };
+    let (live, git) = if live.len() >= git.len() {
+        let live = read(live, Side::Live);
+        (live, read(git, Side::Git))
+    } else {
+        let git = read(git, Side::Git);
+        (read(live, Side::Live), git)
+    };
+    // Git's error first, as when the sides are read together.
+    let ((git_docs, git), (live_docs, live)) = (git?, live?);
+    let report = analyze_parsed(
+        masks,
+        git.as_deref(),
+        &git_docs,
+        live.as_deref(),
+        &live_docs,
+        opts,
+        evidence,
+    );
+    drop_objects(git_docs, live_docs);
+    report
+}
+
+/// Both sides' objects.
+fn parse_both(git: &str, live: &str) -> Result<(Vec<Document>, Vec<Document>), InputError> {
     // Both sides at once (each on every core as well), so one side's
     // serial steps overlap the other's; the rule catalogue is read once per
     // process, meanwhile.
@@ -61,12 +118,13 @@ pub fn analyze_with(
             live_docs
         },
     );
-    let (git_docs, live_docs) = (git_docs?, live_docs?);
-    let report = analyze_parsed(git, &git_docs, live, &live_docs, opts, evidence);
-    // Freeing thousands of objects is work too: not the caller's.
+    Ok((git_docs?, live_docs?))
+}
+
+/// Freeing thousands of objects is work too: not the caller's.
+fn drop_objects(git_docs: Vec<Document>, live_docs: Vec<Document>) {
     let objects = git_docs.len() + live_docs.len();
     crate::parallel::drop_in_background((git_docs, live_docs), objects);
-    report
 }
 
 /// The sides last parsed, kept so that analysing again after one side
@@ -161,15 +219,27 @@ pub fn analyze_cached(
     let none = Preparsed::default();
     let git_docs = ParsedSide::of(&mut cache.git, git, Side::Git, &none)?;
     let live_docs = ParsedSide::of(&mut cache.live, live, Side::Live, &none)?;
-    analyze_parsed(git, git_docs, live, live_docs, opts, evidence)
+    let masks = secret_mask::Masks::reserving(&[git, live]);
+    analyze_parsed(
+        masks,
+        Some(git),
+        git_docs,
+        Some(live),
+        live_docs,
+        opts,
+        evidence,
+    )
 }
 
-/// The analysis of parsed sides; `git` and `live` are their texts (masks
-/// are numbered over them, as a link of these texts numbers them).
+/// The analysis of parsed sides. `masks` has reserved the masks both
+/// sides' texts hold ([`secret_mask::Masks::reserving`]); `git` and `live`
+/// are their texts where still held (needed only by a side that held no
+/// object). Masks are numbered as a link of these texts numbers them.
 fn analyze_parsed(
-    git: &str,
+    masks: secret_mask::Masks,
+    git: Option<&str>,
     git_docs: &[Document],
-    live: &str,
+    live: Option<&str>,
     live_docs: &[Document],
     opts: &Options,
     evidence: Evidence<'_>,
@@ -183,9 +253,10 @@ fn analyze_parsed(
     // comparison starts (it runs on several threads).
     let mut sides = vec![(git, git_docs), (live, live_docs)];
     if let Some(text) = evidence.git_again {
-        sides.push((text, again_docs.as_slice()));
+        masks.reserve_masks_in(text);
+        sides.push((Some(text), again_docs.as_slice()));
     }
-    let masks = || secret_mask::Masks::for_sides(&sides);
+    let masks = || masks.numbering_sides(&sides);
     let again = evidence.git_again.map(|_| again_docs.as_slice());
     let named = evidence
         .application

@@ -42,8 +42,8 @@ pub mod view;
 pub mod web;
 
 pub use analyze::{
-    analyze, analyze_cached, analyze_diff, analyze_diff_with, analyze_with, Evidence, Options,
-    ParseCache,
+    analyze, analyze_cached, analyze_diff, analyze_diff_with, analyze_owned, analyze_with,
+    Evidence, Options, ParseCache,
 };
 pub use argocd_release::ArgoCdRelease;
 pub use compare::{CompareOptions, Strategy};

@@ -144,3 +144,77 @@ fn a_side_prepared_ahead_is_the_side_analysed() {
         analyze_cached(&mut cache, &git, "kind: [", &opts, Evidence::default()).unwrap_err();
     assert_eq!(error.side, Side::Live);
 }
+
+/// Giving the texts up to the analysis (as the command line does, so a
+/// large side's text is freed once read) reports exactly what analysing
+/// borrowed texts does: the same differences, the same masks (a text's own
+/// masks are reserved before it goes; a side without objects is still read
+/// by the masks), and the same error, Git's first, whichever side is larger.
+#[test]
+fn giving_up_the_texts_changes_no_report() {
+    use drift_doctor::input::Side;
+    use drift_doctor::{analyze_owned, analyze_with, Evidence};
+    let opts = Options::default();
+    let both = |git: &str, live: &str| {
+        let borrowed = analyze_with(git, live, &opts, Evidence::default())
+            .map(|r| serde_json::to_value(r).unwrap());
+        let owned = analyze_owned(
+            git.to_string(),
+            live.to_string(),
+            &opts,
+            Evidence::default(),
+        )
+        .map(|r| serde_json::to_value(r).unwrap());
+        (borrowed, owned)
+    };
+    for name in common::scenario_names() {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        let git = common::read(format!("{dir}/git.yaml"));
+        let live = common::read(format!("{dir}/live.yaml"));
+        let (borrowed, owned) = both(&git, &live);
+        assert_eq!(owned.unwrap(), borrowed.unwrap(), "{name}");
+    }
+    // A Secret whose Git value is already a mask (from a copied report), a
+    // live side larger than Git, and a side with no object at all.
+    let secret = |value: &str, padding: usize| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\n  labels:\n    pad: \"{}\"\nstringData:\n  token: \"{value}\"\n",
+            "x".repeat(padding)
+        )
+    };
+    let masked_git = secret("<secret 7>", 0);
+    let live = secret("plain-live-value", 200);
+    let (borrowed, owned) = both(&masked_git, &live);
+    let borrowed = borrowed.unwrap();
+    assert_eq!(owned.unwrap(), borrowed);
+    let text = borrowed.to_string();
+    assert!(
+        text.contains("<secret 8>"),
+        "numbered after the mask Git holds: {text}"
+    );
+    assert!(!text.contains("plain-live-value"));
+    let no_objects = "apiVersion: v1\nkind: List\nitems: []\n";
+    for (git, live) in [
+        (masked_git.as_str(), no_objects),
+        (no_objects, live.as_str()),
+    ] {
+        let (borrowed, owned) = both(git, live);
+        assert_eq!(
+            owned.unwrap(),
+            borrowed.unwrap(),
+            "{git:?} against {live:?}"
+        );
+    }
+    // Errors: Git's first when both sides are broken, whichever is read first.
+    for (git, live, side) in [
+        ("kind: [", "kind: {", Side::Git),
+        ("kind: [", "kind: {\n# a longer live side\n", Side::Git),
+        (masked_git.as_str(), "kind: {", Side::Live),
+        ("kind: [", live.as_str(), Side::Git),
+    ] {
+        let (borrowed, owned) = both(git, live);
+        let (borrowed, owned) = (borrowed.unwrap_err(), owned.unwrap_err());
+        assert_eq!(owned, borrowed);
+        assert_eq!(owned.side, side, "{git:?} against {live:?}");
+    }
+}

@@ -393,9 +393,10 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             application: app.as_ref(),
             git_again: git_again.as_deref(),
         };
-        let result = match &sides {
-            Sides::Pair { git, live } => drift_doctor::analyze_with(git, live, &opts, evidence),
-            Sides::Diff(diff) => drift_doctor::analyze_diff_with(diff, &opts, evidence),
+        let result = match sides {
+            // The texts are not needed once read: freed before the comparison.
+            Sides::Pair { git, live } => drift_doctor::analyze_owned(git, live, &opts, evidence),
+            Sides::Diff(diff) => drift_doctor::analyze_diff_with(&diff, &opts, evidence),
         };
         result.map_err(|e| {
             eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
@@ -510,6 +511,20 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         }
     }
 
+    /// `text` on standard output.
+    fn write_text(text: &str) -> std::io::Result<()> {
+        std::io::stdout().write_all(text.as_bytes())
+    }
+
+    /// `value` as pretty JSON and a line break, on standard output, written
+    /// as it is made: a large report's text is never held whole.
+    fn write_json<T: serde::Serialize>(value: &T) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer_pretty(&mut out, value)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
     pub fn run() -> i32 {
         let cli = Cli::parse();
         match cli.command {
@@ -524,14 +539,16 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     Ok(r) => r,
                     Err(code) => return code,
                 };
-                let text = match format {
-                    Format::Json => {
-                        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
-                    }
-                    Format::Markdown => render::markdown::render(&report, None),
-                    Format::Text => render::text::render(&report, use_color(color), include_hidden),
+                // A closed standard output (`| head`) is not an error of ours.
+                let _ = match format {
+                    Format::Json => write_json(&report),
+                    Format::Markdown => write_text(&render::markdown::render(&report, None)),
+                    Format::Text => write_text(&render::text::render(
+                        &report,
+                        use_color(color),
+                        include_hidden,
+                    )),
                 };
-                let _ = std::io::stdout().write_all(text.as_bytes());
                 if !matches!(format, Format::Json) {
                     for w in &report.warnings {
                         eprintln!("drift-doctor: warning: {w}");
@@ -549,21 +566,19 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     Ok(r) => r,
                     Err(code) => return code,
                 };
-                let text = match format {
-                    PlanFormat::Json => {
-                        let plan =
-                            serde_json::json!({ "plan": report.plan, "audit": report.audit });
-                        serde_json::to_string_pretty(&plan).unwrap_or_default() + "\n"
+                let _ = match format {
+                    PlanFormat::Json => write_json(
+                        &serde_json::json!({ "plan": report.plan, "audit": report.audit }),
+                    ),
+                    PlanFormat::Markdown => write_text(&render::markdown::render_plan(&report)),
+                    PlanFormat::Text => {
+                        write_text(&render::text::render_plan(&report, use_color(color)))
                     }
-                    PlanFormat::Markdown => render::markdown::render_plan(&report),
-                    PlanFormat::Text => render::text::render_plan(&report, use_color(color)),
-                    PlanFormat::Yaml => match &report.plan {
-                        Some(plan) if !plan.application.is_empty() => plan.application.clone(),
-                        _ => "# No ignore rule is needed: nothing to add to the Application.\n"
-                            .into(),
-                    },
+                    PlanFormat::Yaml => write_text(match &report.plan {
+                        Some(plan) if !plan.application.is_empty() => &plan.application,
+                        _ => "# No ignore rule is needed: nothing to add to the Application.\n",
+                    }),
                 };
-                let _ = std::io::stdout().write_all(text.as_bytes());
                 for w in &report.warnings {
                     eprintln!("drift-doctor: warning: {w}");
                 }
