@@ -14,7 +14,7 @@ use crate::path::Pointer;
 use crate::rules::{self, Finding};
 use crate::{fixes, secret_mask};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the analysis needs beyond the two inputs.
 #[derive(Debug, Clone, Default)]
@@ -336,7 +336,7 @@ fn is_hook(obj: &Value) -> bool {
 fn created_by_controller(
     key: &ResourceKey,
     obj: &Value,
-    service_names: &[(String, String)],
+    service_names: &BTreeSet<(&str, &str)>,
 ) -> bool {
     if obj
         .at("/metadata/ownerReferences")
@@ -353,9 +353,7 @@ fn created_by_controller(
         | ("events.k8s.io", "Event")
         | ("coordination.k8s.io", "Lease")
         | ("discovery.k8s.io", "EndpointSlice") => true,
-        ("", "Endpoints") => service_names
-            .iter()
-            .any(|(ns, n)| *ns == key.namespace && *n == key.name),
+        ("", "Endpoints") => service_names.contains(&(key.namespace.as_str(), key.name.as_str())),
         ("", "ConfigMap") => key.name == "kube-root-ca.crt" || key.name == "istio-ca-root-cert",
         ("", "ServiceAccount") => key.name == "default",
         ("", "Secret") => {
@@ -413,11 +411,11 @@ fn analyze_masked(
     for (key, d) in &paired.git {
         ctx.learn(key, &d.object, true);
     }
-    let service_names: Vec<(String, String)> = paired
+    let service_names: BTreeSet<(&str, &str)> = paired
         .live
         .keys()
         .filter(|k| k.group.is_empty() && k.kind == "Service")
-        .map(|k| (k.namespace.clone(), k.name.clone()))
+        .map(|k| (k.namespace.as_str(), k.name.as_str()))
         .collect();
     let app = ctx.application.clone();
     let app_tracks_objects = app.is_some();

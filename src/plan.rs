@@ -11,7 +11,7 @@ use crate::ignore::IgnoreRule;
 use crate::model::*;
 use crate::verify::{application_form, fix_rules};
 use crate::CompareOptions;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The name the Application fragment carries when the input does not say
 /// which app it belongs to.
@@ -29,6 +29,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
     let mut git = Vec::new();
     let mut render = Vec::new();
     let mut sync_order: Vec<PlanStep> = Vec::new();
+    let mut sync_order_listed: BTreeSet<(&str, &str)> = BTreeSet::new();
     for r in &report.resources {
         for f in &r.fixes {
             let step = || PlanStep {
@@ -47,11 +48,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
                 FixKind::Render if f.recommended => render.push(step()),
                 // Sync order cannot be checked offline, so it is never
                 // recommended; the plan lists each such change once.
-                FixKind::SyncOrder
-                    if !sync_order
-                        .iter()
-                        .any(|s| s.resource == r.id && s.title == f.title) =>
-                {
+                FixKind::SyncOrder if sync_order_listed.insert((&r.id, &f.title)) => {
                     sync_order.push(step())
                 }
                 _ => {}

@@ -518,22 +518,23 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
                     }
                     out
                 });
-            let elsewhere: Vec<&Collateral> = hidden
+            let shown = hidden
                 .iter()
                 .filter(|(oi, _)| *oi != ri)
-                .map(|(_, c)| c)
-                .collect();
-            let shown = elsewhere
-                .iter()
+                .map(|(_, c)| c.clone())
                 .take(INSTANCE_WIDE_SHOWN)
-                .map(|c| (*c).clone())
                 .collect();
+            // `hidden` lists objects in order, so this one's own entries sit
+            // together: counting the others does not walk the whole list for
+            // every object of the kind.
+            let own = hidden.partition_point(|(oi, _)| *oi <= ri)
+                - hidden.partition_point(|(oi, _)| *oi < ri);
             updates.push((
                 ri,
                 fi,
                 same_kind.len().saturating_sub(1),
                 shown,
-                elsewhere.len(),
+                hidden.len() - own,
             ));
         }
     }

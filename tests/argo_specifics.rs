@@ -362,3 +362,35 @@ fn the_tracking_annotation_is_compared_when_the_input_says_what_argo_cd_writes()
         r.resources[0].differences[0].evidence
     );
 }
+
+/// The endpoints controller writes an Endpoints object for every Service:
+/// live next to its Service it is not the app's, so it is not reported; one
+/// with no Service of its name and namespace was made by someone else.
+#[test]
+fn a_services_endpoints_are_the_controllers_and_others_are_extraneous() {
+    let service = |ns: &str, name: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  ports:\n  - port: 80\n")
+    };
+    let endpoints = |ns: &str, name: &str| {
+        format!("apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: {name}\n  namespace: {ns}\nsubsets: []\n")
+    };
+    let git = [service("a", "web"), service("b", "api")].join("---\n");
+    let live = [
+        service("a", "web"),
+        service("b", "api"),
+        endpoints("a", "web"),
+        endpoints("b", "api"),
+        // a Service of this name lives in another namespace only
+        endpoints("b", "web"),
+    ]
+    .join("---\n");
+    let report = analyze(&git, &live, &Options::default()).unwrap();
+    let endpoints: Vec<&str> = report
+        .resources
+        .iter()
+        .filter(|r| r.kind == "Endpoints")
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(endpoints, ["/Endpoints/b/web"]);
+    assert_eq!(report.summary.skipped, 2);
+}

@@ -375,3 +375,49 @@ proptest! {
         prop_assert!(outcome.is_ok(), "{:?}\n--- git\n{git}\n--- live\n{live}", outcome);
     }
 }
+
+/// An argocd-cm rule covers the same field of every object of its kind: each
+/// object's rule counts the others it covers and what it hides in them (its
+/// own fields not among them), and lists only the first few.
+#[test]
+fn an_argocd_cm_rule_counts_what_it_hides_in_every_other_object_of_its_kind() {
+    let dir = "tests/fixtures/scenarios/autoscaler-hpa-replicas";
+    let copies = 14;
+    let many = |side: &str| {
+        let text = common::read(format!("{dir}/{side}.yaml"));
+        (0..copies)
+            .map(|i| text.replace("cart", &format!("cart{i}")))
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    };
+    let report = analyze(&many("git"), &many("live"), &Options::default()).unwrap();
+    common::assert_valid(&report);
+    let scaled: Vec<_> = report
+        .resources
+        .iter()
+        .filter(|r| r.kind == "Deployment")
+        .collect();
+    assert_eq!(scaled.len(), copies);
+    for r in scaled {
+        let f = r
+            .fixes
+            .iter()
+            .find(|f| f.kind == FixKind::Ignore && f.pointers.iter().any(|p| p == "/spec/replicas"))
+            .unwrap_or_else(|| panic!("{}: an ignore fix on replicas: {:#?}", r.id, r.fixes));
+        assert_eq!(f.instance_wide, copies - 1, "{}", r.id);
+        assert_eq!(f.instance_wide_hidden, copies - 1, "{}", r.id);
+        let listed: Vec<_> = f
+            .collateral
+            .iter()
+            .filter(|c| c.form == "argocd-cm")
+            .collect();
+        assert_eq!(listed.len(), 10, "{}", r.id);
+        assert!(
+            listed
+                .iter()
+                .all(|c| c.resource != r.id && c.pointer == "/spec/replicas"),
+            "{}: {listed:#?}",
+            r.id
+        );
+    }
+}
