@@ -271,6 +271,31 @@ fn analyze_parsed(
     Ok(report)
 }
 
+/// Every key of either map in order, with what each map holds for it: one
+/// walk through both (they are sorted alike), not a lookup per key.
+fn by_key<'m, V>(
+    git: &'m BTreeMap<ResourceKey, V>,
+    live: &'m BTreeMap<ResourceKey, V>,
+) -> impl Iterator<Item = (&'m ResourceKey, Option<&'m V>, Option<&'m V>)> {
+    let (mut git, mut live) = (git.iter().peekable(), live.iter().peekable());
+    std::iter::from_fn(move || {
+        let order = match (git.peek(), live.peek()) {
+            (Some((g, _)), Some((l, _))) => g.cmp(l),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => return None,
+        };
+        Some(match order {
+            std::cmp::Ordering::Less => git.next().map(|(k, g)| (k, Some(g), None))?,
+            std::cmp::Ordering::Greater => live.next().map(|(k, l)| (k, None, Some(l)))?,
+            std::cmp::Ordering::Equal => {
+                let (k, g) = git.next()?;
+                (k, Some(g), live.next().map(|(_, l)| l))
+            }
+        })
+    })
+}
+
 /// Below this many resources, comparing them on one thread is quicker than
 /// starting more.
 const PARALLEL_PAIRS: usize = 64;
@@ -422,27 +447,28 @@ fn analyze_masked(
 
     let mut skipped = 0;
     let mut pairs: Vec<Pair> = Vec::new();
-    for (key, g) in &paired.git {
-        let g = &g.object;
-        // Hooks are split off before the comparison; a skipped resource is
-        // compared but never counts in the sync status (argo-cd CompareAppState).
-        if is_hook(g) || is_skipped(g) {
-            skipped += 1;
+    // In key order, as both maps are.
+    for (key, git, live) in by_key(&paired.git, &paired.live) {
+        let live = live.map(|d| &d.object);
+        if let Some(g) = git {
+            let g = &g.object;
+            // Hooks are split off before the comparison; a skipped resource is
+            // compared but never counts in the sync status (argo-cd CompareAppState).
+            if is_hook(g) || is_skipped(g) {
+                skipped += 1;
+                continue;
+            }
+            pairs.push(Pair {
+                key,
+                git: Some(g),
+                live,
+            });
             continue;
         }
-        pairs.push(Pair {
-            key,
-            git: Some(g),
-            live: paired.live.get(key).map(|d| &d.object),
-        });
-    }
-    for (key, l) in &paired.live {
-        if paired.git.contains_key(key) {
-            continue;
-        }
-        let l = &l.object;
-        let other_app = tracked_app(l).is_some_and(|a| Some(&a) != app.as_ref());
-        let untracked = app_tracks_objects && tracked_app(l).is_none();
+        let Some(l) = live else { continue };
+        let tracked = tracked_app(l);
+        let other_app = tracked.as_ref().is_some_and(|a| Some(a) != app.as_ref());
+        let untracked = app_tracks_objects && tracked.is_none();
         if created_by_controller(key, l, &service_names) || other_app || untracked || is_hook(l) {
             skipped += 1;
             continue;
@@ -453,7 +479,6 @@ fn analyze_masked(
             live: Some(l),
         });
     }
-    pairs.sort_by(|a, b| a.key.cmp(b.key));
 
     let catalog = rules::catalog();
     let mut resources = Vec::with_capacity(pairs.len());
@@ -1005,4 +1030,45 @@ fn analyze_diff_text(
         .warnings
         .extend(warnings.iter().map(ToString::to_string));
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_key_walks_both_maps_in_key_order() {
+        let key = |kind: &str, name: &str| ResourceKey {
+            group: String::new(),
+            kind: kind.into(),
+            namespace: "n".into(),
+            name: name.into(),
+        };
+        let git: BTreeMap<ResourceKey, u8> = [
+            (key("ConfigMap", "b"), 1),
+            (key("Service", "a"), 2),
+            (key("ConfigMap", "d"), 3),
+        ]
+        .into();
+        let live: BTreeMap<ResourceKey, u8> = [
+            (key("ConfigMap", "a"), 4),
+            (key("ConfigMap", "d"), 5),
+            (key("Service", "b"), 6),
+        ]
+        .into();
+        let walked: Vec<(String, Option<u8>, Option<u8>)> = by_key(&git, &live)
+            .map(|(k, g, l)| (format!("{}/{}", k.kind, k.name), g.copied(), l.copied()))
+            .collect();
+        let expected = [
+            ("ConfigMap/a", None, Some(4)),
+            ("ConfigMap/b", Some(1), None),
+            ("ConfigMap/d", Some(3), Some(5)),
+            ("Service/a", Some(2), None),
+            ("Service/b", None, Some(6)),
+        ]
+        .map(|(k, g, l)| (k.to_string(), g, l));
+        assert_eq!(walked, expected);
+        assert_eq!(by_key(&git, &BTreeMap::new()).count(), 3);
+        assert_eq!(by_key(&BTreeMap::new(), &live).count(), 3);
+    }
 }
