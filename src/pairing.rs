@@ -48,19 +48,15 @@ pub fn pair<'d>(
             |d| (key_of(&d.object, &scopes, ns), d),
         )
     };
-    let (live_keyed, git_keyed) = (keyed(live_docs), keyed(git_docs));
-    let mut live = BTreeMap::new();
-    for (key, d) in live_keyed {
-        insert_once(&mut live, key, d, Side::Live)?;
-    }
+    let (live_keyed, mut git_keyed) = (keyed(live_docs), keyed(git_docs));
+    let live = unique_by_key(live_keyed, Side::Live)?;
     // Live keys by group, kind and name, built when a Git object first
     // needs one: the unique live object it pairs with, if any.
     let mut by_name: Option<ByName> = None;
-    let mut git = BTreeMap::new();
-    for (mut key, d) in git_keyed {
+    for (key, _) in &mut git_keyed {
         if key.namespace.is_empty()
             && !scopes.is_cluster_scoped(&key.group, &key.kind)
-            && !live.contains_key(&key)
+            && !live.contains_key(key)
         {
             let index = by_name.get_or_insert_with(|| {
                 let mut index = BTreeMap::new();
@@ -74,11 +70,11 @@ pub fn pair<'d>(
             });
             let wanted = (key.group.as_str(), key.kind.as_str(), key.name.as_str());
             if let Some(Some(only)) = index.get(&wanted) {
-                key = (*only).clone();
+                *key = (*only).clone();
             }
         }
-        insert_once(&mut git, key, d, Side::Git)?;
     }
+    let git = unique_by_key(git_keyed, Side::Git)?;
     Ok(Paired { scopes, git, live })
 }
 
@@ -89,37 +85,49 @@ type ByName<'k> = BTreeMap<(&'k str, &'k str, &'k str), Option<&'k ResourceKey>>
 /// Below this many objects keying them on one thread is quicker.
 const PARALLEL_KEYS: usize = 512;
 
-/// An object given twice in one side is an error when the copies differ
-/// (identical copies, as from a file pasted twice, change nothing).
-fn insert_once<'d>(
-    seen: &mut BTreeMap<ResourceKey, &'d Document>,
-    key: ResourceKey,
-    doc: &'d Document,
+/// One side's objects by key. An object given twice is an error when the
+/// copies differ (identical copies, as from a file pasted twice, change
+/// nothing); the error names the first such copy in the side's order.
+/// Sorting once and building the map from the sorted keys is quicker than
+/// inserting the keys one by one.
+fn unique_by_key(
+    keyed: Vec<(ResourceKey, &Document)>,
     side: Side,
-) -> Result<(), InputError> {
-    use std::collections::btree_map::Entry;
-    let first = match seen.entry(key) {
-        Entry::Vacant(slot) => {
-            slot.insert(doc);
-            return Ok(());
+) -> Result<BTreeMap<ResourceKey, &Document>, InputError> {
+    let mut keyed: Vec<(usize, ResourceKey, &Document)> = keyed
+        .into_iter()
+        .enumerate()
+        .map(|(at, (key, doc))| (at, key, doc))
+        .collect();
+    // By key, then in the side's order: the first of equal keys is kept.
+    keyed.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    let mut clash: Option<(usize, &ResourceKey, &Document, &Document)> = None;
+    for run in keyed.chunk_by(|a, b| a.1 == b.1) {
+        let (_, key, first) = &run[0];
+        let differing = run[1..]
+            .iter()
+            .find(|(_, _, doc)| !crate::compare::json_eq(&first.object, &doc.object));
+        if let Some((at, _, doc)) = differing {
+            if clash.is_none_or(|(earliest, ..)| *at < earliest) {
+                clash = Some((*at, key, first, doc));
+            }
         }
-        Entry::Occupied(slot) => slot,
-    };
-    let (key, first) = (first.key(), *first.get());
-    if crate::compare::json_eq(&first.object, &doc.object) {
-        return Ok(());
     }
-    Err(InputError {
-        side,
-        document: doc.document,
-        line: doc.line,
-        column: 1,
-        message: format!(
-            "{key} is given twice with different content (document {} at line {}, and here); \
-             Argo CD would apply one of them: remove the other",
-            first.document, first.line
-        ),
-    })
+    if let Some((_, key, first, doc)) = clash {
+        return Err(InputError {
+            side,
+            document: doc.document,
+            line: doc.line,
+            column: 1,
+            message: format!(
+                "{key} is given twice with different content (document {} at line {}, and here); \
+                 Argo CD would apply one of them: remove the other",
+                first.document, first.line
+            ),
+        });
+    }
+    keyed.dedup_by(|later, first| later.1 == first.1);
+    Ok(keyed.into_iter().map(|(_, key, doc)| (key, doc)).collect())
 }
 
 #[cfg(test)]

@@ -244,3 +244,29 @@ fn inputs_above_the_size_limit_are_refused_before_reading() {
     assert!(state.live.contains("name: cm7"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With several objects given twice, the error is the first differing copy
+/// in the side's order (not in the order of the objects' names), compared
+/// with the object's first copy.
+#[test]
+fn the_first_differing_copy_in_the_side_is_the_error() {
+    let cm = |name: &str, value: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: n\ndata:\n  k: {value}\n")
+    };
+    let git = [cm("a", "1"), cm("b", "1")].join("---\n");
+    let live = [cm("a", "1"), cm("b", "1"), cm("b", "2"), cm("a", "2")].join("---\n");
+    let e = analyze(&git, &live, &Options::default()).unwrap_err();
+    assert_eq!((e.side, e.document, e.line), (Side::Live, 3, 17), "{e}");
+    assert!(
+        e.message.contains("ConfigMap/n/b") && e.message.contains("document 2 at line 9"),
+        "{e}"
+    );
+    // An identical copy first, then a differing one: the first copy is named.
+    let live = [cm("a", "1"), cm("b", "1"), cm("a", "1"), cm("a", "3")].join("---\n");
+    let e = analyze(&git, &live, &Options::default()).unwrap_err();
+    assert_eq!((e.document, e.line), (4, 25), "{e}");
+    assert!(e.message.contains("document 1 at line 1"), "{e}");
+    // The same on the Git side.
+    let e = analyze(&live, &git, &Options::default()).unwrap_err();
+    assert_eq!((e.side, e.document), (Side::Git, 4), "{e}");
+}
