@@ -51,16 +51,7 @@ pub fn analyze_with(
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
     let (git_docs, live_docs) = parse_both(git, live)?;
-    let masks = secret_mask::Masks::reserving(&[git, live]);
-    let report = analyze_parsed(
-        masks,
-        Some(git),
-        &git_docs,
-        Some(live),
-        &live_docs,
-        opts,
-        evidence,
-    );
+    let report = analyze_held(git, &git_docs, live, &live_docs, opts, evidence);
     drop_objects(git_docs, live_docs);
     report
 }
@@ -219,6 +210,18 @@ pub fn analyze_cached(
     let none = Preparsed::default();
     let git_docs = ParsedSide::of(&mut cache.git, git, Side::Git, &none)?;
     let live_docs = ParsedSide::of(&mut cache.live, live, Side::Live, &none)?;
+    analyze_held(git, git_docs, live, live_docs, opts, evidence)
+}
+
+/// [`analyze_parsed`] while both sides' texts are still held.
+fn analyze_held(
+    git: &str,
+    git_docs: &[Document],
+    live: &str,
+    live_docs: &[Document],
+    opts: &Options,
+    evidence: Evidence<'_>,
+) -> Result<Report, InputError> {
     let masks = secret_mask::Masks::reserving(&[git, live]);
     analyze_parsed(
         masks,

@@ -116,25 +116,15 @@ impl Masks {
             .iter()
             .map(|t| crate::input::parse_side(t, crate::input::Side::Git).unwrap_or_default())
             .collect();
-        let sides: Vec<(&str, &[crate::input::Document])> = texts
+        let sides: Vec<(Option<&str>, &[crate::input::Document])> = texts
             .iter()
             .zip(&parsed)
-            .map(|(t, d)| (*t, d.as_slice()))
+            .map(|(t, d)| (Some(*t), d.as_slice()))
             .collect();
-        Masks::for_sides(&sides)
+        Masks::reserving(texts).numbering_sides(&sides)
     }
 
-    /// [`Masks::for_texts`] for texts already parsed (each with the documents read from it).
-    pub fn for_sides(sides: &[(&str, &[crate::input::Document])]) -> Masks {
-        let texts: Vec<&str> = sides.iter().map(|(text, _)| *text).collect();
-        let sides: Vec<(Option<&str>, &[crate::input::Document])> = sides
-            .iter()
-            .map(|(text, docs)| (Some(*text), *docs))
-            .collect();
-        Masks::reserving(&texts).numbering_sides(&sides)
-    }
-
-    /// The first step of [`Masks::for_sides`]: the masks these texts hold
+    /// The first step of [`Masks::for_texts`]: the masks these texts hold
     /// already keep their numbers. Once it is done, a text read into objects
     /// is no longer needed (see [`Masks::numbering_sides`]), so a caller can
     /// free a large one before the comparison starts.
@@ -146,10 +136,10 @@ impl Masks {
         masks
     }
 
-    /// The second step of [`Masks::for_sides`], on masks made by
-    /// [`Masks::reserving`] from every side's text: each side's objects,
-    /// and its text when no object was read from it (`None` then gives
-    /// that text up).
+    /// The second step of [`Masks::for_texts`], for texts already parsed, on
+    /// masks made by [`Masks::reserving`] from every side's text: each
+    /// side's objects, and its text when no object was read from it (`None`
+    /// then gives that text up).
     pub fn numbering_sides(self, sides: &[(Option<&str>, &[crate::input::Document])]) -> Masks {
         let masks = self;
         // Text by text, so that the numbering of a list of texts begins with that of any of its prefixes (a report
@@ -176,7 +166,7 @@ impl Masks {
             // does not read as YAML: diff output, a broken Secret); a text read
             // into objects holds nothing more, and scanning it again would
             // cost more than the whole comparison.
-            if let (true, Some(text)) = (docs.is_empty(), text) {
+            if let Some(text) = text.filter(|_| docs.is_empty()) {
                 let _ = mask_secrets_in_text(text, &masks);
             }
         }
