@@ -11,7 +11,7 @@ use crate::model::*;
 use crate::object_options::ObjectOptions;
 use crate::path;
 use crate::path::Pointer;
-use crate::rules::{self, Finding};
+use crate::rules;
 use crate::{fixes, secret_mask};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -688,12 +688,8 @@ pub(crate) fn finish_resource(
     }
 }
 
-/// Shorten a value for an evidence sentence.
-fn short(v: Option<&Value>) -> String {
-    crate::text::one_line(&crate::text::value_or_absent(v), 60)
-}
-
-/// Give one difference its cause, rule, confidence and evidence.
+/// Give one difference its cause, rule, confidence and evidence
+/// ([`rules::explain`]), with its values masked as the report shows them.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn classify(
     key: &ResourceKey,
@@ -707,7 +703,6 @@ pub(crate) fn classify(
     masks: &secret_mask::Masks,
 ) -> Difference {
     let pointer = path::pointer(&d.path);
-    let manager = live_obj.and_then(|l| crate::managed_fields::owner_of(l, &d.path));
     let kind = secret_mask::kind_for_masking(&key.kind, [git_obj, live_obj]);
     let secret = secret_mask::is_secret_pointer(kind, &pointer);
     let mask = |v: Option<Value>| -> Value {
@@ -715,70 +710,31 @@ pub(crate) fn classify(
             secret_mask::mask_pointer_value(masks, kind, &pointer, v)
         })
     };
-    let (rule_code, cause, confidence, evidence, pending_git_change) = match catalog {
-        Some(catalog) => {
-            let finding = Finding {
+    let explanation = match catalog {
+        Some(catalog) => rules::explain::explain(
+            catalog,
+            &rules::explain::Facts {
                 key,
-                path: &d.path,
-                pointer: &pointer,
-                change: d.change,
                 presence,
+                path: &d.path,
+                change: d.change,
                 git: d.git.as_ref(),
                 live: d.live.as_ref(),
                 git_obj,
                 live_obj,
-                manager: manager.as_deref(),
                 input: ctx,
-            };
-            let verdict = catalog.classify(&finding);
-            let rule = verdict.rule;
-            let (git_s, live_s) = if secret {
-                ("(secret value)".to_string(), "(secret value)".to_string())
-            } else {
-                (short(d.git.as_ref()), short(d.live.as_ref()))
-            };
-            let mut vars: Vec<(String, String)> = vec![
-                ("kind".into(), key.kind.clone()),
-                ("name".into(), key.name.clone()),
-                ("namespace".into(), key.namespace.clone()),
-                ("path".into(), crate::text::field_words(&d.path)),
-                ("git".into(), git_s),
-                ("live".into(), live_s),
-                (
-                    "manager".into(),
-                    manager.clone().unwrap_or_else(|| "unknown".into()),
-                ),
-                (
-                    "manager_note".into(),
-                    manager
-                        .as_ref()
-                        .map(|m| format!(" (field manager `{m}`)"))
-                        .unwrap_or_default(),
-                ),
-            ];
-            vars.extend(verdict.vars);
-            let mut confidence = rule.confidence;
-            if !certain {
-                confidence = match confidence {
-                    Confidence::High => Confidence::Medium,
-                    _ => Confidence::Low,
-                };
-            }
-            (
-                rule.code.clone(),
-                rule.cause,
-                confidence,
-                crate::text::fill(&rule.evidence, &vars),
-                rules::predicates::pending_git_change(&finding),
-            )
-        }
-        None => (
-            "DR000".to_string(),
-            Cause::Drift,
-            Confidence::Low,
-            "The rule catalogue could not be loaded.".to_string(),
-            false,
+                certain,
+                secret,
+            },
         ),
+        None => rules::explain::Explanation {
+            rule: "DR000".to_string(),
+            cause: Cause::Drift,
+            confidence: Confidence::Low,
+            evidence: "The rule catalogue could not be loaded.".to_string(),
+            pending_git_change: false,
+            written_by: None,
+        },
     };
     let visible = d.hidden_reason.is_none();
     let (git, live) = (mask(d.git), mask(d.live));
@@ -790,12 +746,13 @@ pub(crate) fn classify(
         live,
         visible,
         hidden_reason: d.hidden_reason,
-        cause,
-        rule: rule_code,
-        confidence,
-        evidence,
+        cause: explanation.cause,
+        rule: explanation.rule,
+        confidence: explanation.confidence,
+        evidence: explanation.evidence,
+        written_by: explanation.written_by,
         segs: d.path,
-        pending_git_change,
+        pending_git_change: explanation.pending_git_change,
     }
 }
 

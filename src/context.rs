@@ -65,7 +65,18 @@ pub struct InputContext {
     /// The objects were rebuilt from diff output: a field on lines no hunk
     /// shows is unknown, not absent.
     pub partial_objects: bool,
+    /// Objects of the input that name another in their spec
+    /// (`scaleTargetRef`, `targetRef`, `workloadRef`), by the object named
+    /// (namespace, kind, name): "Canary shop/web (spec.targetRef)".
+    referrers: BTreeMap<(String, String, String), BTreeSet<String>>,
+    /// What the mutating webhooks of the input's MutatingWebhookConfigurations
+    /// are registered for: (API groups, resources) per rule. Empty when the
+    /// input holds none.
+    pub mutating_webhook_rules: Vec<(Vec<String>, Vec<String>)>,
 }
+
+/// The spec fields by which an object names the workload it acts on.
+const REFERENCE_FIELDS: &[&str] = &["scaleTargetRef", "targetRef", "workloadRef"];
 
 impl InputContext {
     /// `obj` (the Git object of `key` when `from_git`, else the live one) as
@@ -335,6 +346,24 @@ impl InputContext {
                 });
             }
         };
+        for field in REFERENCE_FIELDS {
+            let Some(r) = obj.at(&format!("/spec/{field}")) else {
+                continue;
+            };
+            if let (Some(kind), Some(name)) = (
+                r.get("kind").and_then(Value::as_str),
+                r.get("name").and_then(Value::as_str),
+            ) {
+                self.referrers
+                    .entry((ns.clone(), kind.to_string(), name.to_string()))
+                    .or_default()
+                    .insert(format!("{} {}/{} (spec.{field})", key.kind, ns, key.name));
+            }
+        }
+        if key.group == "admissionregistration.k8s.io" && key.kind == "MutatingWebhookConfiguration"
+        {
+            self.learn_webhook_rules(obj);
+        }
         match (key.group.as_str(), key.kind.as_str()) {
             ("autoscaling", "HorizontalPodAutoscaler") => {
                 push(self, "HorizontalPodAutoscaler", "scaleTargetRef", false)
@@ -399,6 +428,63 @@ impl InputContext {
                 }
             }
         }
+    }
+
+    fn learn_webhook_rules(&mut self, obj: &Value) {
+        let strings = |v: Option<&Value>| -> Vec<String> {
+            v.and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let webhooks = obj.get("webhooks").and_then(Value::as_array);
+        for rule in webhooks
+            .into_iter()
+            .flatten()
+            .filter_map(|w| w.get("rules").and_then(Value::as_array))
+            .flatten()
+        {
+            let entry = (
+                strings(rule.get("apiGroups")),
+                strings(rule.get("resources")),
+            );
+            if !self.mutating_webhook_rules.contains(&entry) {
+                self.mutating_webhook_rules.push(entry);
+            }
+        }
+    }
+
+    /// The objects of the input that name this one in their spec.
+    pub fn referrers_of(&self, key: &ResourceKey) -> impl Iterator<Item = &str> {
+        self.referrers
+            .get(&(key.namespace.clone(), key.kind.clone(), key.name.clone()))
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// Whether the input's mutating webhooks can see objects of this group
+    /// and plural resource: `None` when the input holds no webhook
+    /// configuration (nothing is known), else whether a rule covers it.
+    pub fn webhooks_cover(&self, group: &str, resource: &str) -> Option<bool> {
+        if self.mutating_webhook_rules.is_empty() {
+            return None;
+        }
+        let has = |list: &[String], want: &str| list.iter().any(|x| x == "*" || x == want);
+        Some(
+            self.mutating_webhook_rules
+                .iter()
+                .any(|(groups, resources)| {
+                    has(groups, group)
+                        && resources.iter().any(|r| {
+                            r == "*" || r == "*/*" || r.split('/').next() == Some(resource)
+                        })
+                }),
+        )
     }
 
     /// The CRD of a custom resource's group/kind when the input holds it:

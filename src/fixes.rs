@@ -332,14 +332,13 @@ pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
 
 fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
     let text = |v: &serde_json::Value| crate::text::value_or_absent(Some(v));
-    vec![
-        ("kind".into(), key.kind.clone()),
-        ("name".into(), key.name.clone()),
-        ("namespace".into(), key.namespace.clone()),
-        ("path".into(), crate::text::field_words(&d.segs)),
-        ("git".into(), text(&d.git)),
-        ("live".into(), text(&d.live)),
-    ]
+    crate::rules::explain::template_vars(
+        key,
+        &d.segs,
+        text(&d.git),
+        text(&d.live),
+        d.written_by.as_ref().map(|w| w.manager.as_str()),
+    )
 }
 
 fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec<Fix> {
@@ -373,14 +372,14 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                 rule.title
             );
             let has_better_fix = t.git.is_some() || t.render.is_some() || t.sync_order.is_some();
-            let snippet = ignore_snippet(
-                key,
-                &paths,
-                ig.respect,
-                has_better_fix,
-                &ig.managers,
-                &title,
-            );
+            let managers: Vec<String> = ig
+                .managers
+                .iter()
+                .map(|m| fill(m, &vars))
+                .filter(|m| !m.contains('{'))
+                .collect();
+            let snippet =
+                ignore_snippet(key, &paths, ig.respect, has_better_fix, &managers, &title);
             out.push(Fix::new(
                 rule.cause,
                 FixKind::Ignore,

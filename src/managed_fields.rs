@@ -7,16 +7,38 @@ use crate::path::Pointer;
 use crate::path::Seg;
 use serde_json::Value;
 
+/// One `managedFields` entry's record of the field it wrote: who, how and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldWriter {
+    /// The field manager (`kubectl-edit`, `argocd-controller`, `flagger`).
+    pub manager: String,
+    /// `Update` or `Apply`, when the entry says.
+    pub operation: Option<String>,
+    /// The subresource written through (`scale`, `status`), when any.
+    pub subresource: Option<String>,
+    /// The entry's time, as written.
+    pub time: Option<String>,
+    /// Whether the entry holds the path itself (or a subtree owned as a
+    /// leaf above it), not only an ancestor of it.
+    pub exact: bool,
+}
+
 /// The manager whose FieldsV1 set holds this path (or the closest ancestor
 /// owned as a leaf). When several do, the deepest match wins; ties go to the
 /// most recent entry.
 pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
+    writer_of(live, path).map(|w| w.manager)
+}
+
+/// The entry that last wrote this path, as [`owner_of`] picks it, with its
+/// operation, subresource and time.
+pub fn writer_of(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
     let entries = live.at("/metadata/managedFields")?.as_array()?;
-    let mut best: Option<(usize, String)> = None;
+    let mut best: Option<(usize, &Value)> = None;
     for entry in entries {
-        let Some(manager) = entry.get("manager").and_then(Value::as_str) else {
+        if entry.get("manager").and_then(Value::as_str).is_none() {
             continue;
-        };
+        }
         let Some(fields) = entry.get("fieldsV1") else {
             continue;
         };
@@ -25,11 +47,96 @@ pub fn owner_of(live: &Value, path: &[Seg]) -> Option<String> {
             continue;
         }
         if best.as_ref().is_none_or(|(d, _)| depth >= *d) {
-            best = Some((depth, manager.to_string()));
+            best = Some((depth, entry));
         }
     }
-    best.filter(|(d, _)| *d == path.len() || *d > 0)
-        .map(|(_, m)| m)
+    let (depth, entry) = best?;
+    // The keys and items of a map or list are owned one by one: a writer of
+    // the whole is one that owns it atomically (an empty set at the path).
+    let value = live.at(&crate::path::pointer(path));
+    let non_empty = |v: &Value| match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        _ => false,
+    };
+    if value.is_some_and(non_empty) && depth == path.len() {
+        let set = entry.get("fieldsV1").and_then(|f| set_at(f, path));
+        let atomic = set
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.keys().all(|k| k == "."));
+        if !atomic {
+            return None;
+        }
+    }
+    FieldWriter::of(entry, depth == path.len())
+}
+
+impl FieldWriter {
+    fn of(entry: &Value, exact: bool) -> Option<FieldWriter> {
+        let text = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(FieldWriter {
+            manager: text("manager")?,
+            operation: text("operation"),
+            subresource: text("subresource"),
+            time: text("time"),
+            exact,
+        })
+    }
+}
+
+/// Every entry whose field set holds the list item with this merge key
+/// (`k:{"port":83,...}`) in the list at `list_path`.
+pub fn writers_of_item(
+    live: &Value,
+    list_path: &[Seg],
+    key_field: &str,
+    key_value: &Value,
+) -> Vec<FieldWriter> {
+    let Some(entries) = live.at("/metadata/managedFields").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let item = Seg::Item {
+        index: None,
+        key: Some((key_field.to_string(), key_value.clone())),
+    };
+    let mut path = list_path.to_vec();
+    path.push(item);
+    entries
+        .iter()
+        .filter(|e| {
+            e.get("fieldsV1")
+                .is_some_and(|f| match_depth(f, &path) == path.len())
+        })
+        .filter_map(|e| FieldWriter::of(e, true))
+        .collect()
+}
+
+/// The field set at `path` (its node in FieldsV1), when it reaches there.
+fn set_at<'v>(fields: &'v Value, path: &[Seg]) -> Option<&'v Value> {
+    let mut node = fields;
+    for seg in path {
+        let map = node.as_object()?;
+        node = match seg {
+            Seg::Key(k) => map.get(&format!("f:{k}"))?,
+            Seg::Item {
+                key: Some((name, value)),
+                ..
+            } => map
+                .iter()
+                .find(|(k, _)| {
+                    k.strip_prefix("k:")
+                        .and_then(|j| serde_json::from_str::<Value>(j).ok())
+                        .is_some_and(|kv| kv.get(name) == Some(value))
+                })
+                .map(|(_, v)| v)?,
+            Seg::Item {
+                index: Some(i),
+                key: None,
+            } => map.get(&format!("i:{i}"))?,
+            Seg::Item { .. } => return None,
+        };
+    }
+    Some(node)
 }
 
 /// How many leading segments of `path` this field set covers (full length

@@ -368,6 +368,10 @@ pub struct Difference {
     pub confidence: Confidence,
     /// One sentence naming what in the input supports the cause.
     pub evidence: String,
+    /// Who last wrote the live value, as the live object's `managedFields`
+    /// record it (absent when they do not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<WrittenBy>,
     /// The path with list items' merge keys, for building fixes.
     #[serde(skip)]
     pub segs: Vec<crate::path::Seg>,
@@ -376,6 +380,43 @@ pub struct Difference {
     /// change and overwrites no one's edit.
     #[serde(skip)]
     pub pending_git_change: bool,
+}
+
+/// What kind of writer a manager is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ManagerClass {
+    /// A person at a terminal or in a web console: a change made by hand.
+    Person,
+    /// Argo CD's own apply (and webhooks that mutated its request, whose
+    /// changes the API server records under the requester's name).
+    #[serde(rename = "argocd")]
+    ArgoCd,
+    /// The API server itself (defaulting, allocation).
+    ApiServer,
+    /// An entry that records no writer (`before-first-apply`: fields the
+    /// API server took over when managedFields were first kept).
+    Unknown,
+    /// Anything else: a controller, an operator or a script.
+    Program,
+}
+
+/// The `managedFields` entry that last wrote a live value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WrittenBy {
+    /// The field manager.
+    pub manager: String,
+    /// What kind of writer that manager is.
+    pub class: ManagerClass,
+    /// `Update` or `Apply`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The subresource written through (`scale`, `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subresource: Option<String>,
+    /// When, as the entry records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// A proposed fix for the differences of one cause.

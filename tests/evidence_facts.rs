@@ -164,15 +164,17 @@ fn force_sync_warning_names_only_values_a_person_changed() {
     );
 }
 
-// SD: a value re-encoded inside a custom resource is attributed with
-// managedFields, never to the API server, which keeps custom-resource strings as written.
+// SD/WH/CR: a value re-encoded inside a custom resource is attributed with
+// managedFields, never to the API server, which keeps custom-resource strings
+// as written: a webhook inside Argo CD's apply (or, unrecorded, a webhook or
+// controller), or the program that wrote it.
 
 const CERT: &str = "cert-manager.io/Certificate/edge/api-tls";
 
 #[test]
 fn reencoded_custom_resource_value_is_attributed_by_managed_fields() {
     let (rule, ev) = evidence("sd-reencoded-webhook", CERT, "/spec/duration");
-    assert_eq!(rule, "SD025", "{ev}");
+    assert_eq!(rule, "WH024", "{ev}");
     assert!(
         ev.contains("`argocd-controller`") && ev.contains("mutating admission webhook rewrote"),
         "{ev}"
@@ -180,16 +182,16 @@ fn reencoded_custom_resource_value_is_attributed_by_managed_fields() {
     assert!(!ev.contains("API server stores the quantities"), "{ev}");
 
     let (rule, ev) = evidence("sd-reencoded-controller", CERT, "/spec/duration");
-    assert_eq!(rule, "SD025", "{ev}");
+    assert_eq!(rule, "CR026", "{ev}");
     assert!(
-        ev.contains("`certificate-normaliser`: that controller"),
+        ev.contains("`certificate-normaliser`") && ev.contains("re-encodes the field"),
         "{ev}"
     );
     assert!(!ev.contains("webhook rewrote"), "{ev}");
     assert!(!ev.contains("API server stores the quantities"), "{ev}");
 
     let (rule, ev) = evidence("sd-reencoded-unknown", CERT, "/spec/duration");
-    assert_eq!(rule, "SD025", "{ev}");
+    assert_eq!(rule, "WH024", "{ev}");
     assert!(ev.contains("managedFields do not say which"), "{ev}");
     assert!(!ev.contains("webhook rewrote"), "{ev}");
     assert!(!ev.contains("API server stores the quantities"), "{ev}");

@@ -6,7 +6,10 @@
 #![warn(missing_docs)]
 
 pub mod docs;
+pub mod explain;
+pub mod managers;
 pub mod predicates;
+pub mod provenance;
 pub mod second_render;
 
 use crate::compare::CompareOptions;
@@ -338,6 +341,9 @@ impl Catalog {
         candidates.dedup();
         for i in candidates {
             let rule = &self.rules[i];
+            if !f.provenance().admits(rule.cause) {
+                continue;
+            }
             if let Some(vars) = rule.matches(f, &gk) {
                 return Verdict { rule, vars };
             }
@@ -373,6 +379,16 @@ pub struct Finding<'a> {
     pub manager: Option<&'a str>,
     /// What the rest of the input tells.
     pub input: &'a InputContext,
+    /// Who wrote the field, computed on first use ([`Finding::provenance`]).
+    pub provenance: std::cell::OnceCell<provenance::Provenance>,
+}
+
+impl Finding<'_> {
+    /// The facts of the input about who wrote this field.
+    pub fn provenance(&self) -> &provenance::Provenance {
+        self.provenance
+            .get_or_init(|| provenance::Provenance::of(self))
+    }
 }
 
 /// The rule that explains a difference.

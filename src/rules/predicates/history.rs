@@ -4,49 +4,14 @@
 //! show.
 
 use super::{var, Vars};
-use crate::k8s::LAST_APPLIED_ANNOTATION;
 use crate::rules::Finding;
 use serde_json::Value;
 
-/// What the last-applied configuration says about Git's value at the path.
-pub(super) enum LastApplied {
-    /// The live object holds no (readable) last-applied configuration.
-    Unknown,
-    /// It holds what Git holds now: Git has not changed since that apply.
-    SameAsGit,
-    /// It holds something else: Git changed after that apply. `live_as_applied`:
-    /// the live value is still the one that apply wrote.
-    Differs { live_as_applied: bool },
-}
+use crate::rules::managers::{self, ManagerClass};
+use crate::rules::provenance::{LastApplied, Via};
 
-pub(super) fn last_applied(f: &Finding<'_>) -> LastApplied {
-    let Some(text) = f
-        .live_obj
-        .and_then(|l| l.pointer("/metadata/annotations"))
-        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
-        .and_then(Value::as_str)
-    else {
-        return LastApplied::Unknown;
-    };
-    let Ok(applied) = serde_json::from_str::<Value>(text) else {
-        return LastApplied::Unknown;
-    };
-    if !applied.is_object() {
-        return LastApplied::Unknown;
-    }
-    let then = applied.pointer(f.pointer);
-    let same = |other: Option<&Value>| match (then, other) {
-        (None, None) => true,
-        (Some(a), Some(b)) => crate::compare::json_eq(a, b),
-        _ => false,
-    };
-    if same(f.git_obj.and_then(|g| g.pointer(f.pointer))) {
-        LastApplied::SameAsGit
-    } else {
-        LastApplied::Differs {
-            live_as_applied: same(f.live_obj.and_then(|l| l.pointer(f.pointer))),
-        }
-    }
+fn last_applied(f: &Finding<'_>) -> LastApplied {
+    f.provenance().last_applied
 }
 
 /// The last-applied configuration holds Git's value at the path: the last
@@ -94,10 +59,60 @@ pub(crate) fn pending_git_change(f: &Finding<'_>) -> bool {
     )
 }
 
-/// Argo CD's own field managers: a value they own was written by Argo CD's
-/// apply (client-side or server-side), or by a webhook mutating that request.
-pub(super) fn is_argocd_manager(m: &str) -> bool {
-    matches!(m, "argocd-controller" | "argocd-application-controller")
+/// The evidence variables of the live value's writer when its class is one
+/// of `classes`: `writer` (the manager), `writer_how` (how it was found and
+/// when), `writer_class` (what kind of writer that is).
+fn written_by(f: &Finding<'_>, classes: &[ManagerClass]) -> Option<Vars> {
+    let w = f.provenance().writer.as_ref()?;
+    if !classes.contains(&w.class) {
+        return None;
+    }
+    let mut how = String::new();
+    if w.via == Via::ReplacingItem {
+        how.push_str(" (it owns the list entry that took the place of Git's)");
+    }
+    if let Some(t) = &w.field.time {
+        how.push_str(&format!(" at {t}"));
+    }
+    Some(vec![
+        var("writer", w.field.manager.clone()),
+        var("writer_how", how),
+        var("writer_class", managers::describe(w.class)),
+    ])
+}
+
+/// A person's tool (kubectl, a web console) last wrote the live value.
+pub(super) fn written_by_person(f: &Finding<'_>) -> Option<Vars> {
+    written_by(f, &[ManagerClass::Person])
+}
+
+/// A program (a controller, an operator, a script: any manager the table
+/// does not name as a person's tool, Argo CD or the API server) last wrote it.
+pub(super) fn written_by_program(f: &Finding<'_>) -> Option<Vars> {
+    written_by(f, &[ManagerClass::Program])
+}
+
+/// Argo CD's own apply last wrote it (or a webhook mutating that request).
+pub(super) fn written_by_argocd(f: &Finding<'_>) -> Option<Vars> {
+    written_by(f, &[ManagerClass::ArgoCd])
+}
+
+/// An autoscaler last wrote it, through the scale subresource.
+pub(super) fn written_by_scaler(f: &Finding<'_>) -> Option<Vars> {
+    if !f.provenance().scaled(f.key, f.pointer) {
+        return None;
+    }
+    written_by(f, &[ManagerClass::Program])
+}
+
+/// The render moved since the last sync (the last-applied configuration
+/// holds the live value, Git another, and no person or program wrote the
+/// live one) and the values look generated: `functions` names the template
+/// functions that make such values.
+pub(super) fn render_moved_generated(f: &Finding<'_>) -> Option<Vars> {
+    let p = f.provenance();
+    (p.render_moved() && p.shape.generated())
+        .then(|| vec![var("functions", p.shape.template_functions())])
 }
 
 /// Who re-encoded a value, as the input shows it. The API server stores a
@@ -112,14 +127,20 @@ pub(super) fn reencoded_by(f: &Finding<'_>) -> String {
             .to_string();
     }
     match f.manager {
-        Some(m) if is_argocd_manager(m) => format!(
-            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied (the API server stores this field as written)"
+        Some(m) if managers::class_of(m) == ManagerClass::ArgoCd => format!(
+            "its field manager is `{m}`, Argo CD's own apply, so a mutating admission webhook rewrote the object Argo CD applied"
         ),
         Some(m) if m != "kube-apiserver" => {
             format!("its field manager is `{m}`: that controller wrote it in this form")
         }
-        _ => "the API server stores this field as written, so a mutating webhook or a controller wrote it in this form; the live object's managedFields do not say which".to_string(),
+        _ => "a mutating webhook or a controller wrote it in this form; the live object's managedFields do not say which".to_string(),
     }
+}
+
+/// The field is stored as written: not a typed quantity of a built-in kind,
+/// so the API server did not re-encode it.
+pub(super) fn stored_as_written(f: &Finding<'_>) -> Option<Vars> {
+    (!typed_quantity(f)).then(Vec::new)
 }
 
 /// The path is a `Quantity` field of a built-in kind's schema.
@@ -158,4 +179,10 @@ pub(super) fn live_tracking(f: &Finding<'_>) -> Option<Vars> {
         ", and it carries no Argo CD tracking annotation or label: the input does not show that this app manages it (if it does, Argo CD marks it as requiring pruning)".to_string()
     };
     Some(vec![var("tracking", s)])
+}
+
+/// A mutating webhook can have seen this object: the input holds no webhook
+/// configuration, or one registers for the object's resource.
+pub(super) fn webhooks_can_see(f: &Finding<'_>) -> Option<Vars> {
+    crate::rules::provenance::webhooks_can_see(f.key, f.input).then(Vec::new)
 }

@@ -179,6 +179,17 @@ fn live_text(f: &Finding<'_>) -> std::sync::Arc<str> {
 
 /// Whether the differing value (a key, a whole map, a list item or a whole
 /// list that Git lacks) is something this injector adds.
+/// How a pod injector's artefact reached an object of this kind. Pod
+/// injectors register their webhooks for Pods, so they write a Pod at
+/// admission, never a workload's pod template.
+fn reached_through(kind: &str) -> String {
+    if kind == "Pod" {
+        String::new()
+    } else {
+        format!(" Its webhook registers for Pods, not for a {kind}, so it did not write this pod template itself: the manifests were run through the injector's command line (`istioctl kube-inject`, `linkerd inject`) before they were applied, or a webhook registered for workloads (a policy engine's mutation) copied it in.")
+    }
+}
+
 pub(super) fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?;
     let n = f.path.len();
@@ -196,7 +207,13 @@ pub(super) fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
         |name: &str| name_in(name, inj.env) || (name_in(name, inj.weak_env) && strong_present());
     let key_ok =
         |key: &str| name_in(key, inj.keys) || (name_in(key, inj.weak_keys) && strong_present());
-    let found = |what: String| Some(vec![var("injector", inj.name), var("artefact", what)]);
+    let found = |what: String| {
+        Some(vec![
+            var("injector", inj.name),
+            var("artefact", what),
+            var("reached", reached_through(&f.key.kind)),
+        ])
+    };
     match (parent, last) {
         // One annotation or label key.
         (Some("annotations" | "labels"), crate::path::Seg::Key(k)) => {
@@ -221,26 +238,23 @@ pub(super) fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
                 "env" => env_ok(name),
                 _ => false,
             };
-            hit.then(|| {
-                vec![
-                    var("injector", inj.name),
-                    var("artefact", format!("{} `{name}`", singular(list))),
-                ]
-            })
+            if hit {
+                found(format!("{} `{name}`", singular(list)))
+            } else {
+                None
+            }
         }
         // A whole map or list Git does not have.
         (_, crate::path::Seg::Key(k)) if f.git.is_none() => match (k.as_str(), live) {
             ("annotations" | "labels", Value::Object(m)) if !m.is_empty() => {
-                (m.keys().all(|key| key_ok(key)) && m.keys().any(|key| name_in(key, inj.keys)))
-                    .then(|| {
-                        vec![
-                            var("injector", inj.name),
-                            var(
-                                "artefact",
-                                format!("{k} {}", m.keys().cloned().collect::<Vec<_>>().join(", ")),
-                            ),
-                        ]
-                    })
+                if m.keys().all(|key| key_ok(key)) && m.keys().any(|key| name_in(key, inj.keys)) {
+                    found(format!(
+                        "{k} {}",
+                        m.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ))
+                } else {
+                    None
+                }
             }
             (
                 list @ ("containers" | "initContainers" | "volumes" | "volumeMounts" | "env"),
@@ -254,12 +268,11 @@ pub(super) fn injected_by(inj: &Injector, f: &Finding<'_>) -> Option<Vars> {
                     })
                 });
                 let names: Vec<&str> = items.iter().filter_map(item_name).collect();
-                all.then(|| {
-                    vec![
-                        var("injector", inj.name),
-                        var("artefact", format!("{list} {}", names.join(", "))),
-                    ]
-                })
+                if all {
+                    found(format!("{list} {}", names.join(", ")))
+                } else {
+                    None
+                }
             }
             _ => None,
         },

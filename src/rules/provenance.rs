@@ -1,0 +1,374 @@
+//! The provenance stage: for one differing field, the facts the input
+//! itself carries about who wrote it, computed once before any rule runs.
+//!
+//! - Git against the last-applied configuration (what Argo CD's client-side
+//!   apply sent at its last sync) and live against it.
+//! - Who last wrote the live value: the `managedFields` entry (manager,
+//!   operation, subresource, time) and that manager's class
+//!   ([`super::managers`]). For an item of a list keyed by a merge key that
+//!   live lacks, the entry that took its place speaks for it.
+//! - Which objects of the input name this one (`scaleTargetRef`,
+//!   `targetRef`, `workloadRef`).
+//! - The value's shape: random, a certificate, a checksum, a timestamp, or
+//!   the same amount in another notation.
+//!
+//! [`Provenance::default_cause`] is the decision table below; the rules of
+//! the catalogue refine it (they name the tool and carry its fixes), and
+//! [`Provenance::admits`] keeps any rule from contradicting it.
+//!
+//! | who wrote the live value | last-applied | default cause |
+//! | --- | --- | --- |
+//! | a person's tool | any | `drift`, high: changed by hand |
+//! | a program through `scale` | any | `autoscaler` |
+//! | any other program | any | `controller-rewrite`, medium |
+//! | Argo CD's apply | holds Git's value | `mutating-webhook`: rewritten inside the apply |
+//! | Argo CD's apply, or not recorded | holds the live value, Git moved on | `nondeterministic-render` when the value looks generated, else `drift` (a Git change waiting for a sync) |
+//! | not recorded | holds Git's value | `drift`, low: the cluster changed, the writer is not shown |
+//! | not recorded | none | `drift`, low: the input cannot tell who changed it |
+//!
+//! No rule may say "changed by hand" of a field a program wrote, nor
+//! "rewritten by a webhook or a controller" of one a person's tool wrote;
+//! [`webhooks_can_see`] keeps a webhook from being blamed for an object the
+//! input's webhook configurations do not register for.
+
+use super::managers::{self, ManagerClass};
+use super::Finding;
+use crate::identity::ResourceKey;
+use crate::k8s::LAST_APPLIED_ANNOTATION;
+use crate::managed_fields::FieldWriter;
+use crate::model::{Cause, Confidence, Presence};
+use crate::path::{Pointer, Seg};
+use serde_json::Value;
+
+/// What the last-applied configuration says about the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastApplied {
+    /// The live object holds no (readable) last-applied configuration.
+    Unknown,
+    /// It holds what Git holds now: Git has not changed since that apply.
+    SameAsGit,
+    /// It holds something else: Git changed after that apply. `live_as_applied`:
+    /// the live value is still the one that apply wrote.
+    Differs {
+        /// The live value is the one the last apply wrote.
+        live_as_applied: bool,
+    },
+}
+
+/// How the writer of the live value was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// `managedFields` hold the field itself (or a subtree above it).
+    Field,
+    /// The list item live lacks was replaced: the entry that holds the
+    /// item which took its place.
+    ReplacingItem,
+}
+
+/// Who last wrote the live value.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    /// The `managedFields` entry.
+    pub field: FieldWriter,
+    /// Its manager's class.
+    pub class: ManagerClass,
+    /// How it was found.
+    pub via: Via,
+}
+
+/// The shape of the differing values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// High-entropy strings of one length (generated passwords, keys, tokens).
+    Random,
+    /// PEM certificates or keys, raw or base64.
+    Certificate,
+    /// A `checksum/...` annotation: a hash of other rendered content.
+    Checksum,
+    /// Dates or epoch seconds.
+    Timestamp,
+    /// Anything else.
+    Plain,
+}
+
+impl Shape {
+    /// Whether a render makes such a value anew each time it runs
+    /// (`randAlphaNum`, `genCA`, `now`, a checksum of those).
+    pub fn generated(self) -> bool {
+        !matches!(self, Shape::Plain)
+    }
+
+    /// The template functions behind values of this shape.
+    pub fn template_functions(self) -> &'static str {
+        match self {
+            Shape::Random => "`randAlphaNum`/`randAscii`, or `lookup`, which returns nothing under `helm template` so the chart generates a new value",
+            Shape::Certificate => "`genCA`, `genSelfSignedCert` or `genSignedCert`",
+            Shape::Checksum => "`sha256sum` over a template that itself renders generated values",
+            Shape::Timestamp => "`now` (or `date`)",
+            Shape::Plain => "none",
+        }
+    }
+}
+
+/// The facts of one differing field that decide its cause.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    /// Git and live against the last-applied configuration.
+    pub last_applied: LastApplied,
+    /// Who last wrote the live value, when `managedFields` say.
+    pub writer: Option<Writer>,
+    /// Whether the live object carries `managedFields` at all.
+    pub has_managed_fields: bool,
+    /// Objects of the input that name this one.
+    pub referrers: Vec<String>,
+    /// The values' shape.
+    pub shape: Shape,
+}
+
+impl Provenance {
+    /// The facts of this finding (its `provenance` field left aside).
+    pub fn of(f: &Finding<'_>) -> Provenance {
+        let live = f.live_obj.filter(|_| f.presence == Presence::Both);
+        Provenance {
+            last_applied: last_applied(f),
+            writer: live.and_then(|l| writer(l, f)),
+            has_managed_fields: live.is_some_and(|l| l.at("/metadata/managedFields").is_some()),
+            referrers: f.input.referrers_of(f.key).map(str::to_string).collect(),
+            shape: shape(f),
+        }
+    }
+
+    /// The class of the live value's writer, when known.
+    pub fn writer_class(&self) -> Option<ManagerClass> {
+        self.writer.as_ref().map(|w| w.class)
+    }
+
+    /// The render moved since the last sync: the last-applied configuration
+    /// holds the live value, and Git holds another.
+    pub fn render_moved(&self) -> bool {
+        self.last_applied
+            == LastApplied::Differs {
+                live_as_applied: true,
+            }
+            && !matches!(
+                self.writer_class(),
+                Some(ManagerClass::Person | ManagerClass::Program)
+            )
+    }
+
+    /// Whether the live value's writer is an autoscaler ([`managers::is_scaler`]).
+    pub fn scaled(&self, key: &ResourceKey, pointer: &str) -> bool {
+        self.writer
+            .as_ref()
+            .is_some_and(|w| managers::is_scaler(&w.field, &key.kind, pointer))
+    }
+
+    /// The decision table's cause and confidence for these facts.
+    pub fn default_cause(&self, key: &ResourceKey, pointer: &str) -> (Cause, Confidence) {
+        use ManagerClass::*;
+        if let Some(w) = &self.writer {
+            if self.scaled(key, pointer) {
+                return (Cause::Autoscaler, Confidence::Medium);
+            }
+            match w.class {
+                Person => return (Cause::Drift, Confidence::High),
+                Program => return (Cause::ControllerRewrite, Confidence::Medium),
+                ArgoCd if self.last_applied == LastApplied::SameAsGit => {
+                    return (Cause::MutatingWebhook, Confidence::Medium)
+                }
+                _ => {}
+            }
+        }
+        if self.render_moved() {
+            return if self.shape.generated() {
+                (Cause::NondeterministicRender, Confidence::Medium)
+            } else {
+                (Cause::Drift, Confidence::Medium)
+            };
+        }
+        (Cause::Drift, Confidence::Low)
+    }
+
+    /// Whether a rule giving `cause` agrees with these facts.
+    pub fn admits(&self, cause: Cause) -> bool {
+        use ManagerClass::*;
+        match (self.writer_class(), cause) {
+            // A person's tool owns the live value: no webhook, controller or
+            // autoscaler wrote it.
+            (
+                Some(Person),
+                Cause::MutatingWebhook | Cause::ControllerRewrite | Cause::Autoscaler,
+            ) => false,
+            // A program wrote it: it was not changed by hand.
+            (Some(Program), Cause::Drift) => false,
+            // Argo CD applied Git's value and owns the live one: only the
+            // request's own mutation (or the API server) changed it.
+            (Some(ArgoCd), Cause::Drift) => self.last_applied != LastApplied::SameAsGit,
+            _ => true,
+        }
+    }
+}
+
+/// Whether a mutating webhook can have seen this object: `false` only when
+/// the input holds webhook configurations and none registers for the
+/// object's resource (sidecar injectors register for Pods, not for the
+/// workloads whose templates make them).
+pub fn webhooks_can_see(key: &ResourceKey, input: &crate::context::InputContext) -> bool {
+    input.webhooks_cover(&key.group, &resource_of(&key.kind)) != Some(false)
+}
+
+/// The plural resource name webhook rules register for, as the API server
+/// derives it from a kind (`Deployment` → `deployments`, `NetworkPolicy` →
+/// `networkpolicies`, `Ingress` → `ingresses`).
+fn resource_of(kind: &str) -> String {
+    let k = kind.to_ascii_lowercase();
+    if k == "endpoints" {
+        k
+    } else if let Some(stem) = k
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'o', 'u']))
+    {
+        format!("{stem}ies")
+    } else if k.ends_with('s') || k.ends_with('x') || k.ends_with("ch") || k.ends_with("sh") {
+        format!("{k}es")
+    } else {
+        format!("{k}s")
+    }
+}
+
+fn last_applied(f: &Finding<'_>) -> LastApplied {
+    let Some(text) = f
+        .live_obj
+        .and_then(|l| l.pointer("/metadata/annotations"))
+        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
+        .and_then(Value::as_str)
+    else {
+        return LastApplied::Unknown;
+    };
+    let Ok(applied) = serde_json::from_str::<Value>(text) else {
+        return LastApplied::Unknown;
+    };
+    if !applied.is_object() {
+        return LastApplied::Unknown;
+    }
+    let then = applied.pointer(f.pointer);
+    let same = |other: Option<&Value>| match (then, other) {
+        (None, None) => true,
+        (Some(a), Some(b)) => crate::compare::json_eq(a, b),
+        _ => false,
+    };
+    if same(f.git_obj.and_then(|g| g.pointer(f.pointer))) {
+        LastApplied::SameAsGit
+    } else {
+        LastApplied::Differs {
+            live_as_applied: same(f.live_obj.and_then(|l| l.pointer(f.pointer))),
+        }
+    }
+}
+
+/// The writer of the live value. A field of a keyed list item that live
+/// lacks (Git's entry was replaced) is attributed to the entries that hold
+/// the live items Git does not declare: whoever put them there removed it.
+fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
+    let class_of = |field: FieldWriter, via| Writer {
+        class: managers::class_of(&field.manager),
+        field,
+        via,
+    };
+    if let Some(w) = replacing_item_writer(live, f) {
+        return Some(class_of(w, Via::ReplacingItem));
+    }
+    crate::managed_fields::writer_of(live, f.path).map(|w| class_of(w, Via::Field))
+}
+
+fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
+    let at = f
+        .path
+        .iter()
+        .position(|s| matches!(s, Seg::Item { key: Some(_), .. }))?;
+    let Seg::Item {
+        key: Some((field, value)),
+        ..
+    } = &f.path[at]
+    else {
+        return None;
+    };
+    let list_path = &f.path[..at];
+    let list_pointer = crate::path::pointer(list_path);
+    let live_items = live.at(&list_pointer)?.as_array()?;
+    if live_items.iter().any(|i| i.get(field) == Some(value)) {
+        return None;
+    }
+    let git_items = f
+        .git_obj
+        .and_then(|g| g.at(&list_pointer))
+        .and_then(Value::as_array);
+    let declared = |v: &Value| git_items.is_some_and(|g| g.iter().any(|i| i.get(field) == Some(v)));
+    let mut writers: Vec<FieldWriter> = live_items
+        .iter()
+        .filter_map(|i| i.get(field))
+        .filter(|v| !declared(v))
+        .flat_map(|v| crate::managed_fields::writers_of_item(live, list_path, field, v))
+        .collect();
+    // A person's entry speaks first: it is the one that replaced the item
+    // (Argo CD's apply never adds an item Git lacks).
+    writers.sort_by_key(|w| managers::class_of(&w.manager) != ManagerClass::Person);
+    writers.into_iter().next()
+}
+
+/// A random-looking string a render generates. One without capitals that
+/// carries a run of lowercase hex is a digest or a commit id (a CI build's
+/// version label `ci-0b2c7e5…`, an image tag): it moves when its source
+/// moves, not on every render (`randAlphaNum` mixes capitals in).
+fn generated_text(s: &str) -> bool {
+    let is_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
+    let longest_hex_run = s
+        .as_bytes()
+        .split(|b| !is_hex(b))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    let digest = !s.bytes().any(|b| b.is_ascii_uppercase()) && longest_hex_run >= 7;
+    !digest && super::predicates::looks_random(s)
+}
+
+fn shape(f: &Finding<'_>) -> Shape {
+    if matches!(f.path.last(), Some(Seg::Key(k)) if k.starts_with("checksum/")) {
+        return Shape::Checksum;
+    }
+    let strings = [f.git, f.live].map(|v| v.and_then(Value::as_str));
+    let (Some(g), Some(l)) = (strings[0], strings[1]) else {
+        return Shape::Plain;
+    };
+    if g == l {
+        return Shape::Plain;
+    }
+    if super::predicates::is_certificate(g) && super::predicates::is_certificate(l) {
+        Shape::Certificate
+    } else if g.len() == l.len() && generated_text(g) && generated_text(l) {
+        Shape::Random
+    } else if super::predicates::has_timestamp(g) && super::predicates::has_timestamp(l) {
+        Shape::Timestamp
+    } else {
+        Shape::Plain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resource_of;
+
+    #[test]
+    fn kinds_become_the_resources_webhooks_register_for() {
+        for (kind, resource) in [
+            ("Deployment", "deployments"),
+            ("Pod", "pods"),
+            ("NetworkPolicy", "networkpolicies"),
+            ("Ingress", "ingresses"),
+            ("Endpoints", "endpoints"),
+            ("Gateway", "gateways"),
+        ] {
+            assert_eq!(resource_of(kind), resource);
+        }
+    }
+}
