@@ -46,17 +46,18 @@ fn real_shaped_diffs_give_their_paths_and_causes() {
     let cases: &[Case] = &[
         (
             // kubectl diff: cainjector's CA live, the chart's placeholder merged; the annotation
-            // naming the injector is a context line. Bookkeeping is hidden.
+            // naming the injector is a context line. Bookkeeping is hidden and is the API
+            // server's and kubectl's, never drift.
             "kubectl_webhook_cabundle",
             &[
                 (
                     webhook,
                     "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration",
                     false,
-                    Drift,
+                    ServerDefaults,
                 ),
-                (webhook, "/metadata/generation", false, Drift),
-                (webhook, "/metadata/resourceVersion", false, Drift),
+                (webhook, "/metadata/generation", false, ServerDefaults),
+                (webhook, "/metadata/resourceVersion", false, ServerDefaults),
                 (
                     webhook,
                     "/webhooks/0/clientConfig/caBundle",
@@ -113,7 +114,7 @@ fn real_shaped_diffs_give_their_paths_and_causes() {
                     "apps/Deployment/shop/checkout",
                     "/metadata/generation",
                     false,
-                    Drift,
+                    ServerDefaults,
                 ),
                 (
                     "apps/Deployment/shop/checkout",

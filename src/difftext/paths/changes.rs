@@ -249,6 +249,7 @@ impl<'s, 'a> Workspace<'s, 'a> {
         let ctx = PathContext {
             kind,
             source: seeding.source,
+            alternatives: &seeding.alternatives,
         };
         side_of(old, &self.old, &self.old_prefix, &[])
             .reconstruct(&mut self.live, &mut self.old_placed);
@@ -580,6 +581,8 @@ impl Reason {
 struct PathContext<'k> {
     kind: &'k str,
     source: SeedSource,
+    /// Other parents that fit the hunk's lines as well as the guessed ones.
+    alternatives: &'k [String],
 }
 
 fn note_for(r: Reason, ctx: &PathContext<'_>) -> String {
@@ -600,7 +603,15 @@ fn note_for(r: Reason, ctx: &PathContext<'_>) -> String {
             SeedSource::Carry => {
                 "The hunk does not show this field's parents; they were carried over from the previous hunk of the same resource.".to_string()
             }
-            _ => format!("The hunk does not show this field's parents; they were guessed from the usual shape of a {kind}."),
+            _ if ctx.alternatives.is_empty() => format!("The hunk does not show this field's parents; they were guessed from the usual shape of a {kind}."),
+            _ => format!(
+                "The hunk does not show this field's parents, and nothing in the text tells which they are: the path shown is one guess from the usual shape of a {kind}, and these lines fit {} as well.",
+                ctx.alternatives
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         },
         Reason::HolderGuessed => {
             "The key holding this multi-line value is not shown; it was guessed from the value.".to_string()

@@ -95,6 +95,12 @@ fn anon_for(first: First) -> Vec<Frame<'static>> {
     }
 }
 
+/// The `spec` node of a shape that knows nothing of it (an unknown kind's free-form spec).
+fn free_form_spec(shape: &Shape) -> Option<usize> {
+    let spec = shape.child(0, "spec")?;
+    matches!(shape.nodes[spec].hints, Some(Hints::Any { .. })).then_some(spec)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum First {
     Key(usize),
@@ -119,6 +125,27 @@ fn first_line(view: &[ViewLine<'_>]) -> Option<(First, String)> {
 pub(super) struct Seeding<'a> {
     pub(super) frames: Vec<Frame<'a>>,
     pub(super) source: SeedSource,
+    /// Other ancestors from the kind's usual shape that explain the hunk's lines exactly as well
+    /// (`readinessProbe` beside the chosen `livenessProbe`), by their keys.
+    pub(super) alternatives: Vec<String>,
+}
+
+/// A seed chain's keys, dotted, `[]` for list items (`spec.template.spec.containers[]`).
+fn chain_words(frames: &[Frame<'_>]) -> String {
+    let mut out = String::new();
+    for f in frames {
+        match (&f.kind, &f.key) {
+            (NKind::Item, _) => out.push_str("[]"),
+            (_, Some(k)) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Choose the ancestors of the lines a hunk starts with.
@@ -144,6 +171,7 @@ pub(super) fn choose_seed<'s, 'a>(
         return Seeding {
             frames: Vec::new(),
             source: SeedSource::None,
+            alternatives: Vec::new(),
         };
     }
     let mut candidates: Vec<(Vec<Frame<'a>>, SeedSource)> = Vec::new();
@@ -241,6 +269,18 @@ pub(super) fn choose_seed<'s, 'a>(
                 candidates.push((chain, SeedSource::Text));
             }
         }
+        // A custom resource's lines below the top level whose parents the hunk does not show
+        // (`  - api.example.org` of a Certificate's `dnsNames`, then `  duration:`): not in
+        // `metadata` nor `status` by their keys, so in the free-form `spec` of an unknown kind.
+        if let Some(spec) = free_form_spec(shape) {
+            let mut chain = anon_for(*first);
+            if chain.first().is_some_and(|f| f.col == 0) {
+                chain[0] = chain_for(shape, spec).remove(0);
+                if !candidates.iter().any(|(c, _)| same_chain(c, &chain)) {
+                    candidates.push((chain, SeedSource::Table));
+                }
+            }
+        }
         // The unnamed chain is built only if it wins.
         candidates.push((Vec::new(), SeedSource::Anon));
         anon_firsts.push((candidates.len() - 1, *first));
@@ -250,6 +290,7 @@ pub(super) fn choose_seed<'s, 'a>(
     let mut best: Option<(i64, usize, usize, usize, usize)> = None; // score, idx, hits, misses, loose
     let mut best_closed = (0usize, 0usize);
     let mut second = i64::MIN;
+    let mut totals = Vec::with_capacity(candidates.len());
     for (idx, (frames, source)) in candidates.iter().enumerate() {
         let mut total = 0i64;
         let (mut hits, mut misses, mut loose) = (0, 0, 0);
@@ -264,6 +305,7 @@ pub(super) fn choose_seed<'s, 'a>(
             total = w.score;
             (hits, misses, loose) = (w.hits, w.misses, w.loose);
         }
+        totals.push(total);
         match best {
             Some((s, ..)) if total <= s => second = second.max(total),
             _ => {
@@ -283,6 +325,7 @@ pub(super) fn choose_seed<'s, 'a>(
         return Seeding {
             frames: Vec::new(),
             source: SeedSource::None,
+            alternatives: Vec::new(),
         };
     };
     // A guess from the kind's usual shape whose known keys the lines mostly contradict (a policy
@@ -293,6 +336,19 @@ pub(super) fn choose_seed<'s, 'a>(
         Some(&(anon, _)) if contradicted => anon,
         _ => idx,
     };
+    let chosen = chain_words(&candidates[idx].0);
+    let mut alternatives: Vec<String> = candidates
+        .iter()
+        .zip(&totals)
+        .enumerate()
+        .filter(|(i, ((_, src), total))| {
+            *i != idx && *src == SeedSource::Table && **total == score && score > 0
+        })
+        .map(|(_, ((frames, _), _))| chain_words(frames))
+        .filter(|words| !words.is_empty() && *words != chosen)
+        .collect();
+    alternatives.sort();
+    alternatives.dedup();
     let (mut frames, source) = candidates.swap_remove(idx);
     if let Some((_, first)) = anon_firsts
         .iter()
@@ -312,5 +368,12 @@ pub(super) fn choose_seed<'s, 'a>(
             f.guessed = false;
         }
     }
-    Seeding { frames, source }
+    if source != SeedSource::Table {
+        alternatives.clear();
+    }
+    Seeding {
+        frames,
+        source,
+        alternatives,
+    }
 }
