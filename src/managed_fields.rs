@@ -53,6 +53,7 @@ pub fn writer_of(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
     let (depth, entry) = best?;
     // The keys and items of a map or list are owned one by one: a writer of
     // the whole is one that owns it atomically (an empty set at the path).
+    // A list item's writer is the entry that made it (its set holds `.`).
     let value = live.at(&crate::path::pointer(path));
     let non_empty = |v: &Value| match v {
         Value::Object(m) => !m.is_empty(),
@@ -60,11 +61,13 @@ pub fn writer_of(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
         _ => false,
     };
     if value.is_some_and(non_empty) && depth == path.len() {
-        let set = entry.get("fieldsV1").and_then(|f| set_at(f, path));
-        let atomic = set
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.keys().all(|k| k == "."));
-        if !atomic {
+        let set = entry
+            .get("fieldsV1")
+            .and_then(|f| set_at(f, path))
+            .and_then(Value::as_object);
+        let item = matches!(path.last(), Some(Seg::Item { .. }));
+        let owns = set.is_some_and(|m| m.keys().all(|k| k == ".") || (item && m.contains_key(".")));
+        if !owns {
             return None;
         }
     }

@@ -7,10 +7,14 @@ use drift_doctor::compare::IgnoreStatus;
 use drift_doctor::rules::{catalog, docs, predicates};
 use drift_doctor::{analyze, CompareOptions, Options, Strategy};
 
+/// Every rule's examples classify to that rule; their evidence sentences and
+/// fix titles are snapshotted (`rule_examples`), and none of them, nor any
+/// fix's snippet, keeps an unfilled `{variable}`.
 #[test]
 fn every_rule_example_classifies_to_its_rule() {
     let catalog = catalog().expect("catalogue loads");
     let mut failures = Vec::new();
+    let mut sentences = String::new();
     for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
         for (i, ex) in rule.examples.iter().enumerate() {
             let compare = ex.compare_options(CompareOptions {
@@ -52,7 +56,32 @@ fn every_rule_example_classifies_to_its_rule() {
                 .flat_map(|r| &r.differences)
                 .find(|d| d.pointer == ex.pointer);
             match found {
-                Some(d) if d.rule == rule.code => {}
+                Some(d) if d.rule == rule.code => {
+                    sentences.push_str(&format!("{} example {i}: {}\n", rule.code, d.evidence));
+                    let fixes = report
+                        .resources
+                        .iter()
+                        .filter(|r| r.id == ex.id)
+                        .flat_map(|r| &r.fixes)
+                        .filter(|f| f.pointers.is_empty() || f.pointers.contains(&d.pointer));
+                    for f in fixes {
+                        sentences.push_str(&format!("  fix: {}\n", f.title));
+                        for text in [&d.evidence, &f.title, &f.snippet] {
+                            if let Some(var) = unfilled_variable(text) {
+                                failures.push(format!(
+                                    "{} example {i}: `{var}` is left unfilled in {text:?}",
+                                    rule.code
+                                ));
+                            }
+                        }
+                    }
+                    if let Some(var) = unfilled_variable(&d.evidence) {
+                        failures.push(format!(
+                            "{} example {i}: `{var}` is left unfilled in {:?}",
+                            rule.code, d.evidence
+                        ));
+                    }
+                }
                 Some(d) => failures.push(format!(
                     "{} example {i}: {} {} went to {} ({})",
                     rule.code, ex.id, ex.pointer, d.rule, d.evidence
@@ -65,6 +94,35 @@ fn every_rule_example_classifies_to_its_rule() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    insta::assert_snapshot!("rule_examples", sentences);
+}
+
+/// A `{name}` template variable nobody filled (JSON objects and YAML's `{}`
+/// do not count: a variable is a lowercase word between braces).
+fn unfilled_variable(text: &str) -> Option<&str> {
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        let end = after.find('}')?;
+        let word = &after[..end];
+        if !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+            return Some(word);
+        }
+        rest = after;
+    }
+    None
+}
+
+#[test]
+fn an_unfilled_variable_is_found_and_json_is_not_taken_for_one() {
+    assert_eq!(
+        unfilled_variable("written by {writer} at noon"),
+        Some("writer")
+    );
+    assert_eq!(
+        unfilled_variable(r#"{"name":"web"} and annotations: {}"#),
+        None
+    );
 }
 
 #[test]

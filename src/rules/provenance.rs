@@ -27,6 +27,7 @@
 //! | not recorded | none | `drift`, low: the input cannot tell who changed it |
 //!
 //! No rule may say "changed by hand" of a field a program wrote, nor
+//! "rewritten after the sync" of one the last sync applied as it is, nor
 //! "rewritten by a webhook or a controller" of one a person's tool wrote;
 //! [`webhooks_can_see`] keeps a webhook from being blamed for an object the
 //! input's webhook configurations do not register for.
@@ -192,6 +193,17 @@ impl Provenance {
     /// Whether a rule giving `cause` agrees with these facts.
     pub fn admits(&self, cause: Cause) -> bool {
         use ManagerClass::*;
+        // The live value is the one the last sync applied and Git moved on:
+        // nobody rewrote it after that apply (no webhook, controller,
+        // autoscaler, restart stamp or default); Git or the render changed.
+        if self.render_moved()
+            && !matches!(
+                cause,
+                Cause::Drift | Cause::NondeterministicRender | Cause::SyncOrdering
+            )
+        {
+            return false;
+        }
         match (self.writer_class(), cause) {
             // A person's tool owns the live value: no webhook, controller or
             // autoscaler wrote it.
@@ -282,23 +294,21 @@ fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
 }
 
 fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
-    let at = f
-        .path
-        .iter()
-        .position(|s| matches!(s, Seg::Item { key: Some(_), .. }))?;
-    let Seg::Item {
-        key: Some((field, value)),
-        ..
-    } = &f.path[at]
-    else {
-        return None;
-    };
+    // The first keyed item on the path that live lacks.
+    let (at, field) = f.path.iter().enumerate().find_map(|(at, s)| {
+        let Seg::Item {
+            key: Some((field, value)),
+            ..
+        } = s
+        else {
+            return None;
+        };
+        let items = live.at(&crate::path::pointer(&f.path[..at]))?.as_array()?;
+        (!items.iter().any(|i| i.get(field) == Some(value))).then_some((at, field))
+    })?;
     let list_path = &f.path[..at];
     let list_pointer = crate::path::pointer(list_path);
     let live_items = live.at(&list_pointer)?.as_array()?;
-    if live_items.iter().any(|i| i.get(field) == Some(value)) {
-        return None;
-    }
     let git_items = f
         .git_obj
         .and_then(|g| g.at(&list_pointer))
