@@ -40,6 +40,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
         values_look_like_certificates,
     ),
     ("helm_rendered", helm_rendered),
+    ("rendered_by", rendered_by),
     ("helm_rendered_certificate", helm_rendered_certificate),
     ("crd_in_git", crd_in_git),
     ("crd_missing_live", crd_missing_live),
@@ -323,6 +324,12 @@ fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
             == Some("Helm"))
         .then(|| vec![var("chart", "a Helm chart")])
     })
+}
+
+/// Always holds; `chart` names what rendered the object: its Helm chart when
+/// its labels say, else the chart or generator that rendered it.
+fn rendered_by(f: &Finding<'_>) -> Option<Vars> {
+    helm_rendered(f).or_else(|| Some(vec![var("chart", "the chart or generator that renders it")]))
 }
 
 /// A Helm chart renders a new certificate each time (genCA / genSignedCert):
