@@ -734,6 +734,7 @@ pub(crate) fn classify(
             evidence: "The rule catalogue could not be loaded.".to_string(),
             pending_git_change: false,
             written_by: None,
+            by_hand: false,
         },
     };
     let visible = d.hidden_reason.is_none();
@@ -753,6 +754,7 @@ pub(crate) fn classify(
         written_by: explanation.written_by,
         segs: d.path,
         pending_git_change: explanation.pending_git_change,
+        by_hand: explanation.by_hand,
     }
 }
 

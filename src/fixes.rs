@@ -453,9 +453,11 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         .filter(|d| d.visible && d.cause != Cause::Drift)
         .collect();
     // A forced sync overwrites only live values of objects on both sides;
-    // an object only in Git is created, and a value Argo CD itself wrote,
-    // a masked value that may not differ, or the value of the last sync that
-    // Git has changed since is no one's hand edit.
+    // an object only in Git is created. The warning names only values the
+    // input shows a person changed (`Difference::by_hand`): not a value
+    // Argo CD or a program wrote, a masked value that may not differ, the
+    // value of the last sync that Git has changed since, nor one whose
+    // writer the input does not show.
     let drift: Vec<(&ResourceReport, &Difference)> = resources
         .iter()
         .filter(|r| r.presence == crate::model::Presence::Both)
@@ -464,7 +466,7 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
             d.visible
                 && d.cause == Cause::Drift
                 && !NOT_HAND_EDITS.contains(&d.rule.as_str())
-                && !d.pending_git_change
+                && d.by_hand
         })
         .collect();
     let mut steps = Vec::new();

@@ -33,6 +33,7 @@ pub mod secret_mask;
 pub mod settings;
 pub mod share;
 pub mod strict_value;
+pub mod sync_effects;
 pub mod text;
 pub mod verify;
 pub mod view;

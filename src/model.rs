@@ -380,6 +380,11 @@ pub struct Difference {
     /// change and overwrites no one's edit.
     #[serde(skip)]
     pub pending_git_change: bool,
+    /// The input shows a person changed the live value: a person's tool
+    /// wrote it (`managedFields`), or, with no writer recorded, the cluster
+    /// changed after a sync that applied Git's value (last-applied).
+    #[serde(skip)]
+    pub by_hand: bool,
 }
 
 /// What kind of writer a manager is.
@@ -459,6 +464,12 @@ pub struct Fix {
     /// security-relevant field); such a fix is never recommended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// What the sync that applies the fix does on the way (added in the
+    /// course of version 1): fields it deletes, defaults they take, pods it
+    /// restarts, a sync it makes fail. A fix with an effect that harms
+    /// ([`SyncEffectKind::harms`]) is never recommended alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_effects: Vec<SyncEffect>,
     /// The change a Git fix makes to the manifests, when it is one.
     #[serde(skip)]
     pub git_change: Option<GitChange>,
@@ -495,9 +506,51 @@ impl Fix {
             instance_wide_hidden: 0,
             recommended: false,
             warning: None,
+            sync_effects: Vec::new(),
             git_change: None,
             git_paths: Vec::new(),
         }
+    }
+}
+
+/// One thing the sync that applies a fix does on the way to its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyncEffect {
+    /// What kind of effect.
+    pub kind: SyncEffectKind,
+    /// The field it concerns.
+    pub pointer: String,
+    /// What happens, in a sentence.
+    pub message: String,
+}
+
+/// The kinds of [`SyncEffect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncEffectKind {
+    /// `spec.replicas` deleted and defaulted: the workload loses pods.
+    CapacityDrop,
+    /// A field deleted and set to its default, which differs from its value.
+    ResetToDefault,
+    /// A ConfigMap's or Secret's key deleted.
+    DataDeleted,
+    /// A field deleted live until its writer writes it again.
+    FieldDeleted,
+    /// The pod template changes: the pods roll.
+    PodsRestart,
+    /// An immutable field changes: the API server refuses the sync.
+    SyncFails,
+}
+
+impl SyncEffectKind {
+    /// Whether a user would not want it in an incident: lost capacity, a
+    /// value reset, data deleted, a failed sync. Rolling pods and a field
+    /// its writer writes again are reported but do not block a fix.
+    pub fn harms(self) -> bool {
+        !matches!(
+            self,
+            SyncEffectKind::PodsRestart | SyncEffectKind::FieldDeleted
+        )
     }
 }
 
@@ -576,6 +629,11 @@ pub struct Plan {
     /// Templates to make deterministic.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub render: Vec<PlanStep>,
+    /// Changes to Git whose own sync would harm (a field deleted and
+    /// defaulted, data deleted) and that are safe once the plan's ignore
+    /// rule keeps the live value in every sync: to take after it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later: Vec<PlanStep>,
     /// Real changes: each needs a sync or a change in Git, never an ignore rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<PlanField>,

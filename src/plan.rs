@@ -27,6 +27,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
     let mut rules: Vec<IgnoreRule> = Vec::new();
     let mut respect = false;
     let mut git = Vec::new();
+    let mut later = Vec::new();
     let mut render = Vec::new();
     let mut sync_order: Vec<PlanStep> = Vec::new();
     let mut sync_order_listed: BTreeSet<(&str, &str)> = BTreeSet::new();
@@ -45,6 +46,14 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
                     rules.extend(fix_rules(form, &copts).unwrap_or_default());
                 }
                 FixKind::Git if f.recommended => git.push(step()),
+                FixKind::Git if safe_after_ignore(r, f) => later.push(PlanStep {
+                    snippet: format!(
+                        "{} Only once the ignore rule above is in place: without it, {}",
+                        f.snippet,
+                        first_harm(f).unwrap_or_default()
+                    ),
+                    ..step()
+                }),
                 FixKind::Render if f.recommended => render.push(step()),
                 // Sync order cannot be checked offline, so it is never
                 // recommended; the plan lists each such change once.
@@ -130,20 +139,49 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
         git,
         sync_order,
         render,
+        later,
         drift,
         unresolved,
     })
 }
 
+/// A Git fix whose own sync would harm (`Fix::sync_effects`) but whose
+/// fields a recommended ignore rule with `RespectIgnoreDifferences=true`
+/// keeps at their live values in every sync: safe once that rule is in place.
+fn safe_after_ignore(r: &ResourceReport, f: &crate::model::Fix) -> bool {
+    !f.recommended
+        && first_harm(f).is_some()
+        && r.fixes.iter().any(|i| {
+            i.kind == FixKind::Ignore
+                && i.recommended
+                && application_form(&i.snippet).contains("RespectIgnoreDifferences=true")
+                && f.pointers.iter().all(|p| i.pointers.contains(p))
+        })
+}
+
+/// The first harmful effect of a fix's sync, lowercased to follow "without it,".
+fn first_harm(f: &crate::model::Fix) -> Option<String> {
+    let e = f.sync_effects.iter().find(|e| e.kind.harms())?;
+    let mut m = e.message.clone();
+    if let Some(first) = m.get(..1) {
+        m.replace_range(..1, &first.to_lowercase());
+    }
+    Some(m)
+}
+
 /// The plan's steps besides the Application fragment, each list with what
 /// it asks, in the order to take them (renderers and the page share it).
-pub fn step_groups(plan: &Plan) -> [(&'static str, &[PlanStep]); 3] {
+pub fn step_groups(plan: &Plan) -> [(&'static str, &[PlanStep]); 4] {
     [
         ("Change Git", &plan.git),
         ("Make the render deterministic", &plan.render),
         (
             "Change the sync order (only the next sync can confirm it)",
             &plan.sync_order,
+        ),
+        (
+            "Then, with the ignore rule in place, change Git",
+            &plan.later,
         ),
     ]
 }

@@ -256,6 +256,12 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
                         };
                         return;
                     }
+                    if let (Some(live), FixKind::Git) = (live, fix.kind) {
+                        note_sync_effects(
+                            fix,
+                            crate::sync_effects::of_git_change(subject.key, &new_git, live),
+                        );
+                    }
                     let new_live = live.map(|l| after_sync(l, &new_git));
                     let after = recompare(Some(&new_git), new_live.as_ref(), subject.copts);
                     let what = match (fix.kind, change) {
@@ -279,6 +285,20 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
             fix.verification = "Sync order shows only while a sync runs, not in the objects: check the result of the next sync.".into();
         }
     }
+}
+
+/// Keep what the fix's sync does on the way; a harmful effect makes the fix
+/// unsafe to apply alone (a warning, so it is never recommended).
+fn note_sync_effects(fix: &mut Fix, effects: Vec<crate::model::SyncEffect>) {
+    let harms: Vec<&str> = effects
+        .iter()
+        .filter(|e| e.kind.harms())
+        .map(|e| e.message.as_str())
+        .collect();
+    if !harms.is_empty() {
+        fix.warning = Some(format!("Not safe to apply alone: {}", harms.join(" ")));
+    }
+    fix.sync_effects = effects;
 }
 
 fn verify_ignore(

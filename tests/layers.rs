@@ -47,7 +47,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("knowledge", &["rules"]),
-    ("fixes", &["fixes"]),
+    ("fixes", &["fixes", "sync_effects"]),
     // `application` sets an Application's status beside a report; `analyze` calls it.
     (
         "pipeline",

@@ -49,6 +49,8 @@ pub struct Explanation {
     pub pending_git_change: bool,
     /// Who wrote the live value, when `managedFields` say.
     pub written_by: Option<WrittenBy>,
+    /// The input shows a person changed the live value.
+    pub by_hand: bool,
 }
 
 /// Shorten a value for an evidence sentence.
@@ -161,6 +163,10 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
         confidence,
         evidence,
         pending_git_change: super::predicates::pending_git_change(&finding),
+        by_hand: match provenance.writer_class() {
+            Some(class) => class == crate::model::ManagerClass::Person,
+            None => provenance.last_applied == super::provenance::LastApplied::SameAsGit,
+        },
         written_by,
     }
 }

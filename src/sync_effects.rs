@@ -1,0 +1,202 @@
+//! What the sync that applies a Git fix does on the way to its result.
+//!
+//! Comparing again with a fix applied proves the state after the next sync;
+//! this module looks at the sync itself. Argo CD's client-side apply sends a
+//! three-way patch: a field the live object's last-applied annotation holds
+//! and the new Git object lacks is deleted live, and the API server then
+//! fills its default (Kubernetes documents the hazard for `spec.replicas` in
+//! "Migrating Deployments and StatefulSets to horizontal autoscaling": the
+//! Deployment drops to one replica). A changed pod template rolls the pods;
+//! a changed immutable field fails the sync.
+//!
+//! Limits: lists are compared whole (a removed list item is not followed
+//! into the list), server-side apply's field ownership is not simulated (an
+//! object without a last-applied annotation shows no deletion), and only the
+//! API server's defaults drift-doctor's schema tables know are predicted.
+
+use crate::identity::ResourceKey;
+use crate::model::{SyncEffect, SyncEffectKind};
+use crate::path::{self, Pointer, Seg};
+use serde_json::Value;
+
+const LAST_APPLIED: &str = crate::k8s::LAST_APPLIED_ANNOTATION;
+
+/// Kinds whose `spec.template` is a pod template: a change to it rolls the pods.
+const POD_TEMPLATE_KINDS: &[(&str, &str)] = &[
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("apps", "ReplicaSet"),
+    ("argoproj.io", "Rollout"),
+];
+
+/// Fields the API server refuses to change after creation (the sync fails).
+const IMMUTABLE: &[(&str, &str, &str)] = &[
+    ("apps", "Deployment", "/spec/selector"),
+    ("apps", "StatefulSet", "/spec/selector"),
+    ("apps", "DaemonSet", "/spec/selector"),
+    ("apps", "ReplicaSet", "/spec/selector"),
+    ("apps", "StatefulSet", "/spec/volumeClaimTemplates"),
+    ("apps", "StatefulSet", "/spec/serviceName"),
+    ("apps", "StatefulSet", "/spec/podManagementPolicy"),
+    ("batch", "Job", "/spec/selector"),
+    ("batch", "Job", "/spec/template"),
+    ("", "Service", "/spec/clusterIP"),
+    ("", "PersistentVolumeClaim", "/spec/accessModes"),
+    ("", "PersistentVolumeClaim", "/spec/storageClassName"),
+    ("", "PersistentVolumeClaim", "/spec/volumeName"),
+    ("rbac.authorization.k8s.io", "RoleBinding", "/roleRef"),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        "/roleRef",
+    ),
+];
+
+/// The effects of syncing `new_git` over `live`.
+pub fn of_git_change(key: &ResourceKey, new_git: &Value, live: &Value) -> Vec<SyncEffect> {
+    let mut effects = Vec::new();
+    let applied = live
+        .at("/metadata/annotations")
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+    if let Some(applied) = applied.filter(Value::is_object) {
+        let mut deleted = Vec::new();
+        removed_by_three_way_patch(&applied, new_git, &mut Vec::new(), &mut deleted);
+        for segs in deleted {
+            if let Some(v) = path::get(live, &segs) {
+                effects.extend(deletion_effect(key, &segs, v, live));
+            }
+        }
+    }
+    for &(group, kind, pointer) in IMMUTABLE {
+        if key.group != group || key.kind != kind {
+            continue;
+        }
+        let (now, then) = (live.at(pointer), new_git.at(pointer));
+        if let (Some(now), Some(then)) = (now, then) {
+            if !crate::compare::json_eq(now, then) {
+                effects.push(SyncEffect {
+                    kind: SyncEffectKind::SyncFails,
+                    pointer: pointer.to_string(),
+                    message: format!(
+                        "The sync fails: {} cannot change once the {} exists, so the API server refuses the apply (the sync retries and fails again until the object is replaced).",
+                        path::dotted(&path::parse_pointer(pointer)),
+                        key.kind
+                    ),
+                });
+            }
+        }
+    }
+    let rolls = POD_TEMPLATE_KINDS.contains(&(key.group.as_str(), key.kind.as_str()))
+        && effects
+            .iter()
+            .any(|e| e.pointer.starts_with("/spec/template/"));
+    if rolls {
+        effects.push(SyncEffect {
+            kind: SyncEffectKind::PodsRestart,
+            pointer: "/spec/template".into(),
+            message: format!(
+                "The sync changes the {}'s pod template, so its pods are replaced (a rolling restart).",
+                key.kind
+            ),
+        });
+    }
+    effects
+}
+
+/// Paths of fields the last-applied configuration holds and the new Git
+/// object lacks: the three-way patch deletes them. Lists count whole.
+fn removed_by_three_way_patch(
+    applied: &Value,
+    new_git: &Value,
+    at: &mut Vec<Seg>,
+    out: &mut Vec<Vec<Seg>>,
+) {
+    let Value::Object(a) = applied else {
+        return;
+    };
+    for (k, av) in a {
+        if at.is_empty() && matches!(k.as_str(), "status" | "apiVersion" | "kind") {
+            continue;
+        }
+        at.push(Seg::key(k));
+        match new_git.get(k) {
+            None => out.push(at.clone()),
+            Some(gv) if av.is_object() && gv.is_object() => {
+                removed_by_three_way_patch(av, gv, at, out)
+            }
+            Some(_) => {}
+        }
+        at.pop();
+    }
+}
+
+fn deletion_effect(
+    key: &ResourceKey,
+    segs: &[Seg],
+    live_value: &Value,
+    live: &Value,
+) -> Option<SyncEffect> {
+    let pointer = path::pointer(segs);
+    let field = path::dotted(segs);
+    let now = crate::text::value_text(live_value);
+    let default = crate::k8s::default_for(&key.group, &key.kind, &without(live, segs), &pointer);
+    match default {
+        Some(d) if crate::compare::json_eq(&d, live_value) => None,
+        Some(d) if pointer == "/spec/replicas" => Some(SyncEffect {
+            kind: SyncEffectKind::CapacityDrop,
+            pointer,
+            message: format!(
+                "The next sync deletes spec.replicas: the last-applied annotation still holds it, so Argo CD's three-way patch removes it, and the API server sets it to its default {}. The {} drops from {now} to {} until its autoscaler scales it back. Keep the field out of the apply first (the ignore rule with RespectIgnoreDifferences=true copies the live count into every sync, or `kubectl apply edit-last-applied` removes it from the annotation), then remove it from Git.",
+                crate::text::value_text(&d),
+                key.kind,
+                replicas(&d)
+            ),
+        }),
+        Some(d) => Some(SyncEffect {
+            kind: SyncEffectKind::ResetToDefault,
+            pointer,
+            message: format!(
+                "The next sync deletes {field} (the last-applied annotation still holds it) and the API server sets it to its default {}, where it is {now} now.",
+                crate::text::value_text(&d)
+            ),
+        }),
+        None if key.group.is_empty()
+            && matches!(key.kind.as_str(), "ConfigMap" | "Secret")
+            && matches!(segs.first(), Some(Seg::Key(k)) if k == "data" || k == "stringData" || k == "binaryData") =>
+        {
+            Some(SyncEffect {
+                kind: SyncEffectKind::DataDeleted,
+                pointer,
+                message: format!(
+                    "The next sync deletes {field} from the {} (the last-applied annotation still holds it): whatever reads that key loses it.",
+                    key.kind
+                ),
+            })
+        }
+        None => Some(SyncEffect {
+            kind: SyncEffectKind::FieldDeleted,
+            pointer,
+            message: format!(
+                "The next sync deletes {field} live (the last-applied annotation still holds it), until whoever writes it writes it again."
+            ),
+        }),
+    }
+}
+
+/// The live object without the field, as the API server sees it before defaulting.
+fn without(live: &Value, segs: &[Seg]) -> Value {
+    let mut out = live.clone();
+    path::set(&mut out, segs, None);
+    out
+}
+
+/// `1 replica`, `3 replicas`.
+fn replicas(n: &Value) -> String {
+    match n.as_u64() {
+        Some(1) => "1 replica".to_string(),
+        _ => format!("{} replicas", crate::text::value_text(n)),
+    }
+}

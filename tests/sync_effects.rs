@@ -1,0 +1,250 @@
+//! Safe fixes: what the sync that applies a fix does on the way, one case per
+//! effect, the plan's order for an autoscaled workload, and a property over
+//! generated objects: no recommended step passes through a state where a
+//! field Git does not manage takes its default.
+
+mod common;
+
+use drift_doctor::identity::ResourceKey;
+use drift_doctor::sync_effects::of_git_change;
+use drift_doctor::{analyze, FixKind, Options, SyncEffectKind};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn key(group: &str, kind: &str, ns: &str, name: &str) -> ResourceKey {
+    ResourceKey {
+        group: group.into(),
+        kind: kind.into(),
+        namespace: ns.into(),
+        name: name.into(),
+    }
+}
+
+/// A live object whose last-applied annotation holds `applied`.
+fn live_with(applied: &Value, mut live: Value) -> Value {
+    live["metadata"]["annotations"] = json!({
+        "kubectl.kubernetes.io/last-applied-configuration": applied.to_string()
+    });
+    live
+}
+
+fn kinds(effects: &[drift_doctor::SyncEffect]) -> Vec<SyncEffectKind> {
+    effects.iter().map(|e| e.kind).collect()
+}
+
+#[test]
+fn a_dropped_field_the_annotation_holds_is_deleted_and_takes_its_default() {
+    let k = key("apps", "Deployment", "shop", "cart");
+    let git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cart", "namespace": "shop"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "cart"}}}});
+    let mut new_git = git.clone();
+    new_git["spec"].as_object_mut().unwrap().remove("replicas");
+    let live = live_with(
+        &git,
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "cart", "namespace": "shop"},
+        "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "cart"}}}}),
+    );
+    let effects = of_git_change(&k, &new_git, &live);
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::CapacityDrop],
+        "{effects:?}"
+    );
+    assert!(
+        effects[0].message.contains("from 7 to 1 replica"),
+        "{}",
+        effects[0].message
+    );
+
+    // Not in the annotation: the three-way patch leaves the field alone.
+    let mut applied = git.clone();
+    applied["spec"].as_object_mut().unwrap().remove("replicas");
+    let live = live_with(&applied, live.clone());
+    assert!(of_git_change(&k, &new_git, &live).is_empty());
+}
+
+#[test]
+fn another_defaulted_field_is_reset_and_a_pod_template_change_rolls_the_pods() {
+    let k = key("apps", "Deployment", "shop", "api");
+    let git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "api"}}, "template": {"metadata": {"labels": {"app": "api"}},
+        "spec": {"terminationGracePeriodSeconds": 120, "containers": [{"name": "api", "image": "api:1"}]}}}});
+    let mut new_git = git.clone();
+    new_git["spec"]["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("terminationGracePeriodSeconds");
+    let live = live_with(&git, {
+        let mut l = git.clone();
+        l["metadata"] = json!({"name": "api", "namespace": "shop"});
+        l
+    });
+    let effects = of_git_change(&k, &new_git, &live);
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::ResetToDefault, SyncEffectKind::PodsRestart],
+        "{effects:?}"
+    );
+    assert!(
+        effects[0].message.contains("default 30"),
+        "{}",
+        effects[0].message
+    );
+}
+
+#[test]
+fn a_dropped_data_key_is_deleted_and_a_changed_immutable_field_fails_the_sync() {
+    let k = key("", "ConfigMap", "shop", "flags");
+    let git = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "flags", "namespace": "shop"},
+        "data": {"beta": "on", "theme": "dark"}});
+    let mut new_git = git.clone();
+    new_git["data"].as_object_mut().unwrap().remove("beta");
+    let live = live_with(&git, git.clone());
+    let effects = of_git_change(&k, &new_git, &live);
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::DataDeleted],
+        "{effects:?}"
+    );
+    assert!(effects[0].kind.harms());
+
+    let k = key("apps", "Deployment", "shop", "web");
+    let live = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}}});
+    let new_git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web", "tier": "front"}}}});
+    let effects = of_git_change(&k, &new_git, &live);
+    assert_eq!(kinds(&effects), [SyncEffectKind::SyncFails], "{effects:?}");
+    assert!(!SyncEffectKind::PodsRestart.harms());
+}
+
+/// The autoscaler migration: the plan takes the replica count out of the
+/// apply first (the ignore rule with RespectIgnoreDifferences=true) and
+/// removes it from Git only after; the Git removal alone is never recommended.
+#[test]
+fn the_autoscaler_plan_keeps_the_live_replica_count_throughout() {
+    for scenario in ["autoscaler-hpa-replicas", "mixed-app"] {
+        let dir = format!("tests/fixtures/scenarios/{scenario}");
+        let report = analyze(
+            &common::read(format!("{dir}/git.yaml")),
+            &common::read(format!("{dir}/live.yaml")),
+            &Options {
+                namespace: Some("shop".into()),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        common::assert_valid(&report);
+        let r = report
+            .resources
+            .iter()
+            .find(|r| {
+                r.differences
+                    .iter()
+                    .any(|d| d.pointer == "/spec/replicas" && d.visible)
+            })
+            .unwrap_or_else(|| panic!("{scenario}: an autoscaled workload"));
+        let drop = r
+            .fixes
+            .iter()
+            .find(|f| f.kind == FixKind::Git && f.pointers.contains(&"/spec/replicas".to_string()))
+            .expect("the Git removal");
+        assert!(!drop.recommended, "{scenario}: {drop:?}");
+        assert!(
+            drop.sync_effects
+                .iter()
+                .any(|e| e.kind == SyncEffectKind::CapacityDrop),
+            "{scenario}: {:?}",
+            drop.sync_effects
+        );
+        let ignore = r
+            .fixes
+            .iter()
+            .find(|f| f.kind == FixKind::Ignore && f.recommended)
+            .expect("the ignore rule is recommended");
+        assert!(ignore.snippet.contains("RespectIgnoreDifferences=true"));
+        let plan = report.plan.as_ref().unwrap();
+        assert!(plan.application.contains("/spec/replicas"), "{scenario}");
+        assert!(plan.git.iter().all(|s| s.resource != r.id), "{scenario}");
+        let later = plan
+            .later
+            .iter()
+            .find(|s| s.resource == r.id)
+            .expect("the removal comes later");
+        assert!(later
+            .snippet
+            .contains("Only once the ignore rule above is in place"));
+    }
+}
+
+fn deployment(
+    replicas_git: Option<u64>,
+    replicas_live: u64,
+    applied_holds: bool,
+    hpa: bool,
+) -> (String, String) {
+    let mut spec = json!({"selector": {"matchLabels": {"app": "svc"}},
+        "template": {"metadata": {"labels": {"app": "svc"}}, "spec": {"containers": [{"name": "svc", "image": "svc:1"}]}}});
+    if let Some(n) = replicas_git {
+        spec["replicas"] = json!(n);
+    }
+    let git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "svc", "namespace": "gen"}, "spec": spec});
+    let mut applied = git.clone();
+    if applied_holds {
+        applied["spec"]["replicas"] = json!(replicas_git.unwrap_or(2));
+    } else {
+        applied["spec"].as_object_mut().unwrap().remove("replicas");
+    }
+    let mut live = live_with(&applied, git.clone());
+    live["metadata"]["name"] = json!("svc");
+    live["spec"]["replicas"] = json!(replicas_live);
+    let mut git_docs = vec![git.to_string()];
+    if hpa {
+        git_docs.push(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "svc", "namespace": "gen"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "svc"}, "minReplicas": 2, "maxReplicas": 9}})
+                .to_string(),
+        );
+    }
+    (git_docs.join("\n---\n"), live.to_string())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn no_recommended_step_resets_a_field_to_its_default(
+        git_replicas in proptest::option::of(1u64..5),
+        live_replicas in 1u64..12,
+        applied_holds in any::<bool>(),
+        hpa in any::<bool>(),
+    ) {
+        let (git, live) = deployment(git_replicas, live_replicas, applied_holds, hpa);
+        let report = analyze(&git, &live, &Options::default()).unwrap();
+        for r in &report.resources {
+            for f in r.fixes.iter().filter(|f| f.recommended) {
+                prop_assert!(
+                    f.sync_effects.iter().all(|e| !e.kind.harms()),
+                    "{}: a recommended fix harms on the way: {:?}", r.id, f.sync_effects
+                );
+            }
+        }
+        // Step by step: each recommended Git change, synced on its own over
+        // the live object, never deletes a field the API server then defaults.
+        let live_obj: Value = serde_json::from_str(&live).unwrap();
+        for r in &report.resources {
+            for f in r.fixes.iter().filter(|f| f.recommended && f.kind == FixKind::Git) {
+                let k = key(&r.group, &r.kind, &r.namespace, &r.name);
+                let git_obj: Value = serde_json::from_str(git.split("\n---\n").next().unwrap()).unwrap();
+                let mut new_git = git_obj.clone();
+                for p in &f.pointers {
+                    let segs = drift_doctor::path::parse_pointer(p);
+                    drift_doctor::path::set(&mut new_git, &segs, None);
+                }
+                let effects = of_git_change(&k, &new_git, &live_obj);
+                prop_assert!(effects.iter().all(|e| !e.kind.harms()), "{effects:?}");
+            }
+        }
+    }
+}
