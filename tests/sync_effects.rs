@@ -248,3 +248,58 @@ proptest! {
         }
     }
 }
+
+/// A webhook's per-pod rewrite (a probe pointed at its agent) gets no Git
+/// fix that copies it into Git; a value that is fixed policy data does.
+#[test]
+fn a_webhooks_probe_rewrite_is_not_copied_into_git() {
+    let run = |live_probe: Value, live_image: &str| {
+        let git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27",
+                "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}}}]}}}});
+        let mut live = live_with(&git, git.clone());
+        live["metadata"]["managedFields"] = json!([{"manager": "argocd-controller", "operation": "Update", "apiVersion": "apps/v1",
+            "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {
+                "f:image": {}, "f:readinessProbe": {"f:httpGet": {"f:path": {}, "f:port": {}}}}}}}}}}]);
+        live["spec"]["template"]["spec"]["containers"][0]["readinessProbe"] = live_probe;
+        live["spec"]["template"]["spec"]["containers"][0]["image"] = json!(live_image);
+        analyze(&git.to_string(), &live.to_string(), &Options::default()).unwrap()
+    };
+    let report = run(
+        json!({"httpGet": {"path": "/app-health/web/readyz", "port": 15020}}),
+        "nginx:1.27",
+    );
+    let r = &report.resources[0];
+    let probe = "/spec/template/spec/containers/0/readinessProbe/httpGet/path";
+    let d = r
+        .differences
+        .iter()
+        .find(|d| d.pointer == probe)
+        .expect("the probe");
+    assert_eq!(d.rule, "WH023", "{}", d.evidence);
+    assert!(
+        !r.fixes
+            .iter()
+            .any(|f| f.kind == FixKind::Git && f.pointers.contains(&probe.to_string())),
+        "{:?}",
+        r.fixes
+    );
+    assert!(r
+        .fixes
+        .iter()
+        .any(|f| f.kind == FixKind::Ignore && f.pointers.contains(&probe.to_string())));
+
+    let report = run(
+        json!({"httpGet": {"path": "/ready", "port": 8080}}),
+        "mirror.example.com/library/nginx:1.27",
+    );
+    let r = &report.resources[0];
+    assert!(
+        r.fixes.iter().any(|f| f.kind == FixKind::Git
+            && f.pointers
+                .contains(&"/spec/template/spec/containers/0/image".to_string())),
+        "{:?}",
+        r.fixes
+    );
+}

@@ -180,6 +180,9 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
             if let Some(w) = &f.warning {
                 let _ = writeln!(out, "> **Warning:** {}\n", text(w));
             }
+            for e in f.sync_effects.iter().filter(|e| !e.kind.harms()) {
+                let _ = writeln!(out, "_On the way:_ {}\n", text(&e.message));
+            }
             for c in &f.collateral {
                 let _ = writeln!(
                     out,

@@ -194,6 +194,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                     terminal_inert(w)
                 );
             }
+            for e in f.sync_effects.iter().filter(|e| !e.kind.harms()) {
+                let _ = writeln!(out, "    on the way: {}", terminal_inert(&e.message));
+            }
             for c in &f.collateral {
                 let _ = writeln!(
                     out,

@@ -127,6 +127,12 @@ pub struct FixTemplate {
     /// the fix is verified by making that change and comparing again.
     #[serde(default)]
     pub git_change: Option<crate::model::GitChange>,
+    /// Pointer patterns where a `write-live` Git fix is not offered: values
+    /// a webhook writes per cluster or per pod, which hard-code the
+    /// injector's internals in Git (the ignore fix or the injector's own
+    /// configuration is the fix there).
+    #[serde(default)]
+    pub git_not_for: Vec<String>,
     /// Waves, hooks or sync options: a sentence and an optional YAML snippet.
     #[serde(default)]
     pub sync_order: Option<String>,

@@ -206,6 +206,9 @@ pub fn FixView(props: &FixProps) -> Html {
             if let Some(w) = &f.warning {
                 <p class="fix-warning" role="note"><strong>{ "Careful: " }</strong>{ inline_code(w) }</p>
             }
+            for e in f.sync_effects.iter().filter(|e| !e.kind.harms()) {
+                <p class="fix-on-the-way"><strong>{ "On the way: " }</strong>{ inline_code(&e.message) }</p>
+            }
             if !f.collateral.is_empty() {
                 <details class="fix-collateral">
                     <summary>{ format!("It would also hide {}", plural(f.collateral.len(), "other difference", "other differences")) }</summary>
