@@ -82,6 +82,27 @@ pub struct Document {
 /// Text bytes as UTF-8 (taken as they are, not copied: a side can be tens
 /// of megabytes), or an error naming where the first invalid byte sits.
 pub fn decode_text(bytes: Vec<u8>, side: Side) -> Result<String, InputError> {
+    // Windows PowerShell 5 redirection (`>`) writes UTF-16 with a byte
+    // order mark; a UTF-8 one (editors add it) is dropped when parsing.
+    let utf16 = match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => Some(u16::from_le_bytes as fn([u8; 2]) -> u16),
+        Some([0xFE, 0xFF]) => Some(u16::from_be_bytes as fn([u8; 2]) -> u16),
+        _ => None,
+    };
+    if let Some(unit) = utf16 {
+        let body = &bytes[2..];
+        let units: Vec<u16> = body.chunks_exact(2).map(|c| unit([c[0], c[1]])).collect();
+        let decoded = String::from_utf16(&units)
+            .ok()
+            .filter(|_| body.len() % 2 == 0);
+        return decoded.ok_or_else(|| InputError {
+            side,
+            document: 0,
+            line: 1,
+            column: 1,
+            message: "this starts with a UTF-16 byte order mark but is not valid UTF-16 text: save it as UTF-8 (PowerShell: `Out-File -Encoding utf8`)".into(),
+        });
+    }
     String::from_utf8(bytes).map_err(|e| {
         let (line, column) = line_col(e.as_bytes(), e.utf8_error().valid_up_to());
         InputError {

@@ -9,7 +9,8 @@
 //! at the duplicate and the second is kept, spelt as YAML spells it, so the
 //! comparison shows it. Non-string keys become strings as `sigs.k8s.io/yaml`
 //! makes them; a key that is a list or a mapping is an error at that key.
-//! Tags (`!foo value`) are dropped, keeping the tagged value.
+//! Tags (`!foo value`) are dropped, keeping the tagged value. Merge keys
+//! (`<<: *anchor`) are expanded, as go-yaml expands them for Argo CD.
 
 #![warn(missing_docs)]
 
@@ -36,6 +37,11 @@ fn non_finite_text(f: f64) -> String {
         "-.inf".to_string()
     }
 }
+
+/// The YAML merge key.
+const MERGE_KEY: &str = "<<";
+const MERGE_NEEDS_MAPS: &str =
+    "a merge key (`<<`) needs a mapping or a list of mappings, as YAML defines it";
 
 struct ValueVisitor;
 
@@ -92,7 +98,31 @@ impl<'de> Visitor<'de> for ValueVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
+        // YAML merge keys (`<<: *defaults`), which go-yaml expands when Argo CD
+        // reads a manifest: the merged mapping's keys fill in what the map does
+        // not say itself, earlier mappings of a list before later ones.
+        let mut merged = Map::new();
         while let Some(key) = map.next_key_seed(KeySeed)? {
+            if key == MERGE_KEY {
+                let StrictValue(value) = map.next_value()?;
+                let sources = match value {
+                    Value::Object(m) => vec![m],
+                    Value::Array(items) => items
+                        .into_iter()
+                        .map(|i| match i {
+                            Value::Object(m) => Ok(m),
+                            _ => Err(de::Error::custom(MERGE_NEEDS_MAPS)),
+                        })
+                        .collect::<Result<_, A::Error>>()?,
+                    _ => return Err(de::Error::custom(MERGE_NEEDS_MAPS)),
+                };
+                for source in sources {
+                    for (k, v) in source {
+                        merged.entry(k).or_insert(v);
+                    }
+                }
+                continue;
+            }
             // One search per key: the entry waits while its value is read.
             match out.entry(key) {
                 serde_json::map::Entry::Vacant(entry) => {
@@ -110,6 +140,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
                     return Err(error);
                 }
             }
+        }
+        for (k, v) in merged {
+            out.entry(k).or_insert(v);
         }
         Ok(Value::Object(out))
     }

@@ -154,3 +154,67 @@ fn a_twenty_megabyte_side_is_analysed() {
     let report = analyze(&deployment("a"), &live, &Options::default()).expect("large input parses");
     assert_eq!(report.summary.resources, i + 1);
 }
+
+/// Files written by Windows PowerShell 5 (`>`) are UTF-16 with a byte order
+/// mark and editors add a UTF-8 one; Argo CD reads both, so drift-doctor does.
+#[test]
+fn utf16_and_byte_order_marks_are_read_as_argo_cd_reads_them() {
+    use drift_doctor::input::decode_text;
+    let text = deployment("a");
+    let le: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let be: Vec<u8> = [0xFE, 0xFF]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    let utf8_bom: Vec<u8> = [0xEF, 0xBB, 0xBF].into_iter().chain(text.bytes()).collect();
+    let plain = analyze(&text, &text, &Options::default()).unwrap();
+    for bytes in [le, be, utf8_bom] {
+        let decoded = decode_text(bytes, Side::Git).expect("decodes");
+        let report = analyze(&decoded, &text, &Options::default()).expect("parses");
+        assert_eq!(report.resources.len(), plain.resources.len());
+        assert_eq!(report.summary.out_of_sync, 0);
+    }
+    // A cut-off UTF-16 file is refused with the reason and the fix.
+    let mut odd: Vec<u8> = vec![0xFF, 0xFE];
+    odd.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    odd.push(0x41);
+    let e = decode_text(odd, Side::Live).unwrap_err();
+    assert_eq!((e.side, e.line, e.column), (Side::Live, 1, 1));
+    assert!(e.message.contains("UTF-16"), "{e}");
+}
+
+/// go-yaml, which Argo CD reads manifests with, expands YAML merge keys: a
+/// chart's `<<: *defaults` is the keys it merges, never a key named `<<`.
+#[test]
+fn yaml_merge_keys_are_expanded_as_argo_cd_expands_them() {
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\n\
+               x-defaults: &defaults {mode: fast, region: eu}\n\
+               data:\n  <<: *defaults\n  region: us\n";
+    let live = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\n\
+                x-defaults: {mode: fast, region: eu}\ndata: {mode: fast, region: us}\n";
+    let report = analyze(git, live, &Options::default()).unwrap();
+    assert_eq!(
+        report.summary.out_of_sync, 0,
+        "{:?}",
+        report.resources[0].differences
+    );
+    // A list of mappings: the earlier one wins; the map's own keys win over both.
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\n\
+               data:\n  <<: [{mode: fast, tier: a}, {mode: slow, zone: z1}]\n  tier: b\n";
+    let live = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\n\
+                data: {mode: fast, tier: b, zone: z1}\n";
+    let report = analyze(git, live, &Options::default()).unwrap();
+    assert_eq!(
+        report.summary.out_of_sync, 0,
+        "{:?}",
+        report.resources[0].differences
+    );
+    // A merge of a scalar is an error at its line, as in go-yaml.
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags}\ndata:\n  <<: 3\n";
+    let e = analyze(git, live, &Options::default()).unwrap_err();
+    assert_eq!(e.side, Side::Git);
+    assert!(e.message.contains("merge key"), "{e}");
+}
