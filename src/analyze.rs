@@ -449,10 +449,24 @@ fn analyze_masked(
     let app_tracks_objects = app.is_some();
 
     let mut skipped = 0;
+    let mut excluded: Vec<String> = Vec::new();
     let mut pairs: Vec<Pair> = Vec::new();
     // In key order, as both maps are.
     for (key, git, live) in by_key(&paired.git, &paired.live) {
         let live = live.map(|d| &d.object);
+        if !opts.compare.compare_stock_excluded_kinds
+            && crate::pairing::excluded_by_stock_settings(
+                opts.compare.release,
+                &key.group,
+                &key.kind,
+            )
+        {
+            skipped += 1;
+            if git.is_some() {
+                excluded.push(key.to_string());
+            }
+            continue;
+        }
         if let Some(g) = git {
             let g = &g.object;
             // Hooks are split off before the comparison; a skipped resource is
@@ -520,6 +534,13 @@ fn analyze_masked(
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
     report.warnings = opts.compare.jq.warnings();
+    if !excluded.is_empty() {
+        report.warnings.push(format!(
+            "Not compared: {} (in Git) of a kind the argocd-cm Argo CD {} installs with excludes (`resource.exclusions`, argo-cd PR #21635): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or take the kind out of `resource.exclusions` if it must be synced.",
+            excluded.join(", "),
+            opts.compare.release
+        ));
+    }
     Ok(report)
 }
 

@@ -41,6 +41,11 @@ pub enum Behaviour {
     /// ownership from the live `managedFields`, replaces lists without a list
     /// type whole and knows no CRD `default:` values).
     ServerSideDiffForServerSideApply,
+    /// The stock `argocd-cm` excludes high-churn kinds no one declares in Git
+    /// (Endpoints, EndpointSlice, Lease, the `*Review` kinds, certificate
+    /// requests, Cilium identities and endpoints, Kyverno and policy reports):
+    /// Argo CD never compares or syncs them (`resource.exclusions`).
+    DefaultResourceExclusions,
 }
 
 /// One dated change of the comparison.
@@ -70,6 +75,11 @@ pub const CHANGES: &[ReleaseChange] = &[
         behaviour: Behaviour::ServerSideDiffForServerSideApply,
         since: ArgoCdRelease::new(3, 6),
         upstream: "argo-cd PR #29103 \"Default to SSD with SSA and remove SMD\" (issue #24134), in the 3.6 upgrade notes (argo-cd PR #29769): ServerSideApply=true is compared with server-side diff; releases before it (3.5 and older) use the structured-merge diff (argo-cd #11139: no CRD defaults)",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::DefaultResourceExclusions,
+        since: ArgoCdRelease::new(3, 0),
+        upstream: "argo-cd PR #21635 \"exclude known interim resources by default\" (manifests/base/config/argocd-cm.yaml `resource.exclusions`; APIService taken out again by PR #22586), in the 2.14 to 3.0 upgrade notes",
     },
 ];
 

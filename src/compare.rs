@@ -158,6 +158,10 @@ pub struct CompareOptions {
     /// The Application the objects belong to, when the input names it: Argo
     /// CD writes its tracking annotation into every desired object.
     pub tracked_by: Option<TrackedBy>,
+    /// Compare the kinds the stock `argocd-cm` excludes too (its
+    /// `resource.exclusions` replaced): by default they are not compared
+    /// from 3.0 on ([`crate::pairing::excluded_by_stock_settings`]).
+    pub compare_stock_excluded_kinds: bool,
 }
 
 /// How Argo CD marks the objects of an app (`application.resourceTrackingMethod`).
@@ -207,6 +211,7 @@ impl Default for CompareOptions {
             jq: Default::default(),
             tracking_method: None,
             tracked_by: None,
+            compare_stock_excluded_kinds: false,
         }
     }
 }

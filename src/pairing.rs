@@ -130,6 +130,55 @@ fn unique_by_key(
     Ok(keyed.into_iter().map(|(_, key, doc)| (key, doc)).collect())
 }
 
+/// The `resource.exclusions` of the `argocd-cm` Argo CD's install manifests
+/// ship since 3.0 (argo-cd PR #21635, `manifests/base/config/argocd-cm.yaml`):
+/// (API groups, kinds). Argo CD neither watches, compares nor syncs them; a
+/// Git object of such a kind gives the Application an
+/// `ExcludedResourceWarning`.
+const STOCK_EXCLUSIONS: &[(&[&str], &[&str])] = &[
+    (&["", "discovery.k8s.io"], &["Endpoints", "EndpointSlice"]),
+    (&["coordination.k8s.io"], &["Lease"]),
+    (
+        &["authentication.k8s.io", "authorization.k8s.io"],
+        &[
+            "SelfSubjectReview",
+            "TokenReview",
+            "LocalSubjectAccessReview",
+            "SelfSubjectAccessReview",
+            "SelfSubjectRulesReview",
+            "SubjectAccessReview",
+        ],
+    ),
+    (&["certificates.k8s.io"], &["CertificateSigningRequest"]),
+    (&["cert-manager.io"], &["CertificateRequest"]),
+    (
+        &["cilium.io"],
+        &["CiliumIdentity", "CiliumEndpoint", "CiliumEndpointSlice"],
+    ),
+    (
+        &["kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"],
+        &[
+            "PolicyReport",
+            "ClusterPolicyReport",
+            "EphemeralReport",
+            "ClusterEphemeralReport",
+            "AdmissionReport",
+            "ClusterAdmissionReport",
+            "BackgroundScanReport",
+            "ClusterBackgroundScanReport",
+            "UpdateRequest",
+        ],
+    ),
+];
+
+/// Whether the stock `argocd-cm` of this release excludes the kind.
+pub fn excluded_by_stock_settings(release: crate::ArgoCdRelease, group: &str, kind: &str) -> bool {
+    release.has(crate::argocd_release::Behaviour::DefaultResourceExclusions)
+        && STOCK_EXCLUSIONS
+            .iter()
+            .any(|(groups, kinds)| groups.contains(&group) && kinds.contains(&kind))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -384,7 +384,14 @@ fn a_services_endpoints_are_the_controllers_and_others_are_extraneous() {
         endpoints("b", "web"),
     ]
     .join("---\n");
-    let report = analyze(&git, &live, &Options::default()).unwrap();
+    // Compared as before 3.0, whose argocd-cm excluded no Endpoints.
+    let opts = Options {
+        compare: drift_doctor::CompareOptions::for_release(
+            drift_doctor::ArgoCdRelease::parse("2.14").unwrap(),
+        ),
+        ..Options::default()
+    };
+    let report = analyze(&git, &live, &opts).unwrap();
     let endpoints: Vec<&str> = report
         .resources
         .iter()
@@ -393,4 +400,37 @@ fn a_services_endpoints_are_the_controllers_and_others_are_extraneous() {
         .collect();
     assert_eq!(endpoints, ["/Endpoints/b/web"]);
     assert_eq!(report.summary.skipped, 2);
+}
+
+/// From 3.0 the argocd-cm Argo CD installs with excludes high-churn kinds
+/// (argo-cd PR #21635): a Git Endpoints is neither compared nor synced, and
+/// the report says so; before 3.0 it is compared.
+#[test]
+fn stock_resource_exclusions_keep_endpoints_out_from_3_0() {
+    use drift_doctor::{ArgoCdRelease, CompareOptions};
+    let git = "apiVersion: v1\nkind: Endpoints\nmetadata: {name: legacy-db, namespace: data}\n\
+               subsets:\n- addresses: [{ip: 10.0.0.7}]\n  ports: [{name: pg, port: 5432}]\n";
+    let live = "apiVersion: v1\nkind: Endpoints\nmetadata: {name: legacy-db, namespace: data}\n\
+                subsets:\n- addresses: [{ip: 10.0.0.8}]\n  ports: [{name: pg, port: 5432}]\n";
+    let run = |release: &str| {
+        let opts = drift_doctor::Options {
+            compare: CompareOptions::for_release(ArgoCdRelease::parse(release).unwrap()),
+            ..Default::default()
+        };
+        drift_doctor::analyze(git, live, &opts).unwrap()
+    };
+    let new = run("3.0");
+    assert!(new.resources.is_empty(), "{:?}", new.resources);
+    assert_eq!(new.summary.skipped, 1);
+    assert!(
+        new.warnings
+            .iter()
+            .any(|w| w.contains("/Endpoints/data/legacy-db")
+                && w.contains("ExcludedResourceWarning")),
+        "{:?}",
+        new.warnings
+    );
+    let old = run("2.14");
+    assert_eq!(old.summary.out_of_sync, 1);
+    assert!(old.warnings.is_empty());
 }

@@ -65,6 +65,8 @@ fn case_options(opts: &Value) -> CompareOptions {
             .unwrap_or("argocd-controller")
             .to_string(),
         ignore_rules: ignore_rules(opts),
+        // The corpus tests the diff itself, whatever argocd-cm excludes.
+        compare_stock_excluded_kinds: true,
         ..Default::default()
     }
 }
