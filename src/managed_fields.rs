@@ -116,30 +116,36 @@ pub fn writers_of_item(
 
 /// The field set at `path` (its node in FieldsV1), when it reaches there.
 fn set_at<'v>(fields: &'v Value, path: &[Seg]) -> Option<&'v Value> {
-    let mut node = fields;
-    for seg in path {
-        let map = node.as_object()?;
-        node = match seg {
-            Seg::Key(k) => map.get(&format!("f:{k}"))?,
-            Seg::Item {
-                key: Some((name, value)),
-                ..
-            } => map
-                .iter()
-                .find(|(k, _)| {
-                    k.strip_prefix("k:")
-                        .and_then(|j| serde_json::from_str::<Value>(j).ok())
-                        .is_some_and(|kv| kv.get(name) == Some(value))
-                })
-                .map(|(_, v)| v)?,
-            Seg::Item {
-                index: Some(i),
-                key: None,
-            } => map.get(&format!("i:{i}"))?,
-            Seg::Item { .. } => return None,
-        };
+    path.iter()
+        .try_fold(fields, |node, seg| child_set(node.as_object()?, seg))
+}
+
+/// The field set of one path segment below a set: `f:<field>`, the item
+/// `k:<merge key JSON>` (or, failing that, `i:<index>`), or `i:<index>`.
+fn child_set<'v>(map: &'v serde_json::Map<String, Value>, seg: &Seg) -> Option<&'v Value> {
+    match seg {
+        Seg::Key(k) => map.get(&format!("f:{k}")),
+        Seg::Item {
+            key: Some((name, value)),
+            index,
+        } => map
+            .iter()
+            .find(|(k, _)| {
+                k.strip_prefix("k:")
+                    .and_then(|j| serde_json::from_str::<Value>(j).ok())
+                    .is_some_and(|kv| kv.get(name) == Some(value))
+            })
+            .map(|(_, v)| v)
+            .or_else(|| index.and_then(|i| map.get(&format!("i:{i}")))),
+        Seg::Item {
+            index: Some(i),
+            key: None,
+        } => map.get(&format!("i:{i}")),
+        Seg::Item {
+            index: None,
+            key: None,
+        } => None,
     }
-    Some(node)
 }
 
 /// How many leading segments of `path` this field set covers (full length
@@ -150,29 +156,7 @@ fn match_depth(fields: &Value, path: &[Seg]) -> usize {
         let Some(map) = node.as_object() else {
             return i;
         };
-        let next = match seg {
-            Seg::Key(k) => map.get(&format!("f:{k}")),
-            Seg::Item {
-                key: Some((name, value)),
-                index,
-            } => map
-                .iter()
-                .find(|(k, _)| {
-                    k.strip_prefix("k:")
-                        .and_then(|j| serde_json::from_str::<Value>(j).ok())
-                        .is_some_and(|kv| kv.get(name) == Some(value))
-                })
-                .map(|(_, v)| v)
-                .or_else(|| index.and_then(|i| map.get(&format!("i:{i}")))),
-            Seg::Item {
-                index: Some(i),
-                key: None,
-            } => map.get(&format!("i:{i}")),
-            Seg::Item {
-                index: None,
-                key: None,
-            } => None,
-        };
+        let next = child_set(map, seg);
         match next {
             Some(n) => node = n,
             None => {
