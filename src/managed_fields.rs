@@ -172,11 +172,25 @@ fn match_depth(fields: &Value, path: &[Seg]) -> usize {
 /// list items carry their key fields). Server-side apply removes what this
 /// skeleton has and the new configuration lacks.
 pub fn owned_skeleton(live: &Value, manager: &str) -> Option<Value> {
+    skeleton_of(live, manager, |_| true)
+}
+
+/// The fields a manager owns through server-side apply (`operation:
+/// Apply`): the only ones a later apply of that manager removes when its
+/// configuration lacks them (fields it wrote with `Update`, as client-side
+/// apply does, stay).
+pub fn applied_skeleton(live: &Value, manager: &str) -> Option<Value> {
+    skeleton_of(live, manager, |e| {
+        e.get("operation").and_then(Value::as_str) == Some("Apply")
+    })
+}
+
+fn skeleton_of(live: &Value, manager: &str, keep: impl Fn(&Value) -> bool) -> Option<Value> {
     let entries = live.at("/metadata/managedFields")?.as_array()?;
     let mut out: Option<Value> = None;
     for e in entries
         .iter()
-        .filter(|e| e.get("manager").and_then(Value::as_str) == Some(manager))
+        .filter(|e| e.get("manager").and_then(Value::as_str) == Some(manager) && keep(e))
     {
         if let Some(fields) = e.get("fieldsV1") {
             let sk = skeleton(fields, 0);

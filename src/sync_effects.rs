@@ -9,10 +9,13 @@
 //! Deployment drops to one replica). A changed pod template rolls the pods;
 //! a changed immutable field fails the sync.
 //!
+//! Server-side apply removes instead what Argo CD's manager owns through
+//! `Apply` (from `managedFields`) and the new Git lacks; fields it owns
+//! through `Update` stay.
+//!
 //! Limits: lists are compared whole (a removed list item is not followed
-//! into the list), server-side apply's field ownership is not simulated (an
-//! object without a last-applied annotation shows no deletion), and only the
-//! API server's defaults drift-doctor's schema tables know are predicted.
+//! into the list), and only the API server's defaults drift-doctor's schema
+//! tables know are predicted.
 
 use crate::identity::ResourceKey;
 use crate::model::{SyncEffect, SyncEffectKind};
@@ -53,14 +56,24 @@ const IMMUTABLE: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The effects of syncing `new_git` over `live`.
-pub fn of_git_change(key: &ResourceKey, new_git: &Value, live: &Value) -> Vec<SyncEffect> {
+/// The effects of syncing `new_git` over `live`, Argo CD applying as
+/// `manager`.
+pub fn of_git_change(
+    key: &ResourceKey,
+    new_git: &Value,
+    live: &Value,
+    manager: &str,
+) -> Vec<SyncEffect> {
     let mut effects = Vec::new();
+    // Client-side apply deletes what its last-applied annotation holds;
+    // server-side apply what the manager owns through `Apply`.
     let applied = live
         .at("/metadata/annotations")
         .and_then(|a| a.get(LAST_APPLIED))
         .and_then(Value::as_str)
-        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .filter(Value::is_object)
+        .or_else(|| crate::managed_fields::applied_skeleton(live, manager));
     if let Some(applied) = applied.filter(Value::is_object) {
         let mut deleted = Vec::new();
         removed_by_three_way_patch(&applied, new_git, &mut Vec::new(), &mut deleted);
@@ -118,7 +131,9 @@ fn removed_by_three_way_patch(
         return;
     };
     for (k, av) in a {
-        if at.is_empty() && matches!(k.as_str(), "status" | "apiVersion" | "kind") {
+        // Metadata the sync writes itself (tracking, the annotation) or
+        // that harms no workload; status is the controllers'.
+        if at.is_empty() && matches!(k.as_str(), "status" | "apiVersion" | "kind" | "metadata") {
             continue;
         }
         at.push(Seg::key(k));

@@ -259,7 +259,12 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
                     if let (Some(live), FixKind::Git) = (live, fix.kind) {
                         note_sync_effects(
                             fix,
-                            crate::sync_effects::of_git_change(subject.key, &new_git, live),
+                            crate::sync_effects::of_git_change(
+                                subject.key,
+                                &new_git,
+                                live,
+                                &subject.copts.manager,
+                            ),
                         );
                     }
                     let new_live = live.map(|l| after_sync(l, &new_git));

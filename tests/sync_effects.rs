@@ -45,7 +45,7 @@ fn a_dropped_field_the_annotation_holds_is_deleted_and_takes_its_default() {
         "metadata": {"name": "cart", "namespace": "shop"},
         "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "cart"}}}}),
     );
-    let effects = of_git_change(&k, &new_git, &live);
+    let effects = of_git_change(&k, &new_git, &live, "argocd-controller");
     assert_eq!(
         kinds(&effects),
         [SyncEffectKind::CapacityDrop],
@@ -61,7 +61,7 @@ fn a_dropped_field_the_annotation_holds_is_deleted_and_takes_its_default() {
     let mut applied = git.clone();
     applied["spec"].as_object_mut().unwrap().remove("replicas");
     let live = live_with(&applied, live.clone());
-    assert!(of_git_change(&k, &new_git, &live).is_empty());
+    assert!(of_git_change(&k, &new_git, &live, "argocd-controller").is_empty());
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn another_defaulted_field_is_reset_and_a_pod_template_change_rolls_the_pods() {
         l["metadata"] = json!({"name": "api", "namespace": "shop"});
         l
     });
-    let effects = of_git_change(&k, &new_git, &live);
+    let effects = of_git_change(&k, &new_git, &live, "argocd-controller");
     assert_eq!(
         kinds(&effects),
         [SyncEffectKind::ResetToDefault, SyncEffectKind::PodsRestart],
@@ -101,7 +101,7 @@ fn a_dropped_data_key_is_deleted_and_a_changed_immutable_field_fails_the_sync() 
     let mut new_git = git.clone();
     new_git["data"].as_object_mut().unwrap().remove("beta");
     let live = live_with(&git, git.clone());
-    let effects = of_git_change(&k, &new_git, &live);
+    let effects = of_git_change(&k, &new_git, &live, "argocd-controller");
     assert_eq!(
         kinds(&effects),
         [SyncEffectKind::DataDeleted],
@@ -114,7 +114,7 @@ fn a_dropped_data_key_is_deleted_and_a_changed_immutable_field_fails_the_sync() 
         "spec": {"selector": {"matchLabels": {"app": "web"}}}});
     let new_git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
         "spec": {"selector": {"matchLabels": {"app": "web", "tier": "front"}}}});
-    let effects = of_git_change(&k, &new_git, &live);
+    let effects = of_git_change(&k, &new_git, &live, "argocd-controller");
     assert_eq!(kinds(&effects), [SyncEffectKind::SyncFails], "{effects:?}");
     assert!(!SyncEffectKind::PodsRestart.harms());
 }
@@ -242,7 +242,7 @@ proptest! {
                     let segs = drift_doctor::path::parse_pointer(p);
                     drift_doctor::path::set(&mut new_git, &segs, None);
                 }
-                let effects = of_git_change(&k, &new_git, &live_obj);
+                let effects = of_git_change(&k, &new_git, &live_obj, "argocd-controller");
                 prop_assert!(effects.iter().all(|e| !e.kind.harms()), "{effects:?}");
             }
         }
@@ -302,4 +302,30 @@ fn a_webhooks_probe_rewrite_is_not_copied_into_git() {
         "{:?}",
         r.fixes
     );
+}
+
+/// Server-side apply removes only what Argo CD's manager owns through
+/// `Apply`: a field it owns that way and Git drops is deleted and defaulted;
+/// one it wrote with `Update` (client-side apply) stays.
+#[test]
+fn server_side_apply_deletes_only_what_its_manager_applied() {
+    let k = key("apps", "Deployment", "shop", "cart");
+    let new_git = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cart", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "cart"}}}});
+    let live = |operation: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "cart", "namespace": "shop", "managedFields": [
+                {"manager": "argocd-controller", "operation": operation, "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}}}}]},
+            "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "cart"}}}})
+    };
+    let applied = of_git_change(&k, &new_git, &live("Apply"), "argocd-controller");
+    assert_eq!(
+        kinds(&applied),
+        [SyncEffectKind::CapacityDrop],
+        "{applied:?}"
+    );
+    assert!(of_git_change(&k, &new_git, &live("Update"), "argocd-controller").is_empty());
+    // Another manager's Apply is not Argo CD's.
+    assert!(of_git_change(&k, &new_git, &live("Apply"), "someone-else").is_empty());
 }
