@@ -339,12 +339,7 @@ pub fn compare_with_crd(
             None => true,
         };
 
-    let mut last_applied = live
-        .at("/metadata/annotations")
-        .and_then(|a| a.get(LAST_APPLIED))
-        .and_then(Value::as_str)
-        .and_then(|s| serde_json::from_str::<Value>(s).ok())
-        .filter(Value::is_object);
+    let mut last_applied = k8s::last_applied(live);
 
     let norm = normalize::Normalizer {
         group,

@@ -392,17 +392,8 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
     // Values that differ per cluster or per pod (a probe an injector
     // rewrote for its agent, an injected container, a CA bundle) do not
     // belong in Git: the rule names them in `git_not_for`.
-    let not_for: Vec<crate::path::PathPattern> = t
-        .git_not_for
-        .iter()
-        .map(|p| crate::path::PathPattern::parse(p))
-        .collect();
-    let per_cluster = |d: &Difference| {
-        let tokens = crate::path::tokens(&d.segs);
-        not_for.iter().any(|p| p.matches(&tokens))
-    };
-    let git_offered =
-        t.git_change != Some(GitChange::WriteLive) || !diffs.iter().any(|d| per_cluster(d));
+    let git_offered = t.git_change != Some(GitChange::WriteLive)
+        || diffs.iter().all(|d| rule.git_fix_fits(&d.segs));
     if let (Some(git), true) = (&t.git, git_offered) {
         let title = if rule.cause == Cause::Drift {
             "Sync, or fix Git".to_string()

@@ -22,8 +22,6 @@ use crate::model::{SyncEffect, SyncEffectKind};
 use crate::path::{self, Pointer, Seg};
 use serde_json::Value;
 
-const LAST_APPLIED: &str = crate::k8s::LAST_APPLIED_ANNOTATION;
-
 /// Kinds whose `spec.template` is a pod template: a change to it rolls the pods.
 const POD_TEMPLATE_KINDS: &[(&str, &str)] = &[
     ("apps", "Deployment"),
@@ -67,12 +65,7 @@ pub fn of_git_change(
     let mut effects = Vec::new();
     // Client-side apply deletes what its last-applied annotation holds;
     // server-side apply what the manager owns through `Apply`.
-    let applied = live
-        .at("/metadata/annotations")
-        .and_then(|a| a.get(LAST_APPLIED))
-        .and_then(Value::as_str)
-        .and_then(|t| serde_json::from_str::<Value>(t).ok())
-        .filter(Value::is_object)
+    let applied = crate::k8s::last_applied(live)
         .or_else(|| crate::managed_fields::applied_skeleton(live, manager));
     if let Some(applied) = applied.filter(Value::is_object) {
         let mut deleted = Vec::new();

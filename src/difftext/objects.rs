@@ -237,7 +237,7 @@ impl<'a> Builder<'a> {
         // The last-applied configuration a hunk shows is a whole earlier desired object: it fills
         // in what the lines around the changes do not show (labels, an HPA's target), never
         // overriding a line the text shows.
-        let applied = [&live, &git].into_iter().find_map(last_applied);
+        let applied = [&live, &git].into_iter().find_map(crate::k8s::last_applied);
         if let Some(applied) = applied {
             fill_missing(&mut git, &applied, 0);
             fill_missing(&mut live, &applied, 0);
@@ -358,17 +358,6 @@ fn split_whole_maps(changes: Vec<TextChange>) -> Vec<TextChange> {
         }
     }
     out
-}
-
-/// The `kubectl.kubernetes.io/last-applied-configuration` JSON of a partial object, when shown whole.
-fn last_applied(obj: &Value) -> Option<Value> {
-    let text = obj
-        .pointer("/metadata/annotations")?
-        .get("kubectl.kubernetes.io/last-applied-configuration")?
-        .as_str()?;
-    serde_json::from_str::<Value>(text)
-        .ok()
-        .filter(Value::is_object)
 }
 
 /// Add the keys of `from` that `to` lacks, recursively through maps (lists are taken whole only

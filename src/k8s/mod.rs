@@ -32,6 +32,18 @@ pub use schema::{root, Cursor, ListStrategy};
 /// its data); the three-way diff reads its original from it.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The object's last-applied configuration (what `kubectl apply` and Argo
+/// CD's client-side apply last sent), when it holds a readable JSON object.
+pub fn last_applied(obj: &serde_json::Value) -> Option<serde_json::Value> {
+    let text = obj
+        .pointer("/metadata/annotations")?
+        .get(LAST_APPLIED_ANNOTATION)?
+        .as_str()?;
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
 /// The group that serves `kind` today, for a group without version (legacy `extensions` kinds
 /// moved; every other group is its own).
 pub fn current_group<'a>(group: &'a str, kind: &str) -> &'a str {

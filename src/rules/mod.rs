@@ -110,6 +110,7 @@ struct Compiled {
     name: Option<regex_lite::Regex>,
     manager: Option<regex_lite::Regex>,
     paths: Vec<PathPattern>,
+    git_not_for: Vec<PathPattern>,
 }
 
 /// The fixes a rule proposes, by kind.
@@ -284,6 +285,12 @@ impl Catalog {
                 name: compile(&m.name, &rule.code, "name")?,
                 manager: compile(&m.manager, &rule.code, "manager")?,
                 paths: m.paths.iter().map(|p| PathPattern::parse(p)).collect(),
+                git_not_for: rule
+                    .fix
+                    .git_not_for
+                    .iter()
+                    .map(|p| PathPattern::parse(p))
+                    .collect(),
             };
             for p in m.when.iter().chain(&m.unless) {
                 if !predicates::exists(p) {
@@ -406,6 +413,13 @@ pub struct Verdict<'a> {
 }
 
 impl Rule {
+    /// Whether the rule's Git fix may copy the live value at this path into
+    /// Git (not where `git_not_for` names a per-cluster or per-pod value).
+    pub fn git_fix_fits(&self, path: &[Seg]) -> bool {
+        let tokens = crate::path::tokens(path);
+        !self.compiled.git_not_for.iter().any(|p| p.matches(&tokens))
+    }
+
     fn matches(&self, f: &Finding<'_>, gk: &str) -> Option<Vec<(String, String)>> {
         let m = &self.matcher;
         if !m.kinds.is_empty() && !m.kinds.iter().any(|k| glob(k, gk)) {

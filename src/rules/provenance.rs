@@ -35,7 +35,6 @@
 use super::managers::{self, ManagerClass};
 use super::Finding;
 use crate::identity::ResourceKey;
-use crate::k8s::LAST_APPLIED_ANNOTATION;
 use crate::managed_fields::FieldWriter;
 use crate::model::{Cause, Confidence, Presence};
 use crate::path::{Pointer, Seg};
@@ -249,20 +248,9 @@ fn resource_of(kind: &str) -> String {
 }
 
 fn last_applied(f: &Finding<'_>) -> LastApplied {
-    let Some(text) = f
-        .live_obj
-        .and_then(|l| l.pointer("/metadata/annotations"))
-        .and_then(|a| a.get(LAST_APPLIED_ANNOTATION))
-        .and_then(Value::as_str)
-    else {
+    let Some(applied) = f.live_obj.and_then(crate::k8s::last_applied) else {
         return LastApplied::Unknown;
     };
-    let Ok(applied) = serde_json::from_str::<Value>(text) else {
-        return LastApplied::Unknown;
-    };
-    if !applied.is_object() {
-        return LastApplied::Unknown;
-    }
     let then = applied.pointer(f.pointer);
     let same = |other: Option<&Value>| match (then, other) {
         (None, None) => true,

@@ -74,10 +74,21 @@ fn written_by(f: &Finding<'_>, classes: &[ManagerClass]) -> Option<Vars> {
     if let Some(t) = &w.field.time {
         how.push_str(&format!(" at {t}"));
     }
+    let referrers = &f.provenance().referrers;
+    let named_by = if referrers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The input's {} names this {} as its target.",
+            referrers.join(", "),
+            f.key.kind
+        )
+    };
     Some(vec![
         var("writer", w.field.manager.clone()),
         var("writer_how", how),
         var("writer_class", managers::describe(w.class)),
+        var("named_by", named_by),
     ])
 }
 
