@@ -678,11 +678,60 @@ fn differences_of(
         ),
         (None, None) => (Presence::Both, Vec::new()),
     };
-    let differences: Vec<Difference> = raw
+    let mut differences: Vec<Difference> = raw
         .into_iter()
-        .map(|d| classify(key, presence, d, git, live, ctx, catalog, true, masks))
+        .map(|d| classify(key, presence, d, git, live, ctx, catalog, true, masks, None))
         .collect();
+    hold_back_by_refused_apply(&mut differences, catalog, |d, refused| {
+        let raw = RawDiff {
+            path: d.segs.clone(),
+            change: d.change,
+            git: (!d.git.is_null()).then(|| d.git.clone()),
+            live: (!d.live.is_null()).then(|| d.live.clone()),
+            hidden_reason: d.hidden_reason.clone(),
+        };
+        classify(
+            key,
+            presence,
+            raw,
+            git,
+            live,
+            ctx,
+            catalog,
+            true,
+            masks,
+            Some(refused),
+        )
+    });
     (presence, differences)
+}
+
+/// When the API server refuses the apply of an object (Git changed one of
+/// its immutable fields: a rule with `refuses_sync`), none of Git's other
+/// changes to it reach the cluster either: explain its real-drift verdicts
+/// again knowing that (a person's or program's writes stay what they are).
+/// Secret values are left as they are: the report holds them masked.
+fn hold_back_by_refused_apply(
+    differences: &mut [Difference],
+    catalog: Option<&rules::Catalog>,
+    explain_again: impl Fn(&Difference, &str) -> Difference,
+) {
+    let Some(catalog) = catalog else { return };
+    let refused = differences.iter().find(|d| {
+        d.visible
+            && catalog
+                .get(&d.rule)
+                .is_some_and(|r| r.refuses_sync && r.cause == Cause::SyncOrdering)
+    });
+    let Some(refused) = refused else { return };
+    let refused = crate::text::field_words(&refused.segs);
+    for d in differences.iter_mut() {
+        let masked = d.git.as_str().is_some_and(secret_mask::is_already_masked)
+            || d.live.as_str().is_some_and(secret_mask::is_already_masked);
+        if d.cause == Cause::Drift && !d.by_hand && !masked {
+            *d = explain_again(d, &refused);
+        }
+    }
 }
 
 pub(crate) fn finish_resource(
@@ -722,6 +771,7 @@ pub(crate) fn classify(
     catalog: Option<&rules::Catalog>,
     certain: bool,
     masks: &secret_mask::Masks,
+    refused_with: Option<&str>,
 ) -> Difference {
     let pointer = path::pointer(&d.path);
     let kind = secret_mask::kind_for_masking(&key.kind, [git_obj, live_obj]);
@@ -746,6 +796,7 @@ pub(crate) fn classify(
                 input: ctx,
                 certain,
                 secret,
+                refused_with,
             },
         ),
         None => rules::explain::Explanation {
@@ -800,9 +851,11 @@ fn fragment_app_name(report: &Report, named_app: Option<&str>) -> String {
 
 /// What the pasted text tells about a change beyond the rule's verdict.
 enum TextEvidence {
-    /// Replaces the evidence (bookkeeping that is no difference; masks that tell what the
-    /// masked-value rule cannot).
+    /// Replaces the evidence (bookkeeping that is no difference).
     Instead(String),
+    /// What Argo CD's Secret masks tell: replaces a drift verdict's evidence (the masked-value
+    /// rule's, which they say more precisely), follows any other.
+    Masks(String),
     /// Follows the evidence.
     More(String),
 }
@@ -821,7 +874,7 @@ fn diff_text_evidence(
     }
     if key.group.is_empty() && key.kind == "Secret" {
         let masks = crate::difftext::mask_evidence(c.git.as_ref(), c.live.as_ref())?;
-        return Some(TextEvidence::Instead(format!(
+        return Some(TextEvidence::Masks(format!(
             "{} is masked on both sides. {masks}",
             path::dotted(&c.path)
         )));
@@ -891,6 +944,13 @@ fn analyze_diff_text(
     } = crate::difftext::read_diff_text(&masked)?;
     let mut ctx = InputContext::default();
     ctx.partial_objects = true;
+    ctx.whole_app_diff = !parsed.is_empty()
+        && parsed.iter().all(|r| {
+            matches!(
+                r.format,
+                crate::difftext::TextFormat::ArgoNormal | crate::difftext::TextFormat::ArgoUnified
+            )
+        });
     let mut merged: BTreeMap<ResourceKey, TextResourceParts> = BTreeMap::new();
     for r in parsed {
         let key = ResourceKey {
@@ -976,10 +1036,14 @@ fn analyze_diff_text(
                 catalog,
                 c.certain,
                 &masks,
+                None,
             );
             match extra {
                 Some(TextEvidence::Instead(text)) => d.evidence = text,
-                Some(TextEvidence::More(text)) => d.evidence = format!("{} {text}", d.evidence),
+                Some(TextEvidence::Masks(text)) if d.cause == Cause::Drift => d.evidence = text,
+                Some(TextEvidence::More(text) | TextEvidence::Masks(text)) => {
+                    d.evidence = format!("{} {text}", d.evidence)
+                }
                 None => {}
             }
             if let Some(note) = note {

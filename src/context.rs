@@ -68,15 +68,84 @@ pub struct InputContext {
     /// Objects of the input that name another in their spec
     /// (`scaleTargetRef`, `targetRef`, `workloadRef`), by the object named
     /// (namespace, kind, name): "Canary shop/web (spec.targetRef)".
-    referrers: BTreeMap<(String, String, String), BTreeSet<String>>,
+    referrers: BTreeMap<(String, String, String), BTreeSet<Referrer>>,
     /// What the mutating webhooks of the input's MutatingWebhookConfigurations
     /// are registered for: (API groups, resources) per rule. Empty when the
     /// input holds none.
     pub mutating_webhook_rules: Vec<(Vec<String>, Vec<String>)>,
+    /// The content of each ConfigMap and Secret of the input (data, binary
+    /// data, string data as the API server stores it), as a digest per side:
+    /// what a `checksum/config` annotation can hash.
+    config_contents: BTreeMap<ResourceKey, [Option<u64>; 2]>,
+    /// The diff text came from `argocd app diff`, which prints every
+    /// resource of the app that differs: a resource it does not show is
+    /// Synced.
+    pub whole_app_diff: bool,
+    /// Certificate material per object and side, as digests: the CA
+    /// bundles of webhook configurations, APIServices and CRD conversion
+    /// webhooks, and the certificate and key entries of Secrets. A chart
+    /// that generates its webhook's CA at render time changes both.
+    ca_bundles: BTreeMap<ResourceKey, [Option<u64>; 2]>,
+    /// See `ca_bundles`.
+    tls_secrets: BTreeMap<ResourceKey, [Option<u64>; 2]>,
+    /// Namespaces any live object of the input is in: they exist.
+    live_namespaces: BTreeSet<String>,
+    /// How many Git objects of the input each namespace holds.
+    git_objects_per_namespace: BTreeMap<String, usize>,
+}
+
+/// What the input says of the content a checksum annotation can hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HashedContent {
+    /// These many ConfigMaps and Secrets are in the input, each the same in
+    /// Git and live.
+    Unchanged(usize),
+    /// `argocd app diff` shows no ConfigMap or Secret differing.
+    NoneInWholeAppDiff,
+    /// A ConfigMap or Secret differs, or the input cannot tell.
+    Unknown,
 }
 
 /// The spec fields by which an object names the workload it acts on.
 const REFERENCE_FIELDS: &[&str] = &["scaleTargetRef", "targetRef", "workloadRef"];
+
+/// An object of the input that names another in its spec.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Referrer {
+    /// The naming object's kind (`Canary`, `HorizontalPodAutoscaler`).
+    pub kind: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// The field of its spec that names the object (`targetRef`).
+    pub field: &'static str,
+}
+
+impl Referrer {
+    /// Whether the naming object drives the workload's rollout (a
+    /// progressive-delivery object: a Canary's `targetRef`, a Rollout's
+    /// `workloadRef`), which moves replicas between workloads as it shifts
+    /// traffic; an autoscaler names its target in `scaleTargetRef`, and a
+    /// VerticalPodAutoscaler's `targetRef` sets resources, never replicas.
+    pub fn drives_rollout(&self) -> bool {
+        match self.field {
+            "workloadRef" => true,
+            "targetRef" => self.kind != "VerticalPodAutoscaler",
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Referrer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}/{} (spec.{})",
+            self.kind, self.namespace, self.name, self.field
+        )
+    }
+}
 
 impl InputContext {
     /// `obj` (the Git object of `key` when `from_git`, else the live one) as
@@ -357,8 +426,36 @@ impl InputContext {
                 self.referrers
                     .entry((ns.clone(), kind.to_string(), name.to_string()))
                     .or_default()
-                    .insert(format!("{} {}/{} (spec.{field})", key.kind, ns, key.name));
+                    .insert(Referrer {
+                        kind: key.kind.clone(),
+                        namespace: ns.clone(),
+                        name: key.name.clone(),
+                        field,
+                    });
             }
+        }
+        if !key.namespace.is_empty() {
+            if from_git {
+                *self
+                    .git_objects_per_namespace
+                    .entry(key.namespace.clone())
+                    .or_default() += 1;
+            } else {
+                self.live_namespaces.insert(key.namespace.clone());
+            }
+        }
+        let side = usize::from(!from_git);
+        if let Some(digest) = ca_bundle_digest(key, obj) {
+            self.ca_bundles.entry(key.clone()).or_default()[side] = Some(digest);
+        }
+        if key.group.is_empty() && key.kind == "Secret" {
+            if let Some(digest) = tls_digest(obj) {
+                self.tls_secrets.entry(key.clone()).or_default()[side] = Some(digest);
+            }
+        }
+        if key.group.is_empty() && matches!(key.kind.as_str(), "ConfigMap" | "Secret") {
+            let side = usize::from(!from_git);
+            self.config_contents.entry(key.clone()).or_default()[side] = Some(config_digest(obj));
         }
         if key.group == "admissionregistration.k8s.io" && key.kind == "MutatingWebhookConfiguration"
         {
@@ -458,13 +555,67 @@ impl InputContext {
         }
     }
 
+    /// Whether the content a checksum annotation hashes (the input's
+    /// ConfigMaps and Secrets) is the same in Git and live.
+    pub fn hashed_content(&self) -> HashedContent {
+        if self.partial_objects {
+            return if self.whole_app_diff && self.config_contents.is_empty() {
+                HashedContent::NoneInWholeAppDiff
+            } else {
+                HashedContent::Unknown
+            };
+        }
+        let same = self
+            .config_contents
+            .values()
+            .all(|[g, l]| g.is_some() && g == l);
+        if same && !self.config_contents.is_empty() {
+            HashedContent::Unchanged(self.config_contents.len())
+        } else {
+            HashedContent::Unknown
+        }
+    }
+
+    /// The objects of the input whose certificate material differs between
+    /// Git and live, Git holding some: the CA bundles (`secrets: false`)
+    /// or the TLS Secrets (`secrets: true`).
+    pub fn changed_certificates(&self, secrets: bool) -> impl Iterator<Item = &ResourceKey> {
+        let map = if secrets {
+            &self.tls_secrets
+        } else {
+            &self.ca_bundles
+        };
+        map.iter()
+            .filter(|(_, [g, l])| g.is_some() && l.is_some() && g != l)
+            .map(|(k, _)| k)
+    }
+
+    /// Whether nothing of the input exists live in this namespace and Git
+    /// does not declare it: the app's objects there are all missing, which
+    /// a namespace that does not exist explains. `Some(n)` with the number
+    /// of the app's objects there. From diff output, which shows only what
+    /// differs, it holds only for `argocd app diff` (every differing
+    /// resource of the app) and at least two objects, all missing.
+    pub fn namespace_empty_live(&self, namespace: &str) -> Option<usize> {
+        if namespace.is_empty()
+            || self.namespaces_in_git.contains_key(namespace)
+            || self.live_namespaces.contains(namespace)
+        {
+            return None;
+        }
+        let n = *self.git_objects_per_namespace.get(namespace)?;
+        if self.partial_objects && !(self.whole_app_diff && n >= 2) {
+            return None;
+        }
+        Some(n)
+    }
+
     /// The objects of the input that name this one in their spec.
-    pub fn referrers_of(&self, key: &ResourceKey) -> impl Iterator<Item = &str> {
+    pub fn referrers_of(&self, key: &ResourceKey) -> impl Iterator<Item = &Referrer> {
         self.referrers
             .get(&(key.namespace.clone(), key.kind.clone(), key.name.clone()))
             .into_iter()
             .flatten()
-            .map(String::as_str)
     }
 
     /// Whether the input's mutating webhooks can see objects of this group
@@ -517,6 +668,88 @@ pub fn tracked_app(obj: &Value) -> Option<String> {
         .and_then(Value::as_str)?;
     let (app, _) = id.split_once(':')?;
     Some(app.rsplit('_').next().unwrap_or(app).to_string())
+}
+
+/// A digest of a ConfigMap's or Secret's content as the API server stores
+/// it: `stringData` merged into `data` base64-encoded, so a Git Secret
+/// written with `stringData` matches its live form.
+fn config_digest(obj: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut data = obj
+        .get("data")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(plain) = obj.get("stringData").and_then(Value::as_object) {
+        for (k, v) in plain {
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            data.insert(
+                k.clone(),
+                Value::String(crate::normalize::base64_encode(text.as_bytes())),
+            );
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    Value::Object(data).to_string().hash(&mut h);
+    obj.get("binaryData")
+        .map(Value::to_string)
+        .unwrap_or_default()
+        .hash(&mut h);
+    h.finish()
+}
+
+fn digest_of(parts: &[&Value]) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    if parts.is_empty() {
+        return None;
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for p in parts {
+        p.to_string().hash(&mut h);
+    }
+    Some(h.finish())
+}
+
+/// The CA bundles an object carries, when it is a kind that carries one.
+fn ca_bundle_digest(key: &ResourceKey, obj: &Value) -> Option<u64> {
+    let bundles: Vec<&Value> = match (key.group.as_str(), key.kind.as_str()) {
+        (
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration",
+        ) => obj
+            .get("webhooks")?
+            .as_array()?
+            .iter()
+            .filter_map(|w| w.at("/clientConfig/caBundle"))
+            .collect(),
+        ("apiregistration.k8s.io", "APIService") => obj.at("/spec/caBundle").into_iter().collect(),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => obj
+            .at("/spec/conversion/webhook/clientConfig/caBundle")
+            .into_iter()
+            .collect(),
+        _ => return None,
+    };
+    digest_of(&bundles)
+}
+
+/// Whether a Secret's data key holds a certificate or key by its name
+/// (`tls.crt`, `ca.crt`, `tls.key`, `*.pem`).
+pub fn is_certificate_key(name: &str) -> bool {
+    [".crt", ".key", ".pem", ".cert"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// The certificate and key entries of a Secret.
+fn tls_digest(obj: &Value) -> Option<u64> {
+    let entries: Vec<&Value> = ["data", "stringData"]
+        .iter()
+        .filter_map(|f| obj.get(*f).and_then(Value::as_object))
+        .flat_map(|m| m.iter())
+        .filter(|(k, _)| is_certificate_key(k))
+        .map(|(_, v)| v)
+        .collect();
+    digest_of(&entries)
 }
 
 #[cfg(test)]

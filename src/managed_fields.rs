@@ -21,6 +21,9 @@ pub struct FieldWriter {
     /// Whether the entry holds the path itself (or a subtree owned as a
     /// leaf above it), not only an ancestor of it.
     pub exact: bool,
+    /// The fields of `spec` the entry holds, by name: a writer that holds
+    /// only `replicas` there scales the object and does nothing else to it.
+    pub spec_fields: Vec<String>,
 }
 
 /// The manager whose FieldsV1 set holds this path (or the closest ancestor
@@ -77,12 +80,23 @@ pub fn writer_of(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
 impl FieldWriter {
     fn of(entry: &Value, exact: bool) -> Option<FieldWriter> {
         let text = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
+        let spec_fields = entry
+            .at("/fieldsV1/f:spec")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.keys()
+                    .filter_map(|k| k.strip_prefix("f:"))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
         Some(FieldWriter {
             manager: text("manager")?,
             operation: text("operation"),
             subresource: text("subresource"),
             time: text("time"),
             exact,
+            spec_fields,
         })
     }
 }

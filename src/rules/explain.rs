@@ -33,6 +33,9 @@ pub struct Facts<'a> {
     pub certain: bool,
     /// Whether the values are a Secret's, which evidence never quotes.
     pub secret: bool,
+    /// Another field of the same object whose change the API server
+    /// refuses, so the sync that would apply this one fails (its words).
+    pub refused_with: Option<&'a str>,
 }
 
 /// The cause of one field, with the rule that gave it and why.
@@ -103,6 +106,7 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
         live_obj: facts.live_obj,
         manager: manager.as_deref(),
         input: facts.input,
+        refused_with: facts.refused_with,
         provenance: Default::default(),
     };
     let verdict = catalog.classify(&finding);

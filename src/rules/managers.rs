@@ -80,14 +80,21 @@ pub fn class_of(manager: &str) -> ManagerClass {
 /// there `kube-controller-manager` writing a workload's `spec.replicas` is
 /// still the HPA controller, the only one of its controllers that does
 /// (the deployment controller writes its ReplicaSets' replicas instead).
-pub fn is_scaler(w: &FieldWriter, kind: &str, pointer: &str) -> bool {
+/// A program whose managedFields entry holds `spec.replicas` and nothing
+/// else of the spec scales the object too (schedule-based scalers such as
+/// kube-downscaler update the object instead of its `scale`), unless a
+/// progressive-delivery object drives the workload (`drives_rollout`): its
+/// controller moves replicas between workloads as part of a rollout.
+pub fn is_scaler(w: &FieldWriter, kind: &str, pointer: &str, drives_rollout: bool) -> bool {
     if class_of(&w.manager) != ManagerClass::Program {
         return false;
     }
+    let replicas_only = pointer == "/spec/replicas" && w.spec_fields == ["replicas"];
     w.subresource.as_deref() == Some("scale")
         || (w.manager == "kube-controller-manager"
             && pointer == "/spec/replicas"
             && kind != "ReplicaSet")
+        || (replicas_only && w.subresource.is_none() && !drives_rollout && kind != "ReplicaSet")
 }
 
 /// Words for a manager's class in evidence sentences.
@@ -140,8 +147,9 @@ mod tests {
             subresource: sub.map(str::to_string),
             time: None,
             exact: true,
+            spec_fields: vec!["replicas".into(), "template".into()],
         };
-        let scaler = |m, sub, kind| is_scaler(&w(m, sub), kind, "/spec/replicas");
+        let scaler = |m, sub, kind| is_scaler(&w(m, sub), kind, "/spec/replicas", false);
         assert!(scaler(
             "kube-controller-manager",
             Some("scale"),
@@ -153,5 +161,30 @@ mod tests {
         // Before 1.22: no subresource recorded, still the HPA controller.
         assert!(scaler("kube-controller-manager", None, "Deployment"));
         assert!(!scaler("kube-controller-manager", None, "ReplicaSet"));
+        // A program that holds only the replica count scales, unless a
+        // progressive-delivery object drives the workload.
+        let only_replicas = FieldWriter {
+            spec_fields: vec!["replicas".into()],
+            ..w("kube-downscaler", None)
+        };
+        assert!(is_scaler(
+            &only_replicas,
+            "Deployment",
+            "/spec/replicas",
+            false
+        ));
+        assert!(!is_scaler(
+            &only_replicas,
+            "Deployment",
+            "/spec/replicas",
+            true
+        ));
+        assert!(!is_scaler(
+            &only_replicas,
+            "Deployment",
+            "/spec/template",
+            false
+        ));
+        assert!(!scaler("my-operator", None, "Deployment"));
     }
 }

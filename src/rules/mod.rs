@@ -48,6 +48,11 @@ pub struct Rule {
     pub confidence: Confidence,
     /// The evidence sentence, with `{vars}` filled per difference.
     pub evidence: String,
+    /// The difference it explains makes the API server refuse the whole
+    /// apply of the object (an immutable field): the object's other
+    /// differences then stay too, whatever they are.
+    #[serde(default)]
+    pub refuses_sync: bool,
     /// The fixes it proposes.
     #[serde(default)]
     pub fix: FixTemplate,
@@ -392,6 +397,9 @@ pub struct Finding<'a> {
     pub manager: Option<&'a str>,
     /// What the rest of the input tells.
     pub input: &'a InputContext,
+    /// Another field of this object whose change the API server refuses
+    /// (see [`Rule::refuses_sync`]), when the first pass found one.
+    pub refused_with: Option<&'a str>,
     /// Who wrote the field, computed on first use ([`Finding::provenance`]).
     pub provenance: std::cell::OnceCell<provenance::Provenance>,
 }

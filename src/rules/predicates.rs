@@ -40,6 +40,8 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
         values_look_like_certificates,
     ),
     ("helm_rendered", helm_rendered),
+    ("hashed_content_unchanged", hashed_content_unchanged),
+    ("apply_refused", apply_refused),
     ("rendered_by", rendered_by),
     ("helm_rendered_certificate", helm_rendered_certificate),
     ("crd_in_git", crd_in_git),
@@ -47,6 +49,11 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("sync_wave_or_hook", sync_wave_or_hook),
     ("hook_without_delete_policy", hook_without_delete_policy),
     ("namespace_created_by_app", namespace_created_by_app),
+    ("namespace_absent", namespace_absent),
+    (
+        "ca_and_secret_rendered_together",
+        ca_and_secret_rendered_together,
+    ),
     ("aggregation_rule", aggregation_rule),
     ("aggregated_shape_in_diff", aggregated_shape_in_diff),
     ("tracking_id_missing_live", tracking_id_missing_live),
@@ -326,6 +333,35 @@ fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
     })
 }
 
+/// Nothing a checksum annotation can hash differs: every ConfigMap and
+/// Secret of the input is the same in Git and live, or `argocd app diff`
+/// (which prints every differing resource of the app) shows none. A
+/// checksum that changes anyway hashes something generated at render time
+/// (`.Release.Time`, a random value, a template that renders one).
+fn hashed_content_unchanged(f: &Finding<'_>) -> Option<Vars> {
+    use crate::context::HashedContent;
+    let seen = match f.input.hashed_content() {
+        HashedContent::Unchanged(1) => {
+            "the input's one ConfigMap or Secret holds the same content in Git and live".to_string()
+        }
+        HashedContent::Unchanged(n) => {
+            format!("the input's {n} ConfigMaps and Secrets hold the same content in Git and live")
+        }
+        HashedContent::NoneInWholeAppDiff => {
+            "`argocd app diff`, which prints every resource of the app that differs, shows no ConfigMap or Secret changing".to_string()
+        }
+        HashedContent::Unknown => return None,
+    };
+    Some(vec![var("hashed_seen", seen)])
+}
+
+/// The API server refuses the apply of this object because of another of
+/// its fields (an immutable field Git changed): `refused_field` names it.
+fn apply_refused(f: &Finding<'_>) -> Option<Vars> {
+    let refused = f.refused_with?;
+    (refused != crate::text::field_words(f.path)).then(|| vec![var("refused_field", refused)])
+}
+
 /// Always holds; `chart` names what rendered the object: its Helm chart when
 /// its labels say, else the chart or generator that rendered it.
 fn rendered_by(f: &Finding<'_>) -> Option<Vars> {
@@ -410,6 +446,65 @@ fn hook_without_delete_policy(f: &Finding<'_>) -> Option<Vars> {
 fn namespace_created_by_app(f: &Finding<'_>) -> Option<Vars> {
     let present = f.input.namespaces_in_git.get(&f.key.namespace)?;
     (!present && f.presence == Presence::GitOnly).then(|| vec![var("ns", f.key.namespace.clone())])
+}
+
+/// The object is missing live, and so is every other object of the input
+/// in its namespace, which Git does not declare: `ns` and `count`.
+fn namespace_absent(f: &Finding<'_>) -> Option<Vars> {
+    if f.presence != Presence::GitOnly {
+        return None;
+    }
+    let n = f.input.namespace_empty_live(&f.key.namespace)?;
+    let count = if n == 1 {
+        "the only object of the input there".to_string()
+    } else {
+        format!("none of the input's {n} objects there exists live")
+    };
+    Some(vec![
+        var("ns", f.key.namespace.clone()),
+        var("count", count),
+    ])
+}
+
+/// A webhook's CA bundle and a TLS Secret both differ, Git holding a
+/// value for each: the render generated a new CA and serving certificate
+/// together (an injector would change the bundle alone, and the Secret it
+/// reads is not rendered from Git). `other` names the object on the other
+/// side of the pair.
+fn ca_and_secret_rendered_together(f: &Finding<'_>) -> Option<Vars> {
+    let on_secret = f.key.group.is_empty() && f.key.kind == "Secret";
+    let field = match f.path.last()? {
+        crate::path::Seg::Key(k) => k.as_str(),
+        _ => return None,
+    };
+    let own = if on_secret {
+        crate::context::is_certificate_key(field)
+    } else {
+        field == "caBundle"
+    };
+    if !own || f.git.is_none() || f.live.is_none() {
+        return None;
+    }
+    let others: Vec<String> = f
+        .input
+        .changed_certificates(!on_secret)
+        .map(|k| {
+            if k.namespace.is_empty() {
+                format!("{} {}", k.kind, k.name)
+            } else {
+                format!("{} {}/{}", k.kind, k.namespace, k.name)
+            }
+        })
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    let other = if on_secret {
+        format!("the CA bundle of {} differs too", others.join(", "))
+    } else {
+        format!("the certificates of {} differ too", others.join(", "))
+    };
+    Some(vec![var("other", other)])
 }
 
 /// The role aggregates other roles, so the controller fills its rules.

@@ -120,7 +120,7 @@ pub struct Provenance {
     /// Whether the live object carries `managedFields` at all.
     pub has_managed_fields: bool,
     /// Objects of the input that name this one.
-    pub referrers: Vec<String>,
+    pub referrers: Vec<crate::context::Referrer>,
     /// The values' shape.
     pub shape: Shape,
 }
@@ -133,7 +133,7 @@ impl Provenance {
             last_applied: last_applied(f),
             writer: live.and_then(|l| writer(l, f)),
             has_managed_fields: live.is_some_and(|l| l.at("/metadata/managedFields").is_some()),
-            referrers: f.input.referrers_of(f.key).map(str::to_string).collect(),
+            referrers: f.input.referrers_of(f.key).cloned().collect(),
             shape: shape(f),
         }
     }
@@ -158,9 +158,10 @@ impl Provenance {
 
     /// Whether the live value's writer is an autoscaler ([`managers::is_scaler`]).
     pub fn scaled(&self, key: &ResourceKey, pointer: &str) -> bool {
+        let rollout = self.referrers.iter().any(|r| r.drives_rollout());
         self.writer
             .as_ref()
-            .is_some_and(|w| managers::is_scaler(&w.field, &key.kind, pointer))
+            .is_some_and(|w| managers::is_scaler(&w.field, &key.kind, pointer, rollout))
     }
 
     /// The decision table's cause and confidence for these facts.

@@ -80,7 +80,11 @@ fn written_by(f: &Finding<'_>, classes: &[ManagerClass]) -> Option<Vars> {
     } else {
         format!(
             " The input's {} names this {} as its target.",
-            referrers.join(", "),
+            referrers
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
             f.key.kind
         )
     };
@@ -110,10 +114,22 @@ pub(super) fn written_by_argocd(f: &Finding<'_>) -> Option<Vars> {
 
 /// An autoscaler last wrote it, through the scale subresource.
 pub(super) fn written_by_scaler(f: &Finding<'_>) -> Option<Vars> {
-    if !f.provenance().scaled(f.key, f.pointer) {
+    let p = f.provenance();
+    if !p.scaled(f.key, f.pointer) {
         return None;
     }
-    written_by(f, &[ManagerClass::Program])
+    let through_scale = p
+        .writer
+        .as_ref()
+        .is_some_and(|w| w.field.subresource.as_deref() == Some("scale"));
+    let how = if through_scale {
+        "writes through the scale subresource, as autoscalers do (the HPA controller runs inside kube-controller-manager)"
+    } else {
+        "holds the replica count and nothing else of the spec, as autoscalers and schedule-based scalers write it"
+    };
+    let mut vars = written_by(f, &[ManagerClass::Program])?;
+    vars.push(var("scaled_how", how));
+    Some(vars)
 }
 
 /// The render moved since the last sync (the last-applied configuration

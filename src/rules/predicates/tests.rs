@@ -39,6 +39,7 @@ fn check(
         git_obj: None,
         live_obj: Some(&live_obj),
         manager: None,
+        refused_with: None,
         provenance: Default::default(),
         input: &input,
     };
