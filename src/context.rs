@@ -675,22 +675,16 @@ pub fn tracked_app(obj: &Value) -> Option<String> {
 /// written with `stringData` matches its live form.
 fn config_digest(obj: &Value) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut data = obj
-        .get("data")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    if let Some(plain) = obj.get("stringData").and_then(Value::as_object) {
-        for (k, v) in plain {
-            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            data.insert(
-                k.clone(),
-                Value::String(crate::normalize::base64_encode(text.as_bytes())),
-            );
+    let mut stored = serde_json::Map::new();
+    for field in ["data", "stringData"] {
+        if let Some(v) = obj.get(field) {
+            stored.insert(field.to_string(), v.clone());
         }
     }
+    let mut stored = Value::Object(stored);
+    crate::normalize::normalize_secret(&mut stored);
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    Value::Object(data).to_string().hash(&mut h);
+    stored.to_string().hash(&mut h);
     obj.get("binaryData")
         .map(Value::to_string)
         .unwrap_or_default()

@@ -234,7 +234,7 @@ pub fn strip_nulls_in_place(v: &mut Value) {
 }
 
 /// `stringData` is write-only: the API server stores it base64-encoded in `data`.
-fn normalize_secret(v: &mut Value) {
+pub(crate) fn normalize_secret(v: &mut Value) {
     let Some(map) = v.as_object_mut() else { return };
     let Some(Value::Object(string_data)) = map.remove("stringData") else {
         return;

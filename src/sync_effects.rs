@@ -13,6 +13,12 @@
 //! `Apply` (from `managedFields`) and the new Git lacks; fields it owns
 //! through `Update` stay.
 //!
+//! An ignore fix changes what a sync sends too. Without
+//! `RespectIgnoreDifferences=true` the rule hides the difference but every
+//! sync still applies Git's value; with it, Argo CD copies the live values
+//! of the ignored fields into the applied object (`controller/sync.go`),
+//! with the release-specific limits of [`of_ignore_fix`].
+//!
 //! Limits: lists are compared whole (a removed list item is not followed
 //! into the list), and only the API server's defaults drift-doctor's schema
 //! tables know are predicted.
@@ -106,6 +112,87 @@ pub fn of_git_change(
             message: format!(
                 "The sync changes the {}'s pod template, so its pods are replaced (a rolling restart).",
                 key.kind
+            ),
+        });
+    }
+    effects
+}
+
+/// The effects of the syncs that follow an ignore fix hiding `ignored` (the
+/// fields the rule covers on this object), with `respect` when the fix
+/// sets `RespectIgnoreDifferences=true`, on Argo CD `release`.
+pub fn of_ignore_fix(
+    key: &ResourceKey,
+    git: &Value,
+    live: &Value,
+    ignored: &[Vec<Seg>],
+    respect: bool,
+    release: crate::ArgoCdRelease,
+) -> Vec<SyncEffect> {
+    let mut effects = Vec::new();
+    if !respect {
+        // The rule hides the difference from the comparison only: the
+        // next sync (auto-sync after any other change, or a manual one)
+        // still writes Git's value.
+        for segs in ignored {
+            let (Some(g), Some(l)) = (path::get(git, segs), path::get(live, segs)) else {
+                continue;
+            };
+            if crate::compare::json_eq(g, l) {
+                continue;
+            }
+            let pointer = path::pointer(segs);
+            if pointer == "/spec/replicas" && g.as_f64() < l.as_f64() {
+                effects.push(SyncEffect {
+                    kind: SyncEffectKind::CapacityDrop,
+                    pointer,
+                    message: format!(
+                        "The rule hides spec.replicas from the comparison only: every later sync still applies Git's {} and the {} drops from {} until its scaler scales it back. Add RespectIgnoreDifferences=true so a sync keeps the live count.",
+                        crate::text::value_text(g),
+                        key.kind,
+                        replicas(l)
+                    ),
+                });
+            } else if pointer.starts_with("/spec/template/")
+                && POD_TEMPLATE_KINDS.contains(&(key.group.as_str(), key.kind.as_str()))
+            {
+                effects.push(SyncEffect {
+                    kind: SyncEffectKind::PodsRestart,
+                    pointer,
+                    message: format!(
+                        "The rule hides {} from the comparison only: every later sync writes Git's value into the pod template, so the pods roll each time its other writer puts its own value back.",
+                        path::dotted(segs)
+                    ),
+                });
+            }
+        }
+        return effects;
+    }
+    let secret = key.group.is_empty() && key.kind == "Secret";
+    let keys_one_by_one = ignored
+        .iter()
+        .any(|s| matches!(s.as_slice(), [Seg::Key(d), Seg::Key(_), ..] if d == "data"));
+    if secret && git.get("stringData").is_some() && keys_one_by_one {
+        effects.push(SyncEffect {
+            kind: SyncEffectKind::DataDeleted,
+            pointer: "/data".into(),
+            message: "With RespectIgnoreDifferences=true, a Secret written with stringData whose data keys are ignored one by one is applied without its data (argo-cd #29644, open in every release so far): the sync deletes the Secret's keys. Ignore /data whole, or write the Secret with data instead of stringData.".into(),
+        });
+    }
+    let pdb = key.group == "policy" && key.kind == "PodDisruptionBudget";
+    // argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0.
+    let clobbers_selector = release < crate::ArgoCdRelease::new(3, 5);
+    if pdb && clobbers_selector && git.at("/spec/selector").is_some() {
+        let fixed_in = match (release.major, release.minor) {
+            (3, 3) => " (fixed in 3.3.13)",
+            (3, 4) => " (fixed in 3.4.5)",
+            _ => "",
+        };
+        effects.push(SyncEffect {
+            kind: SyncEffectKind::ResetToDefault,
+            pointer: "/spec/selector".into(),
+            message: format!(
+                "On Argo CD {release}{fixed_in}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
             ),
         });
     }

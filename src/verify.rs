@@ -359,6 +359,24 @@ fn verify_ignore(
         }
     }
     let respect = fix.snippet.contains("RespectIgnoreDifferences=true");
+    if let (Some(git), Some(live)) = (subject.git, subject.live) {
+        let ignored: Vec<Vec<path::Seg>> = before
+            .iter()
+            .filter(|d| own.contains(&d.pointer))
+            .map(|d| d.segs.clone())
+            .collect();
+        note_sync_effects(
+            fix,
+            crate::sync_effects::of_ignore_fix(
+                subject.key,
+                git,
+                live,
+                &ignored,
+                respect,
+                subject.copts.release,
+            ),
+        );
+    }
     let what = if respect {
         "with the rule in the Application's ignoreDifferences (with RespectIgnoreDifferences=true a sync also keeps the owner's live value instead of writing Git's)"
     } else {
@@ -367,7 +385,12 @@ fn verify_ignore(
     let (v, text) = judge(what, &outcome(before, own, after));
     fix.verified = v;
     fix.verification = text;
-    fix.warning = unsafe_collateral(subject.key, &collateral);
+    if let Some(unsafe_hiding) = unsafe_collateral(subject.key, &collateral) {
+        fix.warning = Some(match fix.warning.take() {
+            Some(transit) => format!("{unsafe_hiding} {transit}"),
+            None => unsafe_hiding,
+        });
+    }
     fix.collateral = collateral;
 }
 

@@ -329,3 +329,134 @@ fn server_side_apply_deletes_only_what_its_manager_applied() {
     // Another manager's Apply is not Argo CD's.
     assert!(of_git_change(&k, &new_git, &live("Apply"), "someone-else").is_empty());
 }
+
+// ---------------------------------------------------------------------------
+// Ignore fixes: what the syncs after the rule do.
+// ---------------------------------------------------------------------------
+
+use drift_doctor::path::parse_pointer;
+use drift_doctor::sync_effects::of_ignore_fix;
+use drift_doctor::ArgoCdRelease;
+
+#[test]
+fn an_ignore_rule_without_respect_still_applies_gits_replicas_on_every_sync() {
+    let k = key("apps", "Deployment", "shop", "search");
+    let git = json!({"spec": {"replicas": 2}});
+    let live = json!({"spec": {"replicas": 9}});
+    let ignored = [parse_pointer("/spec/replicas")];
+    let effects = of_ignore_fix(&k, &git, &live, &ignored, false, ArgoCdRelease::default());
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::CapacityDrop],
+        "{effects:?}"
+    );
+    assert!(
+        effects[0].message.contains("from 9 replicas"),
+        "{}",
+        effects[0].message
+    );
+    // With RespectIgnoreDifferences the live count is what the sync sends.
+    let effects = of_ignore_fix(&k, &git, &live, &ignored, true, ArgoCdRelease::default());
+    assert!(effects.is_empty(), "{effects:?}");
+    // Git above live: nothing is lost on the way.
+    let more = json!({"spec": {"replicas": 12}});
+    assert!(of_ignore_fix(&k, &more, &live, &ignored, false, ArgoCdRelease::default()).is_empty());
+}
+
+#[test]
+fn respecting_ignored_keys_of_a_string_data_secret_deletes_its_data() {
+    let k = key("", "Secret", "auth", "session-keys");
+    let git = json!({"stringData": {"signing": "abc", "mode": "strict"}});
+    let live = json!({"data": {"signing": "eHl6", "mode": "c3RyaWN0"}});
+    let one_key = [parse_pointer("/data/signing")];
+    let effects = of_ignore_fix(&k, &git, &live, &one_key, true, ArgoCdRelease::default());
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::DataDeleted],
+        "{effects:?}"
+    );
+    assert!(effects[0].message.contains("#29644"));
+    // Written with data, or ignored whole, the keys survive.
+    let with_data = json!({"data": {"signing": "YWJj", "mode": "c3RyaWN0"}});
+    assert!(of_ignore_fix(
+        &k,
+        &with_data,
+        &live,
+        &one_key,
+        true,
+        ArgoCdRelease::default()
+    )
+    .is_empty());
+    let whole = [parse_pointer("/data")];
+    assert!(of_ignore_fix(&k, &git, &live, &whole, true, ArgoCdRelease::default()).is_empty());
+}
+
+#[test]
+fn respecting_an_ignored_budget_field_clobbers_its_selector_before_3_5() {
+    let k = key("policy", "PodDisruptionBudget", "shop", "cart");
+    let git = json!({"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "cart"}}}});
+    let live = json!({"spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "cart"}}}});
+    let ignored = [parse_pointer("/spec/minAvailable")];
+    for (release, affected) in [
+        ((3, 4), true),
+        ((2, 14), true),
+        ((3, 5), false),
+        ((3, 6), false),
+    ] {
+        let effects = of_ignore_fix(
+            &k,
+            &git,
+            &live,
+            &ignored,
+            true,
+            ArgoCdRelease::new(release.0, release.1),
+        );
+        assert_eq!(!effects.is_empty(), affected, "{release:?}: {effects:?}");
+    }
+}
+
+#[test]
+fn an_ignore_fix_whose_sync_deletes_data_is_not_recommended() {
+    // Git renders a new random signing key on every render (stringData);
+    // the cluster holds what the last sync applied.
+    let git = r#"
+apiVersion: v1
+kind: Secret
+metadata: {name: session-keys, namespace: auth}
+stringData: {signing: Zk4pQ2vR8sLx0TbW}
+"#;
+    let applied = r#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"session-keys","namespace":"auth"},"stringData":{"signing":"Hq7LmV3cNw9ZpE1s"}}"#;
+    let live = format!(
+        r#"
+apiVersion: v1
+kind: Secret
+metadata:
+  name: session-keys
+  namespace: auth
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{applied}'
+data: {{signing: SHE3TG1WM2NOdzlacEUxcw==}}
+"#
+    );
+    let report = analyze(git, &live, &Options::default()).unwrap();
+    common::assert_valid(&report);
+    let r = &report.resources[0];
+    let ignore = r
+        .fixes
+        .iter()
+        .find(|f| f.kind == FixKind::Ignore)
+        .unwrap_or_else(|| panic!("an ignore fix: {:#?}", r.fixes));
+    assert_eq!(ignore.pointers, ["/data/signing"], "{ignore:#?}");
+    assert!(
+        ignore
+            .sync_effects
+            .iter()
+            .any(|e| e.kind == SyncEffectKind::DataDeleted),
+        "{ignore:#?}"
+    );
+    assert!(!ignore.recommended, "{ignore:#?}");
+    assert!(ignore
+        .warning
+        .as_deref()
+        .is_some_and(|w| w.contains("#29644")));
+}

@@ -249,9 +249,14 @@ fn resource_of(kind: &str) -> String {
 }
 
 fn last_applied(f: &Finding<'_>) -> LastApplied {
-    let Some(applied) = f.live_obj.and_then(crate::k8s::last_applied) else {
+    let Some(mut applied) = f.live_obj.and_then(crate::k8s::last_applied) else {
         return LastApplied::Unknown;
     };
+    if f.key.group.is_empty() && f.key.kind == "Secret" {
+        // The annotation holds the Secret as applied, `stringData` and
+        // all; the API server stores it in `data`.
+        crate::normalize::normalize_secret(&mut applied);
+    }
     let then = applied.pointer(f.pointer);
     let same = |other: Option<&Value>| match (then, other) {
         (None, None) => true,
