@@ -1,7 +1,13 @@
-//! Options an object sets for itself: the `argocd.argoproj.io/sync-options`
-//! and `argocd.argoproj.io/compare-options` annotations, which override the
-//! Application's choice for that one object (gitops-engine `pkg/sync/common`
-//! and argo-cd `controller/state.go` read them per resource).
+//! Options an object sets for itself. Argo CD reads two from the object:
+//! the sync option `ServerSideApply=true` (`argocd.argoproj.io/sync-options`),
+//! which makes gitops-engine compare that one object with the
+//! structured-merge diff (`gitops-engine/pkg/diff/diff.go`, `Diff`), and the
+//! compare option `IgnoreExtraneous`. `ServerSideDiff` and
+//! `IncludeMutationWebhook` are the Application's own annotations
+//! (`controller/state.go`, `HasAnnotationOption(app, ...)`): on an object they
+//! configure nothing, so they are not read here. `ServerSideApply=false` on
+//! an object does not take it out of an app-wide structured-merge diff
+//! either: only `true` is looked for.
 
 #![warn(missing_docs)]
 
@@ -14,15 +20,11 @@ pub const SYNC_OPTIONS: &str = "argocd.argoproj.io/sync-options";
 /// The annotation with per-object compare options (`IgnoreExtraneous`, ...).
 pub const COMPARE_OPTIONS: &str = "argocd.argoproj.io/compare-options";
 
-/// What an object's own annotations say, each `None` when it says nothing.
+/// What an object's own annotations say.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ObjectOptions {
-    /// `sync-options: ServerSideApply=true|false`.
-    pub server_side_apply: Option<bool>,
-    /// `compare-options: ServerSideDiff=true|false`.
-    pub server_side_diff: Option<bool>,
-    /// `compare-options: IncludeMutationWebhook=true`.
-    pub include_mutation_webhook: bool,
+    /// `sync-options: ServerSideApply=true` on the Git object.
+    pub server_side_apply: bool,
     /// `compare-options: IgnoreExtraneous`: a live-only object does not
     /// make the app OutOfSync.
     pub ignore_extraneous: bool,
@@ -30,45 +32,29 @@ pub struct ObjectOptions {
 
 impl ObjectOptions {
     /// Read the annotations of the object Argo CD takes them from: the Git
-    /// object when there is one, else the live one.
+    /// object (the sync option is read from the desired state only), else,
+    /// for `IgnoreExtraneous`, the live one.
     pub fn of(git: Option<&Value>, live: Option<&Value>) -> ObjectOptions {
-        let Some(obj) = git.or(live) else {
-            return ObjectOptions::default();
-        };
         let mut out = ObjectOptions::default();
-        for (key, value) in options(obj, SYNC_OPTIONS) {
-            if key == "ServerSideApply" {
-                out.server_side_apply = parse_bool(value);
-            }
+        if let Some(git) = git {
+            out.server_side_apply = options(git, SYNC_OPTIONS)
+                .any(|(key, value)| key == "ServerSideApply" && value == Some("true"));
         }
-        for (key, value) in options(obj, COMPARE_OPTIONS) {
-            match key {
-                "ServerSideDiff" => out.server_side_diff = parse_bool(value),
-                "IncludeMutationWebhook" => {
-                    out.include_mutation_webhook = parse_bool(value).unwrap_or(false)
-                }
-                "IgnoreExtraneous" => out.ignore_extraneous = value.is_none_or(|v| v == "true"),
-                _ => {}
-            }
+        if let Some(obj) = git.or(live) {
+            out.ignore_extraneous = options(obj, COMPARE_OPTIONS)
+                .any(|(key, value)| key == "IgnoreExtraneous" && value.is_none_or(|v| v == "true"));
         }
         out
     }
 
-    /// The strategy for this object, given the Application's. An explicit
-    /// `ServerSideDiff` decides; otherwise `ServerSideApply=true` makes the
-    /// object compare as the Application's server-side apply would, and
-    /// `ServerSideApply=false` takes it back to the legacy diff.
+    /// The strategy for this object, given the Application's: a server-side
+    /// diff covers every object; otherwise `ServerSideApply=true` on the
+    /// object selects the structured-merge diff, as the Application's
+    /// server-side apply does for all.
     pub fn strategy(self, app: Strategy) -> Strategy {
-        match (self.server_side_diff, self.server_side_apply) {
-            (Some(true), _) => Strategy::ServerSideDiff,
-            (Some(false), Some(true)) => Strategy::ServerSideApply,
-            (Some(false), _) => match app {
-                Strategy::ServerSideDiff => Strategy::Legacy,
-                other => other,
-            },
-            (None, Some(true)) if app == Strategy::Legacy => Strategy::ServerSideApply,
-            (None, Some(false)) if app == Strategy::ServerSideApply => Strategy::Legacy,
-            (None, _) => app,
+        match app {
+            Strategy::Legacy if self.server_side_apply => Strategy::ServerSideApply,
+            other => other,
         }
     }
 
@@ -96,14 +82,6 @@ fn options<'v>(
         })
 }
 
-fn parse_bool(value: Option<&str>) -> Option<bool> {
-    match value? {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,7 +92,7 @@ mod tests {
     }
 
     #[test]
-    fn object_annotations_override_the_application() {
+    fn only_server_side_apply_true_on_the_object_changes_its_diff() {
         let cases: &[(&str, &str, Strategy, Strategy)] = &[
             ("", "", Strategy::Legacy, Strategy::Legacy),
             (
@@ -123,29 +101,33 @@ mod tests {
                 Strategy::Legacy,
                 Strategy::ServerSideApply,
             ),
+            // `false` on the object does not leave an app-wide
+            // structured-merge diff.
             (
                 "Prune=false,ServerSideApply=false",
                 "",
                 Strategy::ServerSideApply,
-                Strategy::Legacy,
+                Strategy::ServerSideApply,
             ),
+            // Compare options on an object configure nothing.
             (
                 "",
                 "ServerSideDiff=true",
                 Strategy::Legacy,
-                Strategy::ServerSideDiff,
+                Strategy::Legacy,
             ),
             (
                 "",
                 "ServerSideDiff=false",
                 Strategy::ServerSideDiff,
-                Strategy::Legacy,
+                Strategy::ServerSideDiff,
             ),
+            // A server-side diff covers every object.
             (
                 "ServerSideApply=true",
-                "ServerSideDiff=false",
+                "",
                 Strategy::ServerSideDiff,
-                Strategy::ServerSideApply,
+                Strategy::ServerSideDiff,
             ),
         ];
         for (sync, compare, app, want) in cases {
@@ -155,11 +137,14 @@ mod tests {
     }
 
     #[test]
-    fn compare_options_are_read_from_git_else_live() {
+    fn ignore_extraneous_is_read_from_git_else_live() {
         let live = annotated("", "IgnoreExtraneous, IncludeMutationWebhook=true");
         let o = ObjectOptions::of(None, Some(&live));
-        assert!(o.ignore_extraneous && o.include_mutation_webhook);
+        assert!(o.ignore_extraneous);
         let git = annotated("", "");
         assert!(!ObjectOptions::of(Some(&git), Some(&live)).is_set());
+        // The sync option is the desired object's: live's says nothing.
+        let live_ssa = annotated("ServerSideApply=true", "");
+        assert!(!ObjectOptions::of(None, Some(&live_ssa)).server_side_apply);
     }
 }
