@@ -682,18 +682,11 @@ fn differences_of(
         .into_iter()
         .map(|d| classify(key, presence, d, git, live, ctx, catalog, true, masks, None))
         .collect();
-    hold_back_by_refused_apply(&mut differences, catalog, |d, refused| {
-        let raw = RawDiff {
-            path: d.segs.clone(),
-            change: d.change,
-            git: (!d.git.is_null()).then(|| d.git.clone()),
-            live: (!d.live.is_null()).then(|| d.live.clone()),
-            hidden_reason: d.hidden_reason.clone(),
-        };
+    hold_back_by_refused_apply(&mut differences, catalog, |_, d, refused| {
         classify(
             key,
             presence,
-            raw,
+            raw_of(d),
             git,
             live,
             ctx,
@@ -706,6 +699,17 @@ fn differences_of(
     (presence, differences)
 }
 
+/// A reported difference as the comparison gave it, to explain it again.
+fn raw_of(d: &Difference) -> RawDiff {
+    RawDiff {
+        path: d.segs.clone(),
+        change: d.change,
+        git: (!d.git.is_null()).then(|| d.git.clone()),
+        live: (!d.live.is_null()).then(|| d.live.clone()),
+        hidden_reason: d.hidden_reason.clone(),
+    }
+}
+
 /// When the API server refuses the apply of an object (Git changed one of
 /// its immutable fields: a rule with `refuses_sync`), none of Git's other
 /// changes to it reach the cluster either: explain its real-drift verdicts
@@ -714,7 +718,7 @@ fn differences_of(
 fn hold_back_by_refused_apply(
     differences: &mut [Difference],
     catalog: Option<&rules::Catalog>,
-    explain_again: impl Fn(&Difference, &str) -> Difference,
+    explain_again: impl Fn(usize, &Difference, &str) -> Difference,
 ) {
     let Some(catalog) = catalog else { return };
     let refused = differences.iter().find(|d| {
@@ -725,11 +729,11 @@ fn hold_back_by_refused_apply(
     });
     let Some(refused) = refused else { return };
     let refused = crate::text::field_words(&refused.segs);
-    for d in differences.iter_mut() {
+    for (i, d) in differences.iter_mut().enumerate() {
         let masked = d.git.as_str().is_some_and(secret_mask::is_already_masked)
             || d.live.as_str().is_some_and(secret_mask::is_already_masked);
         if d.cause == Cause::Drift && !d.by_hand && !masked {
-            *d = explain_again(d, &refused);
+            *d = explain_again(i, d, &refused);
         }
     }
 }
@@ -996,7 +1000,40 @@ fn analyze_diff_text(
             .iter()
             .filter(|r| r.applies_to(&key))
             .collect();
+        let explain_change = |raw: RawDiff,
+                              certain: bool,
+                              extra: &Option<TextEvidence>,
+                              note: &Option<String>,
+                              refused: Option<&str>| {
+            let mut d = classify(
+                &key,
+                presence,
+                raw,
+                git_obj.as_ref(),
+                live_obj.as_ref(),
+                &ctx,
+                catalog,
+                certain,
+                &masks,
+                refused,
+            );
+            match extra {
+                Some(TextEvidence::Instead(text)) => d.evidence = text.clone(),
+                Some(TextEvidence::Masks(text)) if d.cause == Cause::Drift => {
+                    d.evidence = text.clone()
+                }
+                Some(TextEvidence::More(text) | TextEvidence::Masks(text)) => {
+                    d.evidence = format!("{} {text}", d.evidence)
+                }
+                None => {}
+            }
+            if let Some(note) = note {
+                d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
+            }
+            d
+        };
         let mut differences = Vec::new();
+        let mut text_facts = Vec::new();
         let mut any_hidden = false;
         for c in changes {
             let change = match (&c.git, &c.live) {
@@ -1026,31 +1063,14 @@ fn analyze_diff_text(
                 live: c.live,
                 hidden_reason,
             };
-            let mut d = classify(
-                &key,
-                presence,
-                raw,
-                git_obj.as_ref(),
-                live_obj.as_ref(),
-                &ctx,
-                catalog,
-                c.certain,
-                &masks,
-                None,
-            );
-            match extra {
-                Some(TextEvidence::Instead(text)) => d.evidence = text,
-                Some(TextEvidence::Masks(text)) if d.cause == Cause::Drift => d.evidence = text,
-                Some(TextEvidence::More(text) | TextEvidence::Masks(text)) => {
-                    d.evidence = format!("{} {text}", d.evidence)
-                }
-                None => {}
-            }
-            if let Some(note) = note {
-                d.evidence = format!("{} (Path partly inferred: {note})", d.evidence);
-            }
+            let d = explain_change(raw, c.certain, &extra, &note, None);
             differences.push(d);
+            text_facts.push((c.certain, extra, note));
         }
+        hold_back_by_refused_apply(&mut differences, catalog, |i, d, refused| {
+            let (certain, extra, note) = &text_facts[i];
+            explain_change(raw_of(d), *certain, extra, note, Some(refused))
+        });
         // A resource whose every change your rules hide is Synced for Argo CD.
         if differences.is_empty() && !any_hidden {
             continue;
