@@ -73,6 +73,9 @@ pub struct InputContext {
     /// are registered for: (API groups, resources) per rule. Empty when the
     /// input holds none.
     pub mutating_webhook_rules: Vec<(Vec<String>, Vec<String>)>,
+    /// The pasted events and logs, when any: the rules' provenance reads
+    /// who they say wrote a field (`rules::observed`).
+    pub observed: Option<std::sync::Arc<crate::evidence::Observed>>,
 }
 
 /// The spec fields by which an object names the workload it acts on.

@@ -51,6 +51,8 @@ pub struct Explanation {
     pub written_by: Option<WrittenBy>,
     /// The input shows a person changed the live value.
     pub by_hand: bool,
+    /// The pasted events and log lines that explain the field.
+    pub observed: Vec<crate::model::Observation>,
 }
 
 /// Shorten a value for an evidence sentence.
@@ -157,7 +159,7 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
         confidence = Confidence::Low;
         evidence.push_str(BLIND_NOTE);
     }
-    Explanation {
+    let mut explanation = Explanation {
         rule: rule.code.clone(),
         cause: rule.cause,
         confidence,
@@ -168,7 +170,11 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
             None => provenance.last_applied == super::provenance::LastApplied::SameAsGit,
         },
         written_by,
-    }
+        observed: Vec::new(),
+    };
+    // What the events and logs say can prove the writer (`rules::observed`).
+    super::observed::refine(catalog, &finding, facts.secret, &mut explanation);
+    explanation
 }
 
 /// What a drift verdict adds when the live object records no writer.
