@@ -13,7 +13,7 @@ fn dir(case: &str) -> String {
     format!("tests/fixtures/events/{case}")
 }
 
-/// The fixture's files whose names start with `prefix` (sorted).
+/// The texts of the fixture's files `pick` chooses, by name.
 fn texts(case: &str, pick: impl Fn(&str) -> bool) -> Vec<String> {
     let d = common::root().join(dir(case));
     let mut names: Vec<String> = std::fs::read_dir(&d)
@@ -75,7 +75,7 @@ fn diff<'r>(report: &'r Report, id: &str, pointer: &str) -> &'r Difference {
         .unwrap_or_else(|| panic!("no {id} {pointer}"))
 }
 
-fn proving<'d>(d: &'d Difference) -> &'d drift_doctor::Observation {
+fn proving(d: &Difference) -> &drift_doctor::Observation {
     d.observed
         .iter()
         .find(|o| o.proves)

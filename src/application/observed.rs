@@ -49,8 +49,9 @@ fn argocd_errors(observed: &Observed) -> Vec<SyncError> {
             None => s.message.clone(),
         };
         let e = sync_errors::classify_message(&message, &s.location());
-        let counts = (own && s.warning && e.code != "SE000")
-            || (own && s.warning && s.origin == Origin::Log)
+        // Argo CD's warnings and errors (an unrecognised one only from its
+        // logs), and its own failures at any level.
+        let counts = (own && s.warning && (e.code != "SE000" || s.origin == Origin::Log))
             || OWN_LINES.contains(&e.code.as_str());
         if !counts {
             continue;

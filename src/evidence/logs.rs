@@ -182,7 +182,7 @@ fn json_line(l: &str) -> Result<Parsed, String> {
                 });
                 p.time_text = text;
             }
-            "logger" | "caller" if p.source.is_empty() && k == "logger" => p.source = text,
+            "logger" => p.source = text,
             _ => p.fields.push((k.clone(), text)),
         }
     }
