@@ -34,6 +34,9 @@ pub struct Evidence<'a> {
     pub application: Option<&'a crate::application::Application>,
     /// A second render of the same commit, as text.
     pub git_again: Option<&'a str>,
+    /// The pasted events and logs ([`crate::evidence::read`]): who they say
+    /// wrote each field, the sync loop they record, Argo CD's own errors.
+    pub observed: Option<&'a crate::evidence::Observed>,
 }
 
 /// Analyse Git (desired) manifests against live objects.
@@ -265,10 +268,19 @@ fn analyze_parsed(
         .application
         .map(|a| a.name())
         .filter(|n| !n.is_empty());
-    let mut report = analyze_masked(git_docs, live_docs, again, named, opts, masks)?;
+    let mut report = analyze_masked(
+        git_docs,
+        live_docs,
+        again,
+        named,
+        opts,
+        masks,
+        evidence.observed,
+    )?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
+    with_observed(&mut report, evidence.observed);
     let objects = again_docs.len();
     crate::parallel::drop_in_background(again_docs, objects);
     Ok(report)
@@ -405,6 +417,7 @@ pub fn analyze_documents(
         None,
         opts,
         secret_mask::Masks::default,
+        None,
     )
 }
 
@@ -416,6 +429,7 @@ fn analyze_masked(
     named_app: Option<&str>,
     opts: &Options,
     masks: impl FnOnce() -> secret_mask::Masks + Send,
+    observed: Option<&crate::evidence::Observed>,
 ) -> Result<Report, InputError> {
     let (paired, masks) = crate::parallel::join(
         || crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref()),
@@ -423,6 +437,7 @@ fn analyze_masked(
     );
     let (paired, masks) = (paired?, &masks);
     let mut ctx = InputContext::default();
+    ctx.observed = observed.map(|o| std::sync::Arc::new(o.clone()));
     if let Some(again) = git_again {
         let second = crate::pairing::pair(again, &[], opts.namespace.as_deref())?;
         ctx.second_render = Some(
@@ -579,6 +594,7 @@ pub(crate) fn build_report(
         resources,
         plan: None,
         audit: Vec::new(),
+        observed: None,
     }
 }
 
@@ -811,6 +827,7 @@ pub(crate) fn classify(
             pending_git_change: false,
             written_by: None,
             by_hand: false,
+            observed: Vec::new(),
         },
     };
     let visible = d.hidden_reason.is_none();
@@ -828,9 +845,18 @@ pub(crate) fn classify(
         confidence: explanation.confidence,
         evidence: explanation.evidence,
         written_by: explanation.written_by,
+        observed: explanation.observed,
         segs: d.path,
         pending_git_change: explanation.pending_git_change,
         by_hand: explanation.by_hand,
+    }
+}
+
+/// The events' and logs' section, and what they skipped.
+fn with_observed(report: &mut Report, observed: Option<&crate::evidence::Observed>) {
+    if let Some(observed) = observed {
+        report.observed = Some(crate::application::observed::report(observed, report));
+        report.warnings.extend(observed.warnings.iter().cloned());
     }
 }
 
@@ -912,7 +938,7 @@ type TextResourceParts = (
 /// expressions cover; `managedFieldsManagers` cannot apply, since diff output
 /// carries no `managedFields`.
 pub fn analyze_diff(text: &str, opts: &Options) -> Result<Report, InputError> {
-    analyze_diff_text(text, opts, None)
+    analyze_diff_text(text, opts, None, None)
 }
 
 /// [`analyze_diff`] with the Application's sections (a second render needs
@@ -926,10 +952,11 @@ pub fn analyze_diff_with(
         .application
         .map(|a| a.name())
         .filter(|n| !n.is_empty());
-    let mut report = analyze_diff_text(text, opts, named)?;
+    let mut report = analyze_diff_text(text, opts, named, evidence.observed)?;
     if let Some(app) = evidence.application {
         with_application(&mut report, app, opts);
     }
+    with_observed(&mut report, evidence.observed);
     Ok(report)
 }
 
@@ -937,6 +964,7 @@ fn analyze_diff_text(
     text: &str,
     opts: &Options,
     named_app: Option<&str>,
+    observed: Option<&crate::evidence::Observed>,
 ) -> Result<Report, InputError> {
     // Read the masked text, as a link carries it: the diff masker finds Secrets by their visible
     // `kind:` even under a header naming another kind, and sender and receiver see the same report.
@@ -947,6 +975,7 @@ fn analyze_diff_text(
         warnings,
     } = crate::difftext::read_diff_text(&masked)?;
     let mut ctx = InputContext::default();
+    ctx.observed = observed.map(|o| std::sync::Arc::new(o.clone()));
     ctx.partial_objects = true;
     ctx.whole_app_diff = !parsed.is_empty()
         && parsed.iter().all(|r| {

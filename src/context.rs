@@ -92,6 +92,9 @@ pub struct InputContext {
     live_namespaces: BTreeSet<String>,
     /// How many Git objects of the input each namespace holds.
     git_objects_per_namespace: BTreeMap<String, usize>,
+    /// The pasted events and logs, when any: the rules' provenance reads
+    /// who they say wrote a field (`rules::observed`).
+    pub observed: Option<std::sync::Arc<crate::evidence::Observed>>,
 }
 
 /// What the input says of the content a checksum annotation can hash.

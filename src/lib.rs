@@ -13,6 +13,7 @@ pub mod compare;
 pub mod context;
 pub mod diff_headers;
 pub mod difftext;
+pub mod evidence;
 pub mod fixes;
 pub mod identity;
 pub mod ignore;

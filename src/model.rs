@@ -207,6 +207,88 @@ pub struct Report {
     /// What each of the user's own ignore rules does in this input.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit: Vec<RuleAudit>,
+    /// What the pasted events and logs say beside the differences (added
+    /// in the course of version 1): Argo CD's syncs counted into a loop, and
+    /// Argo CD's own errors classified. Absent when none were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<ObservedReport>,
+}
+
+/// What the pasted events and logs say about the app as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObservedReport {
+    /// Events read.
+    pub events: usize,
+    /// Log lines read.
+    pub log_lines: usize,
+    /// Argo CD syncing one revision again and again, paired with the other
+    /// writer of the fields it restores, when the events or logs show it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_loop: Option<ObservedLoop>,
+    /// Argo CD's own errors in them (application controller and repo
+    /// server), classified by the sync-error catalogue; `source` names the
+    /// input and line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub argocd_errors: Vec<SyncError>,
+}
+
+/// A sync loop as Argo CD's events and logs record it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedLoop {
+    /// The Application (`namespace/name`, or the name).
+    pub application: String,
+    /// The revision synced again and again.
+    pub revision: String,
+    /// How many automated syncs of it were recorded.
+    pub syncs: u64,
+    /// Seconds from the first to the last, when the times say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_seconds: Option<u64>,
+    /// Mean seconds between two syncs, when the times say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_seconds: Option<u64>,
+    /// The other writer the events and logs show undoing each sync, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_writer: Option<String>,
+    /// How many writes of that writer were recorded.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub other_writes: u64,
+    /// The fields the two fight over (`resource id` and pointer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
+    /// What it means, in one paragraph.
+    pub message: String,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+/// An event or log line that names a differing field's object and explains it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    /// The code of the recognised format (`EV001`).
+    pub code: String,
+    /// `event` or `log`.
+    pub origin: String,
+    /// Where it was read: the input and line (`events 1, line 4`).
+    pub location: String,
+    /// When, as the text wrote it (an RFC 3339 time, or `2m30s ago`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// How many times the event was seen (absent for once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// Who it says wrote the field.
+    pub writer: String,
+    /// The object it is about (`Kind namespace/name`).
+    pub object: String,
+    /// The line as written, on one line, cut, credentials masked. User
+    /// text: shown as text, never as markup.
+    pub quote: String,
+    /// Whether it decided the difference's cause.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub proves: bool,
 }
 
 /// What an Argo CD Application's own status says, next to the analysis.
@@ -372,6 +454,10 @@ pub struct Difference {
     /// record it (absent when they do not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written_by: Option<WrittenBy>,
+    /// The pasted events and log lines that name this object and explain
+    /// this field (added in the course of version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<Observation>,
     /// The path with list items' merge keys, for building fixes.
     #[serde(skip)]
     pub segs: Vec<crate::path::Seg>,

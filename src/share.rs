@@ -61,6 +61,11 @@ pub const OPTION_SETTINGS: &str = "argocdSettings";
 pub const OPTION_APPLICATION: &str = "application";
 /// Key of [`ShareState::options`]: a second render of the same commit.
 pub const OPTION_GIT_AGAIN: &str = "gitAgain";
+/// Key of [`ShareState::options`]: the pasted events, a JSON array of texts
+/// (one per input), credentials masked.
+pub const OPTION_EVENTS: &str = "events";
+/// Key of [`ShareState::options`]: the pasted logs, as [`OPTION_EVENTS`].
+pub const OPTION_LOGS: &str = "logs";
 /// The share-link option holding the Argo CD release the analysis imitates.
 pub const OPTION_ARGOCD_VERSION: &str = "argocdVersion";
 
@@ -100,6 +105,36 @@ impl ShareState {
                 self.options.insert(key.into(), text.to_string());
             }
         }
+    }
+
+    /// Record the events and logs the analysis had, one text per input,
+    /// left out when there are none.
+    pub fn set_observed(&mut self, events: &[String], logs: &[String]) {
+        for (key, texts) in [(OPTION_EVENTS, events), (OPTION_LOGS, logs)] {
+            let texts: Vec<&String> = texts.iter().filter(|t| !t.trim().is_empty()).collect();
+            if texts.is_empty() {
+                self.options.remove(key);
+            } else {
+                self.options.insert(
+                    key.into(),
+                    serde_json::to_string(&texts).unwrap_or_default(),
+                );
+            }
+        }
+    }
+
+    /// The events and logs a link carries, one text per input (a value that
+    /// is not a JSON array of texts is one text).
+    pub fn observed_texts(&self) -> (Vec<String>, Vec<String>) {
+        let texts = |key: &str| -> Vec<String> {
+            match self.options.get(key) {
+                None => Vec::new(),
+                Some(v) => {
+                    serde_json::from_str::<Vec<String>>(v).unwrap_or_else(|_| vec![v.clone()])
+                }
+            }
+        };
+        (texts(OPTION_EVENTS), texts(OPTION_LOGS))
     }
 
     /// Record the Argo CD release imitated, left out when it is the newest.
@@ -309,6 +344,24 @@ pub fn mask_state(state: &ShareState) -> (ShareState, usize) {
             *text = masked;
             n += k;
         }
+    }
+    // Events and logs: their credentials masked as the report masks them
+    // (`evidence::masked_texts`), so the receiver reads what the sender saw.
+    let (events, logs) = state.observed_texts();
+    if !events.is_empty() || !logs.is_empty() {
+        fn as_str(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
+        let (me, ml) = crate::evidence::masked_texts(&as_str(&events), &as_str(&logs));
+        n += me
+            .iter()
+            .zip(&events)
+            .chain(ml.iter().zip(&logs))
+            .filter(|(m, t)| m != t)
+            .count();
+        let mut masked = out.clone();
+        masked.set_observed(&me, &ml);
+        out = masked;
     }
     (out, n)
 }

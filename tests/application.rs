@@ -32,6 +32,7 @@ fn run(scenario: &str) -> (Report, Options) {
     let evidence = Evidence {
         application: Some(&app),
         git_again: None,
+        observed: None,
     };
     let report = analyze_with(
         &side(scenario, "git.yaml"),
@@ -307,6 +308,7 @@ fn two_renders(again: bool) -> Report {
     let evidence = Evidence {
         application: None,
         git_again: again.then_some(again_text.as_str()),
+        observed: None,
     };
     let report = analyze_with(
         &common::read(format!("{dir}/git.yaml")),
@@ -447,6 +449,7 @@ fn odd_shapes_in_the_status_are_read_as_absent() {
         let evidence = Evidence {
             application: Some(&app),
             git_again: None,
+            observed: None,
         };
         let report = analyze_with(
             &side("healthy-synced", "git.yaml"),
@@ -482,6 +485,7 @@ fn pasted_diff_text_gets_the_applications_sections_too() {
     let evidence = Evidence {
         application: Some(&app),
         git_again: None,
+        observed: None,
     };
     let report = drift_doctor::analyze_diff_with(
         &common::read("tests/fixtures/difftext/argo_unified_u3.txt"),

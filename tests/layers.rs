@@ -44,6 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "object_options",
             "pairing",
             "settings",
+            "evidence",
         ],
     ),
     ("knowledge", &["rules"]),

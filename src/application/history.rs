@@ -11,65 +11,7 @@ const MIN_SYNCS: usize = 3;
 /// The longest mean time between those syncs that still makes a loop (seconds).
 const MAX_MEAN_GAP: u64 = 15 * 60;
 
-/// Seconds since 1970 of an RFC 3339 time (`2024-05-01T10:00:00Z`,
-/// fractions and offsets allowed); None when it is not one.
-pub fn rfc3339_seconds(s: &str) -> Option<i64> {
-    let b = s.trim().as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        let part = b.get(from..from + len)?;
-        part.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| part.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
-    };
-    let sep = |at: usize, c: &[u8]| b.get(at).is_some_and(|x| c.contains(x));
-    if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
-        return None;
-    }
-    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut i = 19;
-    if sep(i, b".") {
-        i += 1;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-    }
-    let offset = match b.get(i) {
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(c @ (b'+' | b'-')) if i + 6 == b.len() && sep(i + 3, b":") => {
-            let o = num(i + 1, 2)? * 3600 + num(i + 4, 2)? * 60;
-            if *c == b'+' {
-                o
-            } else {
-                -o
-            }
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3600 + mi * 60 + sec - offset)
-}
-
-/// A duration as people say it (`9m30s`, `45s`, `2h5m`).
-pub fn duration_words(seconds: u64) -> String {
-    let (h, m, s) = (seconds / 3600, seconds % 3600 / 60, seconds % 60);
-    match (h, m, s) {
-        (0, 0, s) => format!("{s}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, s) => format!("{m}m{s}s"),
-        (h, m, _) => format!("{h}h{m}m"),
-    }
-}
+pub use crate::evidence::time::{duration_words, rfc3339_seconds};
 
 /// The revision of a history entry (single source, or the first of several).
 fn revision(entry: &Value) -> Option<&str> {
@@ -166,30 +108,4 @@ pub(super) fn retry_backoff(obj: &Value) -> (String, String) {
             .to_string()
     };
     (get("duration", "5s"), get("maxDuration", "3m"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc3339_times() {
-        assert_eq!(rfc3339_seconds("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(rfc3339_seconds("2024-03-01T00:00:00Z"), Some(1_709_251_200));
-        assert_eq!(
-            rfc3339_seconds("2024-03-01T01:00:00.123+01:00"),
-            Some(1_709_251_200)
-        );
-        assert_eq!(rfc3339_seconds("2024-03-01"), None);
-        assert_eq!(rfc3339_seconds("2024-13-01T00:00:00Z"), None);
-        assert_eq!(rfc3339_seconds("２０２４-03-01T00:00:00Z"), None);
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(duration_words(45), "45s");
-        assert_eq!(duration_words(570), "9m30s");
-        assert_eq!(duration_words(600), "10m");
-        assert_eq!(duration_words(7500), "2h5m");
-    }
 }

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod history;
+pub mod observed;
 pub mod sync_errors;
 
 use crate::compare::{CompareOptions, Strategy};

@@ -379,6 +379,21 @@ fn classify_one(seen: &Seen<'_>, patterns: &[Pattern]) -> SyncError {
     }
 }
 
+/// One message Argo CD wrote elsewhere than in the Application (a log
+/// line, an event), classified; `source` says where it was read.
+pub fn classify_message(message: &str, source: &str) -> SyncError {
+    let patterns = patterns().unwrap_or(&[]);
+    classify_one(
+        &Seen {
+            message,
+            named: named_in(message),
+            hook: None,
+            source: source.to_string(),
+        },
+        patterns,
+    )
+}
+
 /// The kind and name of a `group/Kind/namespace/name` id.
 fn kind_and_name(id: &str) -> (Option<&str>, Option<&str>) {
     let p: Vec<&str> = id.split('/').collect();

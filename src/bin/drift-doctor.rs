@@ -132,6 +132,12 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         /// The Application's destination namespace, for Git objects without one
         #[arg(long, value_name = "NS")]
         namespace: Option<String>,
+        /// `kubectl get events` output (a table, with or without `-o wide` or `-A`; `-o yaml|json`) or `kubectl describe` output with its Events; repeatable. Lines that name a differing field's object are quoted as evidence of who wrote it, and Argo CD's syncs are counted into a loop
+        #[arg(long, value_name = "FILE")]
+        events: Vec<String>,
+        /// Logs of Argo CD's application controller or repo server (text or JSON) or of the controller that writes a field (`kubectl logs …`); repeatable. Credentials in them are masked
+        #[arg(long, value_name = "FILE")]
+        logs: Vec<String>,
         /// The largest input file read, in MiB (each side and settings file)
         #[arg(long, value_name = "MIB", default_value_t = drift_doctor::limits::DEFAULT_MAX_SIDE_BYTES / (1024 * 1024))]
         max_input_mib: u64,
@@ -285,6 +291,64 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())
     }
 
+    /// The texts of every `--events` and `--logs` file.
+    fn read_observed_texts(
+        inputs: &InputArgs,
+        stdin_used: &mut bool,
+    ) -> Result<(Vec<String>, Vec<String>), String> {
+        let mut read = |option: &str, paths: &[String]| -> Result<Vec<String>, String> {
+            paths
+                .iter()
+                .map(|path| {
+                    let name = format!("{option} {path}");
+                    let bytes = read_bytes(path, &name, stdin_used, inputs.max_bytes())?;
+                    decode_text(bytes, Side::Live).map_err(|e| located(&name, e))
+                })
+                .collect()
+        };
+        Ok((
+            read("--events", &inputs.events)?,
+            read("--logs", &inputs.logs)?,
+        ))
+    }
+
+    /// Read the `--events` and `--logs` files: None when none was given; an
+    /// error names the option, the file and the line.
+    fn read_observed(
+        inputs: &InputArgs,
+        stdin_used: &mut bool,
+    ) -> Result<Option<drift_doctor::evidence::Observed>, String> {
+        if inputs.events.is_empty() && inputs.logs.is_empty() {
+            return Ok(None);
+        }
+        let (events, logs) = read_observed_texts(inputs, stdin_used)?;
+        let events: Vec<&str> = events.iter().map(String::as_str).collect();
+        let logs: Vec<&str> = logs.iter().map(String::as_str).collect();
+        drift_doctor::evidence::read(&events, &logs)
+            .map(Some)
+            .map_err(|e| {
+                // `events 2` is the second --events file.
+                let (option, list) = if e.input.starts_with("events") {
+                    ("--events", &inputs.events)
+                } else {
+                    ("--logs", &inputs.logs)
+                };
+                let n: usize = e
+                    .input
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                let path = list.get(n.saturating_sub(1)).map_or("", String::as_str);
+                let at = if e.line > 0 {
+                    format!(", line {}", e.line)
+                } else {
+                    String::new()
+                };
+                terminal_inert(&format!("{option} {path}{at}: {}", e.message)).into_owned()
+            })
+    }
+
     /// Time since the first call: the clock of each jq expression's budget.
     fn elapsed() -> std::time::Duration {
         static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -389,9 +453,17 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             },
             None => None,
         };
+        let observed = match read_observed(inputs, &mut stdin_used) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("drift-doctor: {e}");
+                return Err(2);
+            }
+        };
         let evidence = drift_doctor::Evidence {
             application: app.as_ref(),
             git_again: git_again.as_deref(),
+            observed: observed.as_ref(),
         };
         let result = match sides {
             // The texts are not needed once read: freed before the comparison.
@@ -646,6 +718,13 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                         state.git = git;
                         state.live = live;
                     }
+                    Err(e) => {
+                        eprintln!("drift-doctor: {e}");
+                        return 2;
+                    }
+                }
+                match read_observed_texts(&inputs, &mut stdin_used) {
+                    Ok((events, logs)) => state.set_observed(&events, &logs),
                     Err(e) => {
                         eprintln!("drift-doctor: {e}");
                         return 2;

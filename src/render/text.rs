@@ -97,6 +97,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     if let Some(status) = &report.argocd_status {
         argocd_status(&mut out, &st, status);
     }
+    if let Some(o) = &report.observed {
+        observed_section(&mut out, &st, o);
+    }
     plan_section(&mut out, report, &st);
     audit_section(&mut out, report, &st);
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
@@ -158,6 +161,20 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 d.confidence.id(),
                 terminal_inert(&d.evidence)
             );
+            for o in &d.observed {
+                let _ = writeln!(
+                    out,
+                    "    {} {} {}{}: {}",
+                    st.dim(if o.proves { "seen (proves it)" } else { "seen" }),
+                    st.dim(&o.code),
+                    terminal_inert(&o.location),
+                    o.time
+                        .as_deref()
+                        .map(|t| format!(", {}", terminal_inert(t)))
+                        .unwrap_or_default(),
+                    terminal_inert(&o.quote)
+                );
+            }
             if let Some(why) = &d.hidden_reason {
                 let _ = writeln!(
                     out,
@@ -235,6 +252,43 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
 }
 
 /// What the Application says about itself, above the resources.
+/// What the events and logs say about the app: the loop and Argo CD's own errors.
+fn observed_section(out: &mut String, st: &Style, o: &crate::model::ObservedReport) {
+    let t = |s: &str| terminal_inert(s).into_owned();
+    let _ = writeln!(
+        out,
+        "\n{} {} event(s), {} log line(s)",
+        st.bold("Events and logs:"),
+        o.events,
+        o.log_lines
+    );
+    if let Some(l) = &o.sync_loop {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            st.paint("1;33", "sync loop:"),
+            t(&l.message)
+        );
+    }
+    for e in &o.argocd_errors {
+        let cause = e
+            .cause
+            .map_or_else(|| "unrecognised".to_string(), |c| st.cause(c));
+        let _ = writeln!(
+            out,
+            "  {} {} {} {}: {}",
+            st.paint("1;31", "Argo CD error"),
+            st.dim(&e.code),
+            cause,
+            t(&e.source),
+            t(&e.title)
+        );
+        let _ = writeln!(out, "    message: {}", t(&e.message));
+        let _ = writeln!(out, "    {}", t(&e.evidence));
+        let _ = writeln!(out, "    fix: {}", t(&e.fix));
+    }
+}
+
 fn argocd_status(out: &mut String, st: &Style, a: &ArgocdStatus) {
     let t = |s: &str| terminal_inert(s).into_owned();
     let _ = write!(out, "\n{} {}", st.bold("Argo CD's own status:"), t(&a.name));

@@ -54,6 +54,8 @@ pub struct Explanation {
     pub written_by: Option<WrittenBy>,
     /// The input shows a person changed the live value.
     pub by_hand: bool,
+    /// The pasted events and log lines that explain the field.
+    pub observed: Vec<crate::model::Observation>,
 }
 
 /// Shorten a value for an evidence sentence.
@@ -161,7 +163,7 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
         confidence = Confidence::Low;
         evidence.push_str(BLIND_NOTE);
     }
-    Explanation {
+    let mut explanation = Explanation {
         rule: rule.code.clone(),
         cause: rule.cause,
         confidence,
@@ -172,7 +174,11 @@ pub fn explain(catalog: &Catalog, facts: &Facts<'_>) -> Explanation {
             None => provenance.last_applied == super::provenance::LastApplied::SameAsGit,
         },
         written_by,
-    }
+        observed: Vec::new(),
+    };
+    // What the events and logs say can prove the writer (`rules::observed`).
+    super::observed::refine(catalog, &finding, facts.secret, &mut explanation);
+    explanation
 }
 
 /// What a drift verdict adds when the live object records no writer.

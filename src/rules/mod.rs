@@ -8,6 +8,7 @@
 pub mod docs;
 pub mod explain;
 pub mod managers;
+pub mod observed;
 pub mod predicates;
 pub mod provenance;
 pub mod second_render;

@@ -24,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod credentials;
 mod diff;
 mod json;
 mod object;

@@ -93,6 +93,7 @@ pub fn analyze_with(
     let evidence = crate::Evidence {
         application: app.as_ref(),
         git_again,
+        observed: None,
     };
     let result = match input.mode {
         Mode::Sides => crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence),

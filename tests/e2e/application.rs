@@ -33,6 +33,7 @@ fn page_reads_the_applications_own_evidence() {
         drift_doctor::Evidence {
             application: Some(&app),
             git_again: None,
+            observed: None,
         },
     )
     .unwrap();
