@@ -886,9 +886,7 @@ fn subjects<'c>(ctx: &'c Ctx<'_>) -> Vec<AuditSubject<'c>> {
 }
 
 /// CK011: an ignore rule that cannot match the render (a version in
-/// `group`, a kind spelt differently, a `/` not written `~1`). A rule of an
-/// Application for a kind the render lacks is named too; argocd-cm's rules
-/// serve every app, so there only the mistakes count.
+/// `group`, a kind spelt differently, a `/` not written `~1`).
 fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
     let subjects = subjects(ctx);
     let mut hits = Vec::new();
@@ -896,8 +894,10 @@ fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         for rule in &s.rules {
             let applies = subjects.iter().any(|x| rule.applies_to(x.key));
             if !applies {
+                // A rule for a kind the render lacks may serve another
+                // state of the app; only the known mistakes are named.
                 let (why, corrected) = crate::audit::why_no_object(rule, &subjects);
-                if corrected.is_none() && s.input == Input::ArgocdCm {
+                if corrected.is_none() {
                     continue;
                 }
                 let line = if rule.group.contains('/') {
