@@ -137,7 +137,10 @@ fn every_check_example_finds_its_check_at_its_line() {
                             .take_while(|ch| ch.is_ascii_lowercase() || *ch == '_')
                             .collect();
                         if !word.is_empty() && text[at + 1 + word.len()..].starts_with('}') {
-                            failures.push(format!("{} example {i}: `{word}` left unfilled in {text:?}", c.code));
+                            failures.push(format!(
+                                "{} example {i}: `{word}` left unfilled in {text:?}",
+                                c.code
+                            ));
                         }
                     }
                 }
@@ -162,7 +165,11 @@ fn every_check_is_documented_and_explained() {
     let c = catalog().unwrap();
     let markdown = drift_doctor::rules::docs::catalogue_markdown(c);
     for check in &c.checks {
-        assert!(markdown.contains(&format!("## {}", check.code)), "{}", check.code);
+        assert!(
+            markdown.contains(&format!("## {}", check.code)),
+            "{}",
+            check.code
+        );
         let text = drift_doctor::rules::docs::explain_check(check);
         assert!(text.contains(&check.title) && text.contains("Why it loops"));
     }
@@ -208,7 +215,11 @@ fn fixtures_give_exactly_their_findings() {
     assert!(dirs.len() >= 13, "one fixture per check");
     for name in &dirs {
         let report = fixture_report(name);
-        assert_valid(check_validator(), &serde_json::to_value(&report).unwrap(), name);
+        assert_valid(
+            check_validator(),
+            &serde_json::to_value(&report).unwrap(),
+            name,
+        );
         let got: Vec<Value> = report
             .findings
             .iter()
@@ -216,9 +227,10 @@ fn fixtures_give_exactly_their_findings() {
                 serde_json::json!({"rule": f.rule, "input": f.input.id(), "line": f.line, "source": f.source})
             })
             .collect();
-        let want: Value =
-            serde_json::from_str(&read_opt(&fixture_dir(name), "expected.json").unwrap_or_default())
-                .unwrap_or(Value::Null);
+        let want: Value = serde_json::from_str(
+            &read_opt(&fixture_dir(name), "expected.json").unwrap_or_default(),
+        )
+        .unwrap_or(Value::Null);
         if Value::Array(got.clone()) != want {
             failures.push(format!(
                 "{name}: expected {want}\n  got {}\n{}",
@@ -266,7 +278,10 @@ fn sarif_names_rules_with_docs_and_results_with_their_lines() {
     let result = &run["results"][0];
     assert_eq!(result["ruleId"], "CK001");
     assert_eq!(result["level"], "warning");
-    assert_eq!(rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"], "CK001");
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "CK001"
+    );
     let loc = &result["locations"][0]["physicalLocation"];
     assert_eq!(loc["artifactLocation"]["uri"], "git.yaml");
     assert_eq!(loc["region"]["startLine"], 11);
@@ -288,7 +303,10 @@ fn github_annotations_are_one_escaped_command_per_finding() {
         "{first}"
     );
     let (props, message) = first[2..].split_once("::").unwrap();
-    assert!(!props.contains('\n') && props.matches(',').count() == 2, "{props}");
+    assert!(
+        !props.contains('\n') && props.matches(',').count() == 2,
+        "{props}"
+    );
     assert!(message.contains("%0AFix: "), "{message}");
     assert!(!message.contains('\n'));
 }
@@ -297,7 +315,10 @@ fn github_annotations_are_one_escaped_command_per_finding() {
 fn the_order_of_documents_does_not_change_the_report() {
     let dir = fixture_dir("ck001-1");
     let git = read_opt(&dir, "git.yaml").unwrap();
-    let docs: Vec<&str> = git.split("---\n").filter(|d| !d.trim().is_empty()).collect();
+    let docs: Vec<&str> = git
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
     let reversed: String = docs.iter().rev().map(|d| format!("---\n{d}")).collect();
     let a = run(&git, None, None);
     let b = run(&reversed, None, None);
@@ -344,14 +365,39 @@ fn exit_codes_follow_fail_on() {
     let note = "tests/fixtures/check/ck003-1/git.yaml";
     assert_eq!(cli(&["check", "--git", clean]).status.code(), Some(0));
     assert_eq!(cli(&["check", "--git", warn]).status.code(), Some(1));
-    assert_eq!(cli(&["check", "--git", warn, "--fail-on", "error"]).status.code(), Some(0));
+    assert_eq!(
+        cli(&["check", "--git", warn, "--fail-on", "error"])
+            .status
+            .code(),
+        Some(0)
+    );
     assert_eq!(cli(&["check", "--git", note]).status.code(), Some(0));
-    assert_eq!(cli(&["check", "--git", note, "--fail-on", "note"]).status.code(), Some(1));
-    assert_eq!(cli(&["check", "--git", warn, "--fail-on", "never"]).status.code(), Some(0));
+    assert_eq!(
+        cli(&["check", "--git", note, "--fail-on", "note"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        cli(&["check", "--git", warn, "--fail-on", "never"])
+            .status
+            .code(),
+        Some(0)
+    );
     let missing = cli(&["check", "--git", "tests/fixtures/check/nope.yaml"]);
     assert_eq!(missing.status.code(), Some(2));
-    let bad_app = cli(&["check", "--git", clean, "--app", "tests/fixtures/check/ck001-1/git.yaml"]);
-    assert_eq!(bad_app.status.code(), Some(0), "an object without ignoreDifferences is no error");
+    let bad_app = cli(&[
+        "check",
+        "--git",
+        clean,
+        "--app",
+        "tests/fixtures/check/ck001-1/git.yaml",
+    ]);
+    assert_eq!(
+        bad_app.status.code(),
+        Some(0),
+        "an object without ignoreDifferences is no error"
+    );
     let out = cli(&["check", "--git", warn, "--format", "json"]);
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_valid(check_validator(), &json, "CLI JSON");
@@ -361,8 +407,13 @@ fn exit_codes_follow_fail_on() {
     assert_valid(sarif_validator(), &sarif, "CLI SARIF");
     let out = cli(&["check", "--git", warn, "--format", "github"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with(&format!("::warning file={warn},line=11,")), "{text}");
+    assert!(
+        text.starts_with(&format!("::warning file={warn},line=11,")),
+        "{text}"
+    );
     let out = cli(&["explain", "CK001"]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8(out.stdout).unwrap().contains("Why it loops"));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("Why it loops"));
 }

@@ -652,7 +652,11 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                     Input::App => a.app.clone().unwrap_or_default(),
                     Input::ArgocdCm => a.argocd_cm.clone().unwrap_or_default(),
                 };
-                eprintln!("drift-doctor: {}: {}", terminal_inert(&file), terminal_inert(&e.to_string()));
+                eprintln!(
+                    "drift-doctor: {}: {}",
+                    terminal_inert(&file),
+                    terminal_inert(&e.to_string())
+                );
                 return 2;
             }
         };
@@ -674,7 +678,12 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             CheckFormat::Github => write_text(&terminal_inert(&format::github(&report, &name))),
             CheckFormat::Sarif => {
                 let checks = rules::catalog().map(|c| c.checks.as_slice()).unwrap_or(&[]);
-                write_json(&format::sarif(&report, checks, &name, a.docs_url.as_deref()))
+                write_json(&format::sarif(
+                    &report,
+                    checks,
+                    &name,
+                    a.docs_url.as_deref(),
+                ))
             }
         };
         for w in &report.warnings {

@@ -22,7 +22,9 @@ fn is_blank(line: &str) -> bool {
 /// The key a line starts with at `column` (after any `- ` item markers), unquoted.
 fn key_at(line: &str, column: usize) -> Option<&str> {
     let rest = line.get(column..)?;
-    let end = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len))?;
+    let end = rest
+        .find(": ")
+        .or_else(|| rest.strip_suffix(':').map(str::len))?;
     let key = &rest[..end];
     Some(
         key.strip_prefix('"')
@@ -118,7 +120,8 @@ impl<'t> Lines<'t> {
                     .copied()
                     .filter(|&i| {
                         let l = self.lines[i];
-                        l[indent(l)..].starts_with('-') && node.is_none_or(|(at, _, item)| !(item && i == at))
+                        l[indent(l)..].starts_with('-')
+                            && node.is_none_or(|(at, _, item)| !(item && i == at))
                     })
                     .collect();
                 let marker = items.first().map(|&i| indent(self.lines[i]));
@@ -132,7 +135,8 @@ impl<'t> Lines<'t> {
                 range.iter().copied().find_map(|i| {
                     let l = self.lines[i];
                     let c = content_column(l).0;
-                    (Some(c) == col && key_at(l, c) == Some(token.as_str())).then_some((i, c, false))
+                    (Some(c) == col && key_at(l, c) == Some(token.as_str()))
+                        .then_some((i, c, false))
                 })
             };
             match found {
@@ -156,14 +160,26 @@ mod tests {
     fn finds_keys_items_and_sources() {
         let text = "---\n# Source: chart/templates/deploy.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    \"a/b\": x\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: a\n        image: x\n      - name: b\n        image: y\n---\n# Source: chart/templates/cm.yaml\nkind: ConfigMap\nmetadata: {name: c}\n";
         let lines = Lines::new(text);
-        assert_eq!(lines.helm_source(3).as_deref(), Some("chart/templates/deploy.yaml"));
+        assert_eq!(
+            lines.helm_source(3).as_deref(),
+            Some("chart/templates/deploy.yaml")
+        );
         assert_eq!(lines.field_line(3, &toks("/spec/replicas")), 10);
         assert_eq!(lines.field_line(3, &toks("/metadata/annotations/a~1b")), 8);
-        assert_eq!(lines.field_line(3, &toks("/spec/template/spec/containers/1/image")), 17);
-        assert_eq!(lines.field_line(3, &toks("/spec/template/spec/containers/0/name")), 14);
+        assert_eq!(
+            lines.field_line(3, &toks("/spec/template/spec/containers/1/image")),
+            17
+        );
+        assert_eq!(
+            lines.field_line(3, &toks("/spec/template/spec/containers/0/name")),
+            14
+        );
         // Flow style: the ancestor's line.
         assert_eq!(lines.field_line(20, &toks("/metadata/name")), 21);
-        assert_eq!(lines.helm_source(20).as_deref(), Some("chart/templates/cm.yaml"));
+        assert_eq!(
+            lines.helm_source(20).as_deref(),
+            Some("chart/templates/cm.yaml")
+        );
         // A key missing: the deepest ancestor found.
         assert_eq!(lines.field_line(3, &toks("/spec/nope")), 9);
     }
@@ -172,7 +188,10 @@ mod tests {
     fn indentless_lists_and_nested_items() {
         let text = "kind: X\nwebhooks:\n- name: a\n  clientConfig:\n    caBundle: Zm9v\n- name: b\n  clientConfig:\n    caBundle: YmFy\n";
         let lines = Lines::new(text);
-        assert_eq!(lines.field_line(1, &toks("/webhooks/1/clientConfig/caBundle")), 8);
+        assert_eq!(
+            lines.field_line(1, &toks("/webhooks/1/clientConfig/caBundle")),
+            8
+        );
         assert_eq!(lines.field_line(1, &toks("/webhooks/0/name")), 3);
     }
 }

@@ -592,7 +592,10 @@ fn renders_disagree(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                     var("field", "the whole object"),
                     var("first", "present"),
                     var("second", "absent (its name differs between the renders?)"),
-                    var("functions", "a generated name (`randAlphaNum` or `now` in `metadata.name`)"),
+                    var(
+                        "functions",
+                        "a generated name (`randAlphaNum` or `now` in `metadata.name`)",
+                    ),
                 ],
             ));
             continue;
@@ -712,7 +715,8 @@ fn custom_resource_with_its_crd(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                 .and_then(|(_, w)| w.trim().parse().ok())
                 .unwrap_or(0);
             let later = o.wave() > crd_wave;
-            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") || o.hook().is_some() {
+            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") || o.hook().is_some()
+            {
                 return None;
             }
             let mut vars = vars;
@@ -731,8 +735,10 @@ fn before_its_namespace(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .map(|o| (o.key.name.as_str(), o))
         .collect();
     let pre_sync = |o: &Obj<'_>| {
-        o.hook()
-            .is_some_and(|h| h.split(',').any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade")))
+        o.hook().is_some_and(|h| {
+            h.split(',')
+                .any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade"))
+        })
     };
     ctx.objects
         .iter()
@@ -766,7 +772,10 @@ fn job_not_a_hook(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
     ctx.objects
         .iter()
         .filter(|o| o.key.group == "batch" && o.key.kind == "Job" && o.hook().is_none())
-        .filter(|o| o.annotation("argocd.argoproj.io/hook").is_none_or(|h| h.trim() != "Skip"))
+        .filter(|o| {
+            o.annotation("argocd.argoproj.io/hook")
+                .is_none_or(|h| h.trim() != "Skip")
+        })
         .map(|o| o.hit(Some("/spec/template".into()), Vec::new()))
         .collect()
 }
@@ -796,7 +805,14 @@ fn ca_bundle_injected(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
         };
         for (pointer, v) in found {
             let mut vars = vars.clone();
-            vars.push(var("value", if v.as_str() == Some("") { "an empty string" } else { "a value" }));
+            vars.push(var(
+                "value",
+                if v.as_str() == Some("") {
+                    "an empty string"
+                } else {
+                    "a value"
+                },
+            ));
             hits.push(o.hit(Some(pointer), vars));
         }
     }
@@ -817,7 +833,10 @@ fn status_in_git(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .map(|o| {
             o.hit(
                 Some("/status".into()),
-                vec![var("setting", mode.id()), var("release", ctx.compare.release.to_string())],
+                vec![
+                    var("setting", mode.id()),
+                    var("release", ctx.compare.release.to_string()),
+                ],
             )
         })
         .collect()
@@ -836,7 +855,10 @@ fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
                 _ => false,
             };
             if empty {
-                hits.push(o.hit(Some(pointer), vec![var("value", crate::text::value_text(v))]));
+                hits.push(o.hit(
+                    Some(pointer),
+                    vec![var("value", crate::text::value_text(v))],
+                ));
             }
         }
     }
@@ -937,20 +959,24 @@ fn rule_hides_security_field(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
     let mut hits = Vec::new();
     for s in &ctx.settings {
         for rule in &s.rules {
-            let found = ctx.objects.iter().filter(|o| rule.applies_to(&o.key)).find_map(|o| {
-                let mut after = o.value.clone();
-                rule.apply(&mut after);
-                let mut all = Vec::new();
-                nodes(o.value, &mut Vec::new(), &mut all);
-                all.iter().find_map(|(toks, _)| {
-                    let pointer = pointer_of(toks);
-                    if toks.is_empty() || after.at(&pointer).is_some() {
-                        return None;
-                    }
-                    let why = crate::fixes::sensitive_reason(&o.key, &pointer)?;
-                    Some((o, pointer, why))
-                })
-            });
+            let found = ctx
+                .objects
+                .iter()
+                .filter(|o| rule.applies_to(&o.key))
+                .find_map(|o| {
+                    let mut after = o.value.clone();
+                    rule.apply(&mut after);
+                    let mut all = Vec::new();
+                    nodes(o.value, &mut Vec::new(), &mut all);
+                    all.iter().find_map(|(toks, _)| {
+                        let pointer = pointer_of(toks);
+                        if toks.is_empty() || after.at(&pointer).is_some() {
+                            return None;
+                        }
+                        let why = crate::fixes::sensitive_reason(&o.key, &pointer)?;
+                        Some((o, pointer, why))
+                    })
+                });
             if let Some((o, pointer, why)) = found {
                 hits.push(settings_hit(
                     s,

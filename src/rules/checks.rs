@@ -123,7 +123,10 @@ pub(super) fn parse(text: &str, rules: &[super::Rule]) -> Result<Vec<Check>, Str
         }
         for p in &c.paths {
             if !p.starts_with('/') {
-                return Err(format!("check {}: path `{p}` is not a pointer pattern", c.code));
+                return Err(format!(
+                    "check {}: path `{p}` is not a pointer pattern",
+                    c.code
+                ));
             }
         }
     }

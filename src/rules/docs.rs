@@ -35,7 +35,11 @@ pub fn explain_check(check: &Check) -> String {
         check.cause.id()
     );
     if !check.loops_as.is_empty() {
-        let _ = writeln!(out, "explained once it loops by: {}", check.loops_as.join(", "));
+        let _ = writeln!(
+            out,
+            "explained once it loops by: {}",
+            check.loops_as.join(", ")
+        );
     }
     for (title, body) in doc_sections(&check.docs) {
         let _ = writeln!(out, "\n{title}\n  {}", body.trim().replace('\n', "\n  "));
