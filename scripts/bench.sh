@@ -4,7 +4,9 @@
 # time and peak memory of `drift-doctor analyze --format json` and, in the same
 # run on the same files, of the peer a user would script instead
 # (../shared/bench/peers/jsondiffpatch.mjs: js-yaml + jsondiffpatch), and the
-# ratio. Also the page's default example, so small inputs are watched too.
+# ratio. Also the page's default example, so small inputs are watched too,
+# and `drift-doctor check` on the same Git side (check_ms: it reads Git
+# alone, so it should take well under the analysis).
 # Numbers only: no test asserts a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,12 +53,13 @@ measure() {
 }
 
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS runs"
-printf '%-8s %8s %8s %12s %10s %12s %10s %7s\n' input git_MB live_MB ours_ms ours_MiB peer_ms peer_MiB ratio
+printf '%-8s %8s %8s %12s %10s %12s %10s %7s %10s\n' input git_MB live_MB ours_ms ours_MiB peer_ms peer_MiB ratio check_ms
 ex=tests/fixtures/scenarios/mixed-app
 read -r ms mib <<<"$(measure "$BIN" analyze --git "$ex/git.yaml" --live "$ex/live.yaml" --format json)"
-printf '%-8s %8.3f %8.3f %12s %10s %12s %10s %7s\n' example \
+read -r check_ms _ <<<"$(measure "$BIN" check --git "$ex/git.yaml" --format json)"
+printf '%-8s %8.3f %8.3f %12s %10s %12s %10s %7s %10s\n' example \
   "$(echo "$(stat -c %s "$ex/git.yaml") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$ex/live.yaml") / 1048576" | bc -l)" \
-  "$ms" "$mib" - - -
+  "$ms" "$mib" - - - "$check_ms"
 for n in $SIZES; do
   dir="$OUT/n$n"
   if [ ! -f "$dir/git.yaml" ]; then
@@ -66,14 +69,16 @@ for n in $SIZES; do
   git_file=$(ls "$dir"/git* | head -n1)
   live_file=$(ls "$dir"/live* | head -n1)
   read -r ms mib <<<"$(measure "$BIN" analyze --git "$git_file" --live "$live_file" --format json)"
+  read -r check_ms _ <<<"$(measure "$BIN" check --git "$git_file" --format json)"
   peer_ms=- peer_mib=- ratio=-
   if $have_peer; then
     read -r peer_ms peer_mib <<<"$(measure node "$peer_dir/jsondiffpatch.mjs" "$git_file" "$live_file")"
     ratio=$(awk -v a="$peer_ms" -v b="$ms" 'BEGIN { printf "%.2fx", a / b }')
   fi
-  printf '%-8s %8.2f %8.2f %12s %10s %12s %10s %7s\n' "N=$n" \
+  printf '%-8s %8.2f %8.2f %12s %10s %12s %10s %7s %10s\n' "N=$n" \
     "$(echo "$(stat -c %s "$git_file") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$live_file") / 1048576" | bc -l)" \
-    "$ms" "$mib" "$peer_ms" "$peer_mib" "$ratio"
+    "$ms" "$mib" "$peer_ms" "$peer_mib" "$ratio" "$check_ms"
 done
 $have_peer || echo "(the peer was not run: node, npm or $PEER is missing)"
 echo "ratio: the peer's time over ours (above 1: drift-doctor is faster)."
+echo "check_ms: drift-doctor check on the same Git side alone (exit 1 on findings is expected)."

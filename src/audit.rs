@@ -222,7 +222,10 @@ fn group_without_version(group: &str) -> Option<String> {
 
 /// Why a rule's group, kind, name and namespace select no pasted object,
 /// and the rule with the selector corrected when the mistake is a known one.
-fn why_no_object(rule: &IgnoreRule, subjects: &[AuditSubject]) -> (String, Option<IgnoreRule>) {
+pub(crate) fn why_no_object(
+    rule: &IgnoreRule,
+    subjects: &[AuditSubject],
+) -> (String, Option<IgnoreRule>) {
     if let Some(group) = group_without_version(&rule.group) {
         let mut c = rule.clone();
         c.group = group.clone();
@@ -419,14 +422,14 @@ fn failing_jq(rule: &IgnoreRule, matched: &[usize], subjects: &[AuditSubject]) -
 }
 
 /// The correction of one pointer.
-enum Fixed {
+pub(crate) enum Fixed {
     Pointer(String),
     Jq(String),
     None,
 }
 
 /// What is wrong with a pointer on these objects, and its correction.
-fn pointer_problem<'a>(
+pub(crate) fn pointer_problem<'a>(
     pointer: &str,
     objects: &[&Value],
     subjects: impl Iterator<Item = &'a AuditSubject<'a>> + Clone,

@@ -9,6 +9,7 @@ pub mod analyze;
 pub mod application;
 pub mod argocd_release;
 pub mod audit;
+pub mod check;
 pub mod compare;
 pub mod context;
 pub mod diff_headers;

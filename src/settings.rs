@@ -51,12 +51,30 @@ pub fn parse_rules(text: &str) -> Result<Vec<IgnoreRule>, InputError> {
 /// so it changes nothing here. Blank text applies nothing; on error nothing
 /// is applied. Errors name the document, line and column in `text`.
 pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(), InputError> {
+    apply_settings(text, compare, false).map(|_| ())
+}
+
+/// [`apply_user_settings`], except that a jq expression that does not
+/// compile is left out of its rule and returned, located, rather than
+/// refusing the whole text.
+pub fn apply_user_settings_keeping_bad_jq(
+    text: &str,
+    compare: &mut CompareOptions,
+) -> Result<Vec<InputError>, InputError> {
+    apply_settings(text, compare, true)
+}
+
+fn apply_settings(
+    text: &str,
+    compare: &mut CompareOptions,
+    keep_bad_jq: bool,
+) -> Result<Vec<InputError>, InputError> {
     let blank = text.lines().all(|l| {
         let t = l.trim();
         t.is_empty() || t.starts_with('#') || t == "---" || t == "..."
     });
     if blank {
-        return Ok(());
+        return Ok(Vec::new());
     }
     check_nesting(text)?;
     let docs = parse_values(text, Side::Git).map_err(|mut e| {
@@ -72,6 +90,7 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
         aggregated: false,
         timeout: None,
         tracking: None,
+        refused_jq: std::cell::RefCell::new(keep_bad_jq.then(Vec::new)),
     };
     for (value, document, line) in &docs {
         reader.document(
@@ -95,7 +114,7 @@ pub fn apply_user_settings(text: &str, compare: &mut CompareOptions) -> Result<(
     if let Some(m) = reader.tracking {
         compare.tracking_method = Some(m);
     }
-    Ok(())
+    Ok(reader.refused_jq.into_inner().unwrap_or_default())
 }
 
 /// Refuse flow collections nested deeper than [`MAX_SETTINGS_NESTING`]
@@ -153,6 +172,10 @@ struct Reader<'t> {
     aggregated: bool,
     timeout: Option<Duration>,
     tracking: Option<crate::compare::TrackingMethod>,
+    /// When set, a jq expression that does not compile is kept here and
+    /// left out of its rule instead of refusing the settings (`check`
+    /// reports each one as a finding).
+    refused_jq: std::cell::RefCell<Option<Vec<InputError>>>,
 }
 
 /// A Kubernetes object rather than a fragment.
@@ -529,11 +552,22 @@ impl<'t> Reader<'t> {
                 RULE_FIELDS.join(", ")
             ));
         }
-        let jq_path_expressions = texts("jqPathExpressions")?;
+        let mut jq_path_expressions = texts("jqPathExpressions")?;
+        let mut refused = Vec::new();
         for (i, expr) in jq_path_expressions.iter().enumerate() {
             if let Err(refusal) = &self.jq.compile(expr).program {
-                return Err(self.jq_error(place, &source, i, expr, refusal));
+                let error = self.jq_error(place, &source, i, expr, refusal);
+                match self.refused_jq.borrow_mut().as_mut() {
+                    Some(kept) => {
+                        kept.push(error);
+                        refused.push(i);
+                    }
+                    None => return Err(error),
+                }
             }
+        }
+        for i in refused.into_iter().rev() {
+            jq_path_expressions.remove(i);
         }
         Ok(IgnoreRule {
             source: source.clone(),

@@ -52,7 +52,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     // `application` sets an Application's status beside a report; `analyze` calls it.
     (
         "pipeline",
-        &["application", "analyze", "verify", "plan", "audit", "view"],
+        &[
+            "application",
+            "analyze",
+            "verify",
+            "plan",
+            "audit",
+            "view",
+            "check",
+        ],
     ),
     ("shells", &["render", "share", "web"]),
 ];

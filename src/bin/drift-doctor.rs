@@ -78,6 +78,37 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
     }
 
     #[derive(Clone, Copy, ValueEnum)]
+    enum CheckFormat {
+        Text,
+        Json,
+        /// SARIF 2.1.0, for GitHub and GitLab code scanning
+        Sarif,
+        /// GitHub workflow annotations (`::warning file=…,line=…::…`)
+        Github,
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum LevelArg {
+        Note,
+        Warning,
+        Error,
+        /// Never fail on findings (exit 0 unless the input is unusable)
+        Never,
+    }
+
+    const CHECK_EXAMPLES: &str = "\
+Examples:
+  # In CI: render twice, check both, fail on warnings
+  helm template shop ./chart > render.yaml
+  helm template shop ./chart > render-again.yaml
+  drift-doctor check --git render.yaml --git-again render-again.yaml --app app.yaml
+
+  # For GitHub or GitLab code scanning
+  drift-doctor check --git render.yaml --format sarif > drift-doctor.sarif
+
+Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 the input could not be used.";
+
+    #[derive(Clone, Copy, ValueEnum)]
     enum Color {
         Auto,
         Always,
@@ -215,6 +246,39 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
             /// Also write the state as a share file (for states too large for a link)
             #[arg(long, value_name = "FILE")]
             share_file: Option<String>,
+        },
+        /// Run the prevention checklist on rendered manifests before they ship (no cluster, no live side): replicas an autoscaler owns, non-deterministic renders, sync order, hooks, injected CA bundles, status, dropped empty values, and the app's own ignore rules
+        #[command(after_help = CHECK_EXAMPLES)]
+        Check {
+            /// The render (`helm template`, `kustomize build`, `argocd app manifests --source git`), or - for stdin
+            #[arg(long, value_name = "FILE")]
+            git: String,
+            /// A second render of the same commit: every field the two disagree on is reported
+            #[arg(long, value_name = "FILE")]
+            git_again: Option<String>,
+            /// The Application (its ignoreDifferences and syncOptions are checked and used)
+            #[arg(long, value_name = "FILE")]
+            app: Option<String>,
+            /// The argocd-cm ConfigMap (its ignoreDifferences and resource.compareoptions)
+            #[arg(long = "argocd-cm", value_name = "FILE")]
+            argocd_cm: Option<String>,
+            /// The Argo CD release whose comparison to imitate, MAJOR.MINOR (default: the newest)
+            #[arg(long, value_name = "MAJOR.MINOR", value_parser = drift_doctor::ArgoCdRelease::parse)]
+            argocd_version: Option<drift_doctor::ArgoCdRelease>,
+            /// The Application's destination namespace, for objects without one
+            #[arg(long, value_name = "NS")]
+            namespace: Option<String>,
+            #[arg(long, value_enum, default_value = "text")]
+            format: CheckFormat,
+            /// The lowest level of finding that makes the exit status 1
+            #[arg(long, value_enum, default_value = "warning")]
+            fail_on: LevelArg,
+            /// Where docs/rules.md is served, for SARIF's helpUri (each rule's anchor is added)
+            #[arg(long, value_name = "URL")]
+            docs_url: Option<String>,
+            /// The largest input file read, in MiB
+            #[arg(long, value_name = "MIB", default_value_t = drift_doctor::limits::DEFAULT_MAX_SIDE_BYTES / (1024 * 1024))]
+            max_input_mib: u64,
         },
         /// List the rules of the knowledge base
         Rules {
@@ -597,9 +661,144 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
         out.flush()
     }
 
+    /// The arguments of `check`.
+    struct CheckArgs {
+        git: String,
+        git_again: Option<String>,
+        app: Option<String>,
+        argocd_cm: Option<String>,
+        release: drift_doctor::ArgoCdRelease,
+        namespace: Option<String>,
+        format: CheckFormat,
+        fail_on: LevelArg,
+        docs_url: Option<String>,
+        max_bytes: u64,
+    }
+
+    /// `drift-doctor check`: read the inputs, run the checks, print the form asked for.
+    fn run_check(a: CheckArgs) -> i32 {
+        use drift_doctor::check::{self, format, Input};
+        use drift_doctor::rules::checks::Level;
+        let mut stdin_used = false;
+        let mut read = |path: &str, label: &str, side: Side| -> Result<String, String> {
+            let bytes = read_bytes(path, label, &mut stdin_used, a.max_bytes)?;
+            decode_text(bytes, side).map_err(|e| located(label, e))
+        };
+        let texts = (|| -> Result<_, String> {
+            let git = read(&a.git, "git side", Side::Git)?;
+            let again = match &a.git_again {
+                Some(p) => Some(read(p, "git-again side", Side::SecondRender)?),
+                None => None,
+            };
+            let app = match &a.app {
+                Some(p) => Some(read(p, &format!("--app {p}"), Side::Git)?),
+                None => None,
+            };
+            let cm = match &a.argocd_cm {
+                Some(p) => Some(read(p, &format!("--argocd-cm {p}"), Side::Git)?),
+                None => None,
+            };
+            Ok((git, again, app, cm))
+        })();
+        let (git, again, app, cm) = match texts {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("drift-doctor: {}", terminal_inert(&e));
+                return 2;
+            }
+        };
+        let input = check::CheckInput {
+            git: &git,
+            git_again: again.as_deref(),
+            app: app.as_deref(),
+            argocd_cm: cm.as_deref(),
+            release: a.release,
+            namespace: a.namespace.as_deref(),
+        };
+        let report = match check::check(&input) {
+            Ok(r) => r,
+            Err(e) => {
+                let file = match e.input {
+                    Input::Git => a.git.clone(),
+                    Input::GitAgain => a.git_again.clone().unwrap_or_default(),
+                    Input::App => a.app.clone().unwrap_or_default(),
+                    Input::ArgocdCm => a.argocd_cm.clone().unwrap_or_default(),
+                };
+                eprintln!(
+                    "drift-doctor: {}: {}",
+                    terminal_inert(&file),
+                    terminal_inert(&e.to_string())
+                );
+                return 2;
+            }
+        };
+        let name = |i: Input| -> String {
+            let path = match i {
+                Input::Git => Some(&a.git),
+                Input::GitAgain => a.git_again.as_ref(),
+                Input::App => a.app.as_ref(),
+                Input::ArgocdCm => a.argocd_cm.as_ref(),
+            };
+            match path.map(String::as_str) {
+                Some("-") | None => "stdin".to_string(),
+                Some(p) => p.to_string(),
+            }
+        };
+        let _ = match a.format {
+            CheckFormat::Json => write_json(&report),
+            CheckFormat::Text => write_text(&terminal_inert(&format::text(&report, &name))),
+            CheckFormat::Github => write_text(&terminal_inert(&format::github(&report, &name))),
+            CheckFormat::Sarif => {
+                let checks = rules::catalog().map(|c| c.checks.as_slice()).unwrap_or(&[]);
+                write_json(&format::sarif(
+                    &report,
+                    checks,
+                    &name,
+                    a.docs_url.as_deref(),
+                ))
+            }
+        };
+        for w in &report.warnings {
+            eprintln!("drift-doctor: warning: {}", terminal_inert(w));
+        }
+        let fail_on = match a.fail_on {
+            LevelArg::Note => Some(Level::Note),
+            LevelArg::Warning => Some(Level::Warning),
+            LevelArg::Error => Some(Level::Error),
+            LevelArg::Never => None,
+        };
+        match fail_on {
+            Some(level) if report.fails(level) => 1,
+            _ => 0,
+        }
+    }
+
     pub fn run() -> i32 {
         let cli = Cli::parse();
         match cli.command {
+            Command::Check {
+                git,
+                git_again,
+                app,
+                argocd_cm,
+                argocd_version,
+                namespace,
+                format,
+                fail_on,
+                docs_url,
+                max_input_mib,
+            } => run_check(CheckArgs {
+                git,
+                git_again,
+                app,
+                argocd_cm,
+                release: argocd_version.unwrap_or_default(),
+                namespace,
+                format,
+                fail_on,
+                docs_url,
+                max_bytes: max_input_mib.saturating_mul(1024 * 1024),
+            }),
             Command::Analyze {
                 inputs,
                 settings,
@@ -813,6 +1012,15 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                     for r in c.rules.iter().filter(|r| r.retired.is_none()) {
                         out.push_str(&format!("{:<6} {:<24} {}\n", r.code, r.cause.id(), r.title));
                     }
+                    // The checks of `drift-doctor check`, with their level.
+                    for k in &c.checks {
+                        out.push_str(&format!(
+                            "{:<6} {:<24} {}\n",
+                            k.code,
+                            format!("check ({})", k.level.id()),
+                            k.title
+                        ));
+                    }
                     let _ = std::io::stdout().write_all(out.as_bytes());
                     0
                 }
@@ -825,6 +1033,14 @@ Exit status: 0 every resource Synced, 1 at least one OutOfSync, 2 the input coul
                 Ok(c) => match c.get(&code.to_uppercase()) {
                     Some(rule) => {
                         let _ = std::io::stdout().write_all(rules::docs::explain(rule).as_bytes());
+                        0
+                    }
+                    None if c.check(&code.to_uppercase()).is_some() => {
+                        let text = c
+                            .check(&code.to_uppercase())
+                            .map(rules::docs::explain_check)
+                            .unwrap_or_default();
+                        let _ = std::io::stdout().write_all(text.as_bytes());
                         0
                     }
                     None => {

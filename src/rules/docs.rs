@@ -1,6 +1,7 @@
 //! Rule documentation as text: `drift-doctor explain` and the generated
 //! catalogue (docs/rules.md).
 
+use super::checks::Check;
 use super::{Catalog, Rule};
 use std::fmt::Write;
 
@@ -23,8 +24,34 @@ pub fn explain(rule: &Rule) -> String {
     out
 }
 
+/// One check's documentation, as `drift-doctor explain CK001` prints it.
+pub fn explain_check(check: &Check) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", check.code, check.title);
+    let _ = writeln!(
+        out,
+        "check of `drift-doctor check`   level: {}   cause once synced: {}",
+        check.level.id(),
+        check.cause.id()
+    );
+    if !check.loops_as.is_empty() {
+        let _ = writeln!(
+            out,
+            "explained once it loops by: {}",
+            check.loops_as.join(", ")
+        );
+    }
+    for (title, body) in doc_sections(&check.docs) {
+        let _ = writeln!(out, "\n{title}\n  {}", body.trim().replace('\n', "\n  "));
+    }
+    out
+}
+
 fn sections(rule: &Rule) -> [(&'static str, &str); 6] {
-    let d = &rule.docs;
+    doc_sections(&rule.docs)
+}
+
+fn doc_sections(d: &super::Docs) -> [(&'static str, &str); 6] {
     [
         ("What it means", d.meaning.as_str()),
         ("Who changes it", d.who.as_str()),
@@ -67,6 +94,38 @@ pub fn catalogue_markdown(catalog: &Catalog) -> String {
         }
         for (title, body) in sections(r) {
             let _ = writeln!(out, "**{title}.** {}\n", body.trim());
+        }
+    }
+    if !catalog.checks.is_empty() {
+        out.push_str("\n# Checks of `drift-doctor check`\n\nGenerated from `src/rules/checks.yaml`. Each runs on rendered manifests alone, before they ship; the cause is the one the analysis gives the loop once synced.\n\n| Code | Level | Cause | Title |\n| --- | --- | --- | --- |\n");
+        for c in &catalog.checks {
+            let _ = writeln!(
+                out,
+                "| [{}](#{}) | {} | `{}` | {} |",
+                c.code,
+                c.code.to_lowercase(),
+                c.level.id(),
+                c.cause.id(),
+                c.title
+            );
+        }
+        for c in &catalog.checks {
+            let _ = writeln!(
+                out,
+                "\n## {}\n\n**{}** · level {} · cause `{}`{}\n",
+                c.code,
+                c.title,
+                c.level.id(),
+                c.cause.id(),
+                if c.loops_as.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · explained once it loops by {}", c.loops_as.join(", "))
+                }
+            );
+            for (title, body) in doc_sections(&c.docs) {
+                let _ = writeln!(out, "**{title}.** {}\n", body.trim());
+            }
         }
     }
     out

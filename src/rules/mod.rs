@@ -5,6 +5,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checks;
 pub mod docs;
 pub mod explain;
 pub mod managers;
@@ -241,6 +242,8 @@ pub struct Catalog {
     by_kind: BTreeMap<String, Vec<usize>>,
     wildcard: Vec<usize>,
     drift_fallback: usize,
+    /// The checks of `drift-doctor check` (`checks.yaml`), in order.
+    pub checks: Vec<checks::Check>,
 }
 
 static CATALOG_CELL: OnceLock<Result<Catalog, String>> = OnceLock::new();
@@ -250,7 +253,12 @@ static CATALOG_CELL: OnceLock<Result<Catalog, String>> = OnceLock::new();
 /// reported (every difference is then unexplained drift) rather than a panic.
 pub fn catalog() -> Result<&'static Catalog, &'static str> {
     CATALOG_CELL
-        .get_or_init(|| Catalog::parse(CATALOG))
+        .get_or_init(|| {
+            Catalog::parse(CATALOG).and_then(|mut c| {
+                c.checks = checks::parse(checks::CHECKS, &c.rules)?;
+                Ok(c)
+            })
+        })
         .as_ref()
         .map_err(String::as_str)
 }
@@ -343,12 +351,18 @@ impl Catalog {
             by_kind,
             wildcard,
             drift_fallback,
+            checks: Vec::new(),
         })
     }
 
     /// The rule with this code.
     pub fn get(&self, code: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.code == code)
+    }
+
+    /// The check with this code.
+    pub fn check(&self, code: &str) -> Option<&checks::Check> {
+        self.checks.iter().find(|c| c.code == code)
     }
 
     /// The first rule, in catalogue order, that explains this difference.

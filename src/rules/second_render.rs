@@ -95,6 +95,45 @@ fn generated(a: &str, b: &str, secret: bool) -> &'static Generated {
     }
 }
 
+/// The template functions behind two values two renders disagree on, and
+/// the Git fix: `secret` for a Secret's value (`secret_data` when it is
+/// base64 `data`, decoded before looking).
+pub fn generated_kind(
+    first: Option<&Value>,
+    other: Option<&Value>,
+    secret: bool,
+    secret_data: bool,
+) -> (&'static str, &'static str) {
+    let (a, b) = (plain(first, secret_data), plain(other, secret_data));
+    let what = generated(&a, &b, secret);
+    (what.functions, what.git_fix)
+}
+
+/// What a value of one render looks like when it looks generated at render
+/// time: `certificate`, `random` or `time`, the template functions behind
+/// such values and the Git fix. `random` is only judged for a Secret's
+/// values (`secret`), where a password or token is expected to look so;
+/// elsewhere a random-looking string is as often an ID written by hand.
+pub fn looks_generated(
+    v: &Value,
+    secret: bool,
+    secret_data: bool,
+) -> Option<(&'static str, &'static str, &'static str)> {
+    let text = plain(Some(v), secret_data);
+    let what: (&str, &Generated) = if is_certificate(&text) {
+        ("certificate", &CERTIFICATE)
+    } else if secret && looks_random(&text) {
+        ("random", &RANDOM)
+    } else if !secret && is_uuid(&text) {
+        ("uuid", &UUID)
+    } else if !secret && has_timestamp(&text) {
+        ("time", &TIME)
+    } else {
+        return None;
+    };
+    Some((what.0, what.1.functions, what.1.git_fix))
+}
+
 /// The two renders of the same commit hold different values at this path.
 pub fn differs_between_renders(f: &Finding<'_>) -> Option<Vars> {
     let second = f.input.second_render.as_ref()?;
@@ -110,8 +149,7 @@ pub fn differs_between_renders(f: &Finding<'_>) -> Option<Vars> {
     let kind = crate::secret_mask::kind_for_masking(&f.key.kind, [f.git_obj, f.live_obj]);
     let secret = crate::secret_mask::is_secret_pointer(kind, f.pointer);
     let secret_data = secret && f.pointer.starts_with("/data/");
-    let (a, b) = (plain(first, secret_data), plain(other, secret_data));
-    let what = generated(&a, &b, secret);
+    let (functions, git_fix) = generated_kind(first, other, secret, secret_data);
     // A Secret's values are never named: masks tell only that they differ.
     let shown = |v: Option<&Value>| crate::text::one_line(&crate::text::value_or_absent(v), 60);
     let (first_s, second_s) = if secret {
@@ -122,8 +160,8 @@ pub fn differs_between_renders(f: &Finding<'_>) -> Option<Vars> {
     Some(vec![
         ("first".into(), first_s),
         ("second".into(), second_s),
-        ("functions".into(), what.functions.into()),
-        ("git_fix".into(), what.git_fix.into()),
+        ("functions".into(), functions.into()),
+        ("git_fix".into(), git_fix.into()),
     ])
 }
 

@@ -1,0 +1,419 @@
+//! `drift-doctor check`: every check's own examples find it at their line,
+//! the fixtures under tests/fixtures/check give each check in a Helm-shaped
+//! render (with the template it came from), a render that passes gives no
+//! finding, and the JSON, SARIF and GitHub forms keep their contracts.
+
+mod common;
+
+use drift_doctor::check::{self, format, CheckInput, CheckReport, Input};
+use drift_doctor::rules::catalog;
+use drift_doctor::rules::checks::{CheckExample, Level};
+use serde_json::Value;
+use std::sync::OnceLock;
+
+fn settings_input(settings: Option<&str>) -> (Option<&str>, Option<&str>) {
+    match settings {
+        Some(s) if s.contains("kind: ConfigMap") => (None, Some(s)),
+        Some(s) => (Some(s), None),
+        None => (None, None),
+    }
+}
+
+fn run(git: &str, git_again: Option<&str>, settings: Option<&str>) -> CheckReport {
+    let (app, argocd_cm) = settings_input(settings);
+    check::check(&CheckInput {
+        git,
+        git_again,
+        app,
+        argocd_cm,
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("check failed: {e}"))
+}
+
+fn example_report(ex: &CheckExample) -> CheckReport {
+    run(&ex.git, ex.git_again.as_deref(), ex.settings.as_deref())
+}
+
+/// A finding of `code` at `line` about `id` (a resource, or a rule's source
+/// the message names).
+fn has(report: &CheckReport, code: &str, id: &str, line: usize) -> bool {
+    report.findings.iter().any(|f| {
+        f.rule == code
+            && f.line == line
+            && (f.resource.as_deref() == Some(id) || f.message.contains(id))
+    })
+}
+
+fn describe(report: &CheckReport) -> String {
+    report
+        .findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} line {} {:?}: {}",
+                f.rule,
+                f.input.id(),
+                f.line,
+                f.resource,
+                f.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn check_validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let schema: Value =
+            serde_json::from_str(&common::read("tests/contract/check-v1.schema.json")).unwrap();
+        jsonschema::validator_for(&schema).expect("the check schema compiles")
+    })
+}
+
+fn sarif_validator() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let schema: Value =
+            serde_json::from_str(&common::read("tests/contract/sarif-schema-2.1.0.json")).unwrap();
+        jsonschema::validator_for(&schema).expect("the SARIF schema compiles")
+    })
+}
+
+fn assert_valid(validator: &jsonschema::Validator, v: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what} invalid:\n{}", errors.join("\n"));
+}
+
+fn names(input: Input) -> String {
+    format!("{}.yaml", input.id())
+}
+
+fn sarif_of(report: &CheckReport) -> Value {
+    format::sarif(
+        report,
+        &catalog().unwrap().checks,
+        &names,
+        Some("https://example.org/docs/rules.md"),
+    )
+}
+
+#[test]
+fn every_check_has_a_detector_and_every_detector_a_check() {
+    let c = catalog().expect("catalogue loads");
+    let codes: Vec<&str> = c.checks.iter().map(|c| c.code.as_str()).collect();
+    let detectors: Vec<&str> = check::detector_codes().collect();
+    assert_eq!(codes, detectors);
+    assert!(c.checks.len() >= 13);
+}
+
+#[test]
+fn every_check_example_finds_its_check_at_its_line() {
+    let mut failures = Vec::new();
+    for c in &catalog().unwrap().checks {
+        for (i, ex) in c.examples.iter().enumerate() {
+            let report = example_report(ex);
+            let json = serde_json::to_value(&report).unwrap();
+            assert_valid(check_validator(), &json, "check report");
+            assert_valid(sarif_validator(), &sarif_of(&report), "SARIF");
+            if !has(&report, &c.code, &ex.id, ex.line) {
+                failures.push(format!(
+                    "{} example {i}: no finding on {} at line {}; found:\n{}",
+                    c.code,
+                    ex.id,
+                    ex.line,
+                    describe(&report)
+                ));
+            }
+            for f in &report.findings {
+                for text in [&f.message, &f.fix] {
+                    if let Some(at) = text.find('{') {
+                        let word: String = text[at + 1..]
+                            .chars()
+                            .take_while(|ch| ch.is_ascii_lowercase() || *ch == '_')
+                            .collect();
+                        if !word.is_empty() && text[at + 1 + word.len()..].starts_with('}') {
+                            failures.push(format!(
+                                "{} example {i}: `{word}` left unfilled in {text:?}",
+                                c.code
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The second example of each check names other objects than the first, so
+/// a detector keyed on an example's names fails one of them.
+#[test]
+fn second_examples_use_other_names() {
+    for c in &catalog().unwrap().checks {
+        let name = |ex: &CheckExample| ex.id.rsplit('/').next().unwrap_or("").to_string();
+        assert_ne!(name(&c.examples[0]), name(&c.examples[1]), "{}", c.code);
+    }
+}
+
+#[test]
+fn every_check_is_documented_and_explained() {
+    let c = catalog().unwrap();
+    let markdown = drift_doctor::rules::docs::catalogue_markdown(c);
+    for check in &c.checks {
+        assert!(
+            markdown.contains(&format!("## {}", check.code)),
+            "{}",
+            check.code
+        );
+        let text = drift_doctor::rules::docs::explain_check(check);
+        assert!(text.contains(&check.title) && text.contains("Why it loops"));
+    }
+}
+
+fn fixture_dir(name: &str) -> std::path::PathBuf {
+    common::root().join("tests/fixtures/check").join(name)
+}
+
+fn read_opt(dir: &std::path::Path, file: &str) -> Option<String> {
+    std::fs::read_to_string(dir.join(file)).ok()
+}
+
+fn fixture_report(name: &str) -> CheckReport {
+    let dir = fixture_dir(name);
+    let git = read_opt(&dir, "git.yaml").expect("git.yaml");
+    let again = read_opt(&dir, "git-again.yaml");
+    let app = read_opt(&dir, "app.yaml");
+    let cm = read_opt(&dir, "argocd-cm.yaml");
+    check::check(&CheckInput {
+        git: &git,
+        git_again: again.as_deref(),
+        app: app.as_deref(),
+        argocd_cm: cm.as_deref(),
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Each fixture (a Helm-shaped render, `# Source:` comments included) gives
+/// exactly the findings its `expected.json` lists: code, input, line and
+/// template.
+#[test]
+fn fixtures_give_exactly_their_findings() {
+    let mut failures = Vec::new();
+    let mut dirs: Vec<String> = std::fs::read_dir(common::root().join("tests/fixtures/check"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "clean")
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 13, "one fixture per check");
+    for name in &dirs {
+        let report = fixture_report(name);
+        assert_valid(
+            check_validator(),
+            &serde_json::to_value(&report).unwrap(),
+            name,
+        );
+        let got: Vec<Value> = report
+            .findings
+            .iter()
+            .map(|f| {
+                serde_json::json!({"rule": f.rule, "input": f.input.id(), "line": f.line, "source": f.source})
+            })
+            .collect();
+        let want: Value = serde_json::from_str(
+            &read_opt(&fixture_dir(name), "expected.json").unwrap_or_default(),
+        )
+        .unwrap_or(Value::Null);
+        if Value::Array(got.clone()) != want {
+            failures.push(format!(
+                "{name}: expected {want}\n  got {}\n{}",
+                Value::Array(got),
+                describe(&report)
+            ));
+        }
+        let code = name[..5].to_uppercase();
+        if !report.findings.iter().any(|f| f.rule == code) {
+            failures.push(format!("{name}: no {code} finding"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A render that passes every check (autoscaled without replicas, hooks
+/// with delete policies, CRDs and Namespaces first, no rendered caBundle,
+/// two identical renders, sound ignore rules) gives no finding and an empty
+/// SARIF result list.
+#[test]
+fn a_clean_render_gives_no_finding_and_empty_sarif_results() {
+    let report = fixture_report("clean");
+    assert!(report.findings.is_empty(), "{}", describe(&report));
+    assert!(report.summary.objects >= 9);
+    let sarif = sarif_of(&report);
+    assert_valid(sarif_validator(), &sarif, "SARIF");
+    assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+    assert!(!report.fails(Level::Note));
+}
+
+#[test]
+fn sarif_names_rules_with_docs_and_results_with_their_lines() {
+    let report = fixture_report("ck001-1");
+    let sarif = sarif_of(&report);
+    assert_valid(sarif_validator(), &sarif, "SARIF");
+    let run = &sarif["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), catalog().unwrap().checks.len());
+    let ck001 = rules.iter().find(|r| r["id"] == "CK001").unwrap();
+    assert_eq!(ck001["helpUri"], "https://example.org/docs/rules.md#ck001");
+    assert!(ck001["help"]["markdown"]
+        .as_str()
+        .unwrap()
+        .contains("**Why it loops.**"));
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "CK001");
+    assert_eq!(result["level"], "warning");
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "CK001"
+    );
+    let loc = &result["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "git.yaml");
+    assert_eq!(loc["region"]["startLine"], 11);
+    assert!(result["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("orbit/templates/api.yaml"));
+}
+
+#[test]
+fn github_annotations_are_one_escaped_command_per_finding() {
+    let report = fixture_report("ck001-1");
+    let out = format::github(&report, &|i: Input| format!("out/{},x.yaml", i.id()));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), report.findings.len());
+    let first = lines[0];
+    assert!(
+        first.starts_with("::warning file=out/git%2Cx.yaml,line=11,title=CK001 "),
+        "{first}"
+    );
+    let (props, message) = first[2..].split_once("::").unwrap();
+    assert!(
+        !props.contains('\n') && props.matches(',').count() == 2,
+        "{props}"
+    );
+    assert!(message.contains("%0AFix: "), "{message}");
+    assert!(!message.contains('\n'));
+}
+
+#[test]
+fn the_order_of_documents_does_not_change_the_report() {
+    let dir = fixture_dir("ck001-1");
+    let git = read_opt(&dir, "git.yaml").unwrap();
+    let docs: Vec<&str> = git
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    let reversed: String = docs.iter().rev().map(|d| format!("---\n{d}")).collect();
+    let a = run(&git, None, None);
+    let b = run(&reversed, None, None);
+    let strip = |r: &CheckReport| -> Vec<(String, Option<String>, Option<String>)> {
+        r.findings
+            .iter()
+            .map(|f| (f.rule.clone(), f.resource.clone(), f.pointer.clone()))
+            .collect()
+    };
+    assert_eq!(strip(&a), strip(&b));
+}
+
+#[test]
+fn unusable_input_is_an_error_naming_its_input_and_line() {
+    let e = check::check(&CheckInput {
+        git: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: 1, a: 2}\n",
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.input, Input::Git);
+    assert!(e.error.line > 0, "{e}");
+    let e = check::check(&CheckInput {
+        git: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+        app: Some("spec:\n  ignoreDifferences: 3\n"),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.input, Input::App);
+    assert!(e.to_string().starts_with("app"), "{e}");
+}
+
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_drift-doctor"))
+        .current_dir(common::root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let clean = "tests/fixtures/check/clean/git.yaml";
+    let warn = "tests/fixtures/check/ck001-1/git.yaml";
+    let note = "tests/fixtures/check/ck003-1/git.yaml";
+    assert_eq!(cli(&["check", "--git", clean]).status.code(), Some(0));
+    assert_eq!(cli(&["check", "--git", warn]).status.code(), Some(1));
+    assert_eq!(
+        cli(&["check", "--git", warn, "--fail-on", "error"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(cli(&["check", "--git", note]).status.code(), Some(0));
+    assert_eq!(
+        cli(&["check", "--git", note, "--fail-on", "note"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        cli(&["check", "--git", warn, "--fail-on", "never"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let missing = cli(&["check", "--git", "tests/fixtures/check/nope.yaml"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let bad_app = cli(&[
+        "check",
+        "--git",
+        clean,
+        "--app",
+        "tests/fixtures/check/ck001-1/git.yaml",
+    ]);
+    assert_eq!(
+        bad_app.status.code(),
+        Some(0),
+        "an object without ignoreDifferences is no error"
+    );
+    let out = cli(&["check", "--git", warn, "--format", "json"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(check_validator(), &json, "CLI JSON");
+    assert_eq!(json["findings"][0]["rule"], "CK001");
+    let out = cli(&["check", "--git", warn, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid(sarif_validator(), &sarif, "CLI SARIF");
+    let out = cli(&["check", "--git", warn, "--format", "github"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("::warning file={warn},line=11,")),
+        "{text}"
+    );
+    let out = cli(&["explain", "CK001"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("Why it loops"));
+}
