@@ -417,3 +417,49 @@ fn exit_codes_follow_fail_on() {
         .unwrap()
         .contains("Why it loops"));
 }
+
+/// An object whose name is generated is in one render only: each render's
+/// copy is named where that render holds it.
+#[test]
+fn a_generated_name_is_named_in_both_renders() {
+    let doc = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: orbit\ndata: {{a: b}}\n")
+    };
+    let report = run(&doc("orbit-run-k2x9q"), Some(&doc("orbit-run-p7m3z")), None);
+    let found: Vec<(&str, Input, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.input, f.resource.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "CK002",
+                Input::Git,
+                Some("/ConfigMap/orbit/orbit-run-k2x9q")
+            ),
+            (
+                "CK002",
+                Input::GitAgain,
+                Some("/ConfigMap/orbit/orbit-run-p7m3z")
+            ),
+        ]
+    );
+}
+
+/// Secret values never appear in findings, whichever render holds them.
+#[test]
+fn secret_values_are_never_shown() {
+    let dir = fixture_dir("ck002-1");
+    let report = fixture_report("ck002-1");
+    let json = serde_json::to_string(&report).unwrap();
+    for file in ["git.yaml", "git-again.yaml"] {
+        let text = read_opt(&dir, file).unwrap();
+        let value = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("key: "))
+            .unwrap();
+        assert!(!json.contains(value), "{value} shown");
+    }
+}
