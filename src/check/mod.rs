@@ -530,7 +530,7 @@ fn matching<'v>(v: &'v Value, patterns: &Patterns) -> Vec<(String, &'v Value)> {
         if !path.is_empty() && patterns.0.iter().any(|p| p.matches(path)) {
             out.push((pointer_of(path), v));
         }
-        if path.len() >= patterns.1 {
+        if path.len() >= patterns.1 || !patterns.may_extend(path) {
             return;
         }
         match v {
@@ -556,8 +556,23 @@ fn matching<'v>(v: &'v Value, patterns: &Patterns) -> Vec<(String, &'v Value)> {
     out
 }
 
-/// A check's pointer patterns, compiled, and the deepest path they can match.
-struct Patterns(Vec<PathPattern>, usize);
+/// A check's pointer patterns, compiled, the deepest path they can match,
+/// and their segments (to stop at a node no pattern goes through).
+struct Patterns(Vec<PathPattern>, usize, Vec<Vec<String>>);
+
+impl Patterns {
+    /// Whether some pattern may match `path` or a path below it.
+    fn may_extend(&self, path: &[String]) -> bool {
+        self.2.iter().any(|segs| {
+            segs.iter().any(|s| s == "**")
+                || (path.len() < segs.len()
+                    && path
+                        .iter()
+                        .zip(segs)
+                        .all(|(t, p)| p == "*" || crate::path::glob(p, t)))
+        })
+    }
+}
 
 fn patterns(c: &Check) -> Patterns {
     let depth = c
@@ -572,9 +587,15 @@ fn patterns(c: &Check) -> Patterns {
         })
         .max()
         .unwrap_or(0);
+    let segs = c
+        .paths
+        .iter()
+        .map(|p| p.split('/').skip(1).map(str::to_string).collect())
+        .collect();
     Patterns(
         c.paths.iter().map(|p| PathPattern::parse(p)).collect(),
         depth,
+        segs,
     )
 }
 
