@@ -463,3 +463,26 @@ fn secret_values_are_never_shown() {
         assert!(!json.contains(value), "{value} shown");
     }
 }
+
+/// The page's worker runs the same check and answers its JSON report.
+#[test]
+fn the_page_engine_answers_the_check_report() {
+    use drift_doctor::web::protocol::{Request, Response};
+    let dir = fixture_dir("ck001-1");
+    let input: drift_doctor::web::protocol::Input = serde_json::from_value(serde_json::json!({
+        "mode": "Sides", "git": read_opt(&dir, "git.yaml").unwrap(), "live": "", "diff": "",
+        "settings": "", "namespace": "", "strategy": "legacy",
+        "ignore_aggregated_roles": false, "include_hidden": false
+    }))
+    .unwrap();
+    let mut engine = drift_doctor::web::engine::Engine::default();
+    let Response::Checked { outcome } = engine.handle(Request::Check { input }) else {
+        panic!("no check answer");
+    };
+    let json: Value = serde_json::from_str(&outcome.unwrap()).unwrap();
+    assert_valid(check_validator(), &json, "page check report");
+    assert_eq!(
+        json,
+        serde_json::to_value(fixture_report("ck001-1")).unwrap()
+    );
+}
