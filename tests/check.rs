@@ -417,3 +417,72 @@ fn exit_codes_follow_fail_on() {
         .unwrap()
         .contains("Why it loops"));
 }
+
+/// An object whose name is generated is in one render only: each render's
+/// copy is named where that render holds it.
+#[test]
+fn a_generated_name_is_named_in_both_renders() {
+    let doc = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: orbit\ndata: {{a: b}}\n")
+    };
+    let report = run(&doc("orbit-run-k2x9q"), Some(&doc("orbit-run-p7m3z")), None);
+    let found: Vec<(&str, Input, Option<&str>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.input, f.resource.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "CK002",
+                Input::Git,
+                Some("/ConfigMap/orbit/orbit-run-k2x9q")
+            ),
+            (
+                "CK002",
+                Input::GitAgain,
+                Some("/ConfigMap/orbit/orbit-run-p7m3z")
+            ),
+        ]
+    );
+}
+
+/// Secret values never appear in findings, whichever render holds them.
+#[test]
+fn secret_values_are_never_shown() {
+    let dir = fixture_dir("ck002-1");
+    let report = fixture_report("ck002-1");
+    let json = serde_json::to_string(&report).unwrap();
+    for file in ["git.yaml", "git-again.yaml"] {
+        let text = read_opt(&dir, file).unwrap();
+        let value = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("key: "))
+            .unwrap();
+        assert!(!json.contains(value), "{value} shown");
+    }
+}
+
+/// The page's worker runs the same check and answers its JSON report.
+#[test]
+fn the_page_engine_answers_the_check_report() {
+    use drift_doctor::web::protocol::{Request, Response};
+    let dir = fixture_dir("ck001-1");
+    let input: drift_doctor::web::protocol::Input = serde_json::from_value(serde_json::json!({
+        "mode": "Sides", "git": read_opt(&dir, "git.yaml").unwrap(), "live": "", "diff": "",
+        "settings": "", "namespace": "", "strategy": "legacy",
+        "ignore_aggregated_roles": false, "include_hidden": false
+    }))
+    .unwrap();
+    let mut engine = drift_doctor::web::engine::Engine::default();
+    let Response::Checked { outcome } = engine.handle(Request::Check { input }) else {
+        panic!("no check answer");
+    };
+    let json: Value = serde_json::from_str(&outcome.unwrap()).unwrap();
+    assert_valid(check_validator(), &json, "page check report");
+    assert_eq!(
+        json,
+        serde_json::to_value(fixture_report("ck001-1")).unwrap()
+    );
+}

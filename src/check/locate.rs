@@ -38,7 +38,10 @@ fn key_at(line: &str, column: usize) -> Option<&str> {
 fn content_column(line: &str) -> (usize, bool) {
     let mut col = indent(line);
     let mut dashed = false;
-    while line[col..].starts_with("- ") || &line[col..] == "-" {
+    while line
+        .get(col..)
+        .is_some_and(|rest| rest.starts_with("- ") || rest == "-")
+    {
         dashed = true;
         col += 2;
         col += indent(line.get(col..).unwrap_or(""));
@@ -182,6 +185,18 @@ mod tests {
         );
         // A key missing: the deepest ancestor found.
         assert_eq!(lines.field_line(3, &toks("/spec/nope")), 9);
+    }
+
+    #[test]
+    fn odd_lines_never_panic() {
+        let text = "-\n- -\n  - \n\t- x\n\"é\": -\n- é: ü\n---\n...\n";
+        let lines = Lines::new(text);
+        for start in 0..12 {
+            for p in ["/0", "/0/0", "/é", "/0/é", "/x/y/0"] {
+                let _ = lines.field_line(start, &toks(p));
+            }
+            let _ = lines.helm_source(start);
+        }
     }
 
     #[test]

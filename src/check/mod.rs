@@ -213,7 +213,7 @@ struct SettingsInput<'a> {
 /// Everything the detectors look at.
 struct Ctx<'a> {
     objects: Vec<Obj<'a>>,
-    second: Option<BTreeMap<ResourceKey, &'a Value>>,
+    second: Option<BTreeMap<ResourceKey, Obj<'a>>>,
     input: InputContext,
     compare: CompareOptions,
     settings: Vec<SettingsInput<'a>>,
@@ -305,9 +305,20 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
                 line: d.line,
             })
             .collect(),
-        second: second_paired
-            .as_ref()
-            .map(|p| p.git.iter().map(|(k, d)| (k.clone(), &d.object)).collect()),
+        second: second_paired.as_ref().map(|p| {
+            p.git
+                .iter()
+                .map(|(k, d)| {
+                    let o = Obj {
+                        key: k.clone(),
+                        value: &d.object,
+                        document: d.document,
+                        line: d.line,
+                    };
+                    (k.clone(), o)
+                })
+                .collect()
+        }),
         input: InputContext::default(),
         compare,
         settings,
@@ -508,15 +519,85 @@ fn nodes<'v>(v: &'v Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, &
     }
 }
 
-/// The nodes of `v` whose path matches one of the check's pointer patterns.
-fn matching<'v>(v: &'v Value, c: &Check) -> Vec<(String, &'v Value)> {
-    let patterns: Vec<PathPattern> = c.paths.iter().map(|p| PathPattern::parse(p)).collect();
-    let mut all = Vec::new();
-    nodes(v, &mut Vec::new(), &mut all);
-    all.into_iter()
-        .filter(|(toks, _)| !toks.is_empty() && patterns.iter().any(|p| p.matches(toks)))
-        .map(|(toks, v)| (pointer_of(&toks), v))
-        .collect()
+/// The nodes of `v` whose path matches one of the check's pointer patterns
+/// (a path is copied only when it matches: renders hold many nodes).
+fn matching<'v>(v: &'v Value, patterns: &Patterns) -> Vec<(String, &'v Value)> {
+    fn walk<'v>(
+        v: &'v Value,
+        path: &mut Vec<String>,
+        patterns: &Patterns,
+        out: &mut Vec<(String, &'v Value)>,
+    ) {
+        if !path.is_empty() && patterns.0.iter().any(|p| p.matches(path)) {
+            out.push((pointer_of(path), v));
+        }
+        if path.len() >= patterns.1 || !patterns.may_extend(path) {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    path.push(k.clone());
+                    walk(x, path, patterns, out);
+                    path.pop();
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    path.push(i.to_string());
+                    walk(x, path, patterns, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut Vec::new(), patterns, &mut out);
+    out
+}
+
+/// A check's pointer patterns, compiled, the deepest path they can match,
+/// and their segments (to stop at a node no pattern goes through).
+struct Patterns(Vec<PathPattern>, usize, Vec<Vec<String>>);
+
+impl Patterns {
+    /// Whether some pattern may match `path` or a path below it.
+    fn may_extend(&self, path: &[String]) -> bool {
+        self.2.iter().any(|segs| {
+            segs.iter().any(|s| s == "**")
+                || (path.len() < segs.len()
+                    && path
+                        .iter()
+                        .zip(segs)
+                        .all(|(t, p)| p == "*" || crate::path::glob(p, t)))
+        })
+    }
+}
+
+fn patterns(c: &Check) -> Patterns {
+    let depth = c
+        .paths
+        .iter()
+        .map(|p| {
+            if p.contains("**") {
+                usize::MAX
+            } else {
+                p.matches('/').count()
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    let segs = c
+        .paths
+        .iter()
+        .map(|p| p.split('/').skip(1).map(str::to_string).collect())
+        .collect();
+    Patterns(
+        c.paths.iter().map(|p| PathPattern::parse(p)).collect(),
+        depth,
+        segs,
+    )
 }
 
 fn pointer_of(tokens: &[String]) -> String {
@@ -597,10 +678,12 @@ fn renders_disagree(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                         "functions",
                         "a generated name (`randAlphaNum` or `now` in `metadata.name`)",
                     ),
+                    var("git_fix", "Give the object a fixed name in the template."),
                 ],
             ));
             continue;
         };
+        let other = other.value;
         let mut out = Vec::new();
         differing(Some(o.value), Some(other), &mut Vec::new(), &mut out);
         for pointer in out {
@@ -625,6 +708,28 @@ fn renders_disagree(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             ));
         }
     }
+    // Objects only the second render holds, named where that render has them.
+    let first: BTreeSet<&ResourceKey> = ctx.objects.iter().map(|o| &o.key).collect();
+    for (key, o) in second {
+        if first.contains(key) {
+            continue;
+        }
+        let mut h = o.hit(
+            None,
+            vec![
+                var("field", "the whole object"),
+                var("first", "absent (its name differs between the renders?)"),
+                var("second", "present"),
+                var(
+                    "functions",
+                    "a generated name (`randAlphaNum` or `now` in `metadata.name`)",
+                ),
+                var("git_fix", "Give the object a fixed name in the template."),
+            ],
+        );
+        h.input = Input::GitAgain;
+        hits.push(h);
+    }
     hits
 }
 
@@ -643,9 +748,10 @@ fn schedule_looks_rendered(s: &str) -> bool {
 
 /// CK003: a value of one render looks generated at render time.
 fn generated_value(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
+    let patterns = patterns(c);
     let mut hits = Vec::new();
     for o in &ctx.objects {
-        for (pointer, v) in matching(o.value, c) {
+        for (pointer, v) in matching(o.value, &patterns) {
             let Some(text) = v.as_str() else { continue };
             if text.is_empty() {
                 continue;
@@ -795,9 +901,10 @@ fn hook_without_delete_policy(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
 
 /// CK008: a `caBundle` rendered where cert-manager's CA injector fills it.
 fn ca_bundle_injected(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
+    let patterns = patterns(c);
     let mut hits = Vec::new();
     for o in &ctx.objects {
-        let found = matching(o.value, c);
+        let found = matching(o.value, &patterns);
         if found.is_empty() {
             continue;
         }
@@ -845,9 +952,10 @@ fn status_in_git(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
 
 /// CK010: an empty value the API server does not store, where the release compares it.
 fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
+    let patterns = patterns(c);
     let mut hits = Vec::new();
     for o in &ctx.objects {
-        for (pointer, v) in matching(o.value, c) {
+        for (pointer, v) in matching(o.value, &patterns) {
             let empty = match v {
                 Value::String(s) => s.is_empty(),
                 Value::Array(a) => a.is_empty(),

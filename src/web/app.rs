@@ -6,6 +6,7 @@
 
 use super::client::Handler;
 use super::controller::Controller;
+use super::check_view::CheckPanel;
 use super::input_panel::InputPanel;
 use super::persist;
 use super::protocol::Export;
@@ -239,6 +240,7 @@ pub fn App(props: &AppProps) -> Html {
             <main id="main">
                 <div class="analysis" hidden={in_rules}>
                     <InputPanel state={state.clone()} ctl={ctl.clone()} />
+                    <CheckPanel state={state.clone()} />
                     <ReportPanel state={state.clone()} ctl={ctl.clone()} />
                 </div>
                 if let View::Rules(focus) = &state.view {

@@ -240,6 +240,11 @@ impl Client {
         self.post(Request::Rules);
     }
 
+    /// Run the check on `input`'s Git side (answered with `Response::Checked`).
+    pub fn check(&self, input: Input) {
+        self.post(Request::Check { input });
+    }
+
     /// Encode the page's state for a link (answered with `Response::Shared`).
     pub fn share(&self, state: ShareState) {
         self.post(Request::Share(state));
@@ -536,6 +541,9 @@ impl Client {
                 note: message,
             },
             Request::Rules => Response::Rules(Err(message)),
+            Request::Check { .. } => Response::Checked {
+                outcome: Err(message),
+            },
             Request::Restore(_) => Response::Restored(Err(message)),
             Request::WarmUp => Response::WarmedUp,
             Request::Resources { seq, indices } => Response::Resources {

@@ -169,6 +169,12 @@ impl Controller {
                 ))));
             }
             Response::WarmedUp => {}
+            Response::Checked { outcome } => {
+                let read = outcome.and_then(|json| {
+                    serde_json::from_str::<serde_json::Value>(&json).map_err(|e| e.to_string())
+                });
+                self.dispatch(Action::Checked(read.map(|v| Same(Rc::new(v)))));
+            }
             _ => self.dispatch(Action::Answer(a)),
         }
     }
@@ -192,6 +198,22 @@ impl Controller {
                     client.analyze(seq, input, attached);
                 }
             }
+        }
+    }
+
+    /// Run the prevention checklist on the Git side (and the second render
+    /// and settings): the page's `drift-doctor check`.
+    pub fn check(&self) {
+        let input = self.0.refs.input(Mode::Sides, false);
+        if input.git.trim().is_empty() {
+            self.dispatch(Action::Checked(Err(
+                "Paste the rendered manifests (helm template, kustomize build) in Git first.".into(),
+            )));
+            return;
+        }
+        self.dispatch(Action::Checking);
+        if let Some(client) = self.client() {
+            client.check(input);
         }
     }
 

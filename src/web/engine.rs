@@ -195,6 +195,7 @@ impl Engine {
         }
     }
 
+    /// Answer one request.
     pub fn handle(&mut self, request: Request) -> Response {
         match request {
             Request::Analyze {
@@ -283,6 +284,9 @@ impl Engine {
                 };
                 Response::Exported { seq, format, text }
             }
+            Request::Check { input } => Response::Checked {
+                outcome: check_json(&input),
+            },
             Request::ParseUnits { id, units } => {
                 let values: Vec<Option<serde_json::Value>> =
                     units.iter().map(|u| crate::input::parse_unit(u)).collect();
@@ -431,4 +435,28 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
             }
         })
         .collect())
+}
+
+/// The check of the page's Git side (with the second render and the
+/// settings when they are given), as its JSON text.
+pub fn check_json(input: &Input) -> Result<String, String> {
+    let release = if input.argocd_version.trim().is_empty() {
+        crate::ArgoCdRelease::default()
+    } else {
+        crate::ArgoCdRelease::parse(input.argocd_version.trim())?
+    };
+    fn given(s: &str) -> Option<&str> {
+        (!s.trim().is_empty()).then_some(s)
+    }
+    let report = crate::check::check(&crate::check::CheckInput {
+        git: &input.git,
+        git_again: given(&input.git_again),
+        // The page's settings field holds an Application and/or argocd-cm.
+        app: given(&input.settings),
+        argocd_cm: None,
+        release,
+        namespace: given(&input.namespace),
+    })
+    .map_err(|e| e.to_string())?;
+    serde_json::to_string(&report).map_err(|e| e.to_string())
 }

@@ -92,6 +92,10 @@ pub fn InputPanel(props: &PanelProps) -> Html {
         let ctl = ctl.clone();
         Callback::from(move |_: Event| ctl.set_mode(m))
     };
+    let on_check = {
+        let ctl = ctl.clone();
+        Callback::from(move |_: MouseEvent| ctl.check())
+    };
     let on_clear_all = {
         let ctl = ctl.clone();
         let state = state.clone();
@@ -205,6 +209,8 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                         onchange={on_share_file} />
                     <label for="share-file" class="button small">{ "Open share file…" }</label>
                     <button type="button" id="clear-all" class="button small" onclick={on_clear_all}>{ "Clear" }</button>
+                    <button type="button" id="check-render" class="button small" onclick={on_check}
+                        disabled={diff_mode} title="Run the prevention checklist on the Git side alone (drift-doctor check)">{ "Check before it ships" }</button>
                     <button type="submit" class="button primary analyze">{ "Analyze" }</button>
                 </div>
             </form>

@@ -15,7 +15,8 @@
 //!   page are drawn yet); `controller`: what acts on the world
 //!   (the worker, the text fields, timers) and dispatches to it.
 //! - `app`: the page; `input_panel` and `report_panel` its two halves;
-//!   `card`, `fix_view`, `summary`, `diffview`, `rules_view` the report's parts.
+//!   `card`, `fix_view`, `summary`, `diffview`, `rules_view` the report's parts;
+//!   `check_view` the check before it ships (`drift-doctor check` on the Git side).
 //! - `inputs`: the input fields (large ones held as the browser's strings,
 //!   `js_text`); `persist`: what outlives a reload, the URL
 //!   fragment and downloads; `sharing`: share links and files on the page.
@@ -36,6 +37,7 @@ pub mod protocol;
 browser_only! {
     pub mod app;
     mod card;
+    mod check_view;
     pub mod client;
     mod controller;
     mod diffview;

@@ -92,6 +92,9 @@ pub enum Request {
     Resources { seq: u32, indices: Vec<usize> },
     /// The whole report of the analysis `seq` as a file or as Markdown.
     Export { seq: u32, format: Export },
+    /// Run `drift-doctor check` on the Git side of `input` (with its second
+    /// render and settings when given): the page's check before it ships.
+    Check { input: Input },
 }
 
 /// What a report is exported as.
@@ -252,6 +255,11 @@ pub struct Line {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {
+    /// The check report as its JSON text (`tests/contract/check-v1.schema.json`),
+    /// or why an input cannot be used.
+    Checked {
+        outcome: Result<String, String>,
+    },
     /// The report (what the page shows of it), or the input error; `millis` is the
     /// time spent in the worker.
     Analyzed {

@@ -238,6 +238,11 @@ pub struct PageState {
     pub diffs: Shared<HashMap<String, DiffState>>,
     /// The rule catalogue's documentation (from the worker), or why not.
     pub rules: Option<Result<Shared<Vec<RuleDoc>>, String>>,
+    /// The check of the Git side before it ships (`drift-doctor check`'s
+    /// JSON report), or why it could not run; `None` until asked.
+    pub check: Option<Result<Shared<serde_json::Value>, String>>,
+    /// A check has been asked and not answered yet.
+    pub checking: bool,
     /// The rules' titles that came with the first report, for the cards
     /// until `rules` arrives.
     pub rule_titles: Option<Shared<Vec<RuleDoc>>>,
@@ -460,6 +465,12 @@ pub enum Action {
     Select(String),
     /// The selected card is in view now.
     Revealed,
+    /// A check of the Git side was asked.
+    Checking,
+    /// Its report (JSON), or why it could not run.
+    Checked(Result<Shared<serde_json::Value>, String>),
+    /// The check's panel was closed.
+    CheckClosed,
     ShareRequested(ShareFor),
     /// The worker encoded the state; `page_base`: the page's URL without fragment.
     Shared {
@@ -757,6 +768,7 @@ impl PageState {
                 | Response::Shared(_)
                 | Response::Restored(_)
                 | Response::WarmedUp
+                | Response::Checked { .. }
                 | Response::ParsedUnits { .. } => return self,
             },
             Action::FirstReport(first) => {
@@ -876,6 +888,15 @@ impl PageState {
                 next.selected = Some(id);
             }
             Action::Revealed => next.reveal = false,
+            Action::Checking => next.checking = true,
+            Action::Checked(outcome) => {
+                next.checking = false;
+                next.check = Some(outcome);
+            }
+            Action::CheckClosed => {
+                next.checking = false;
+                next.check = None;
+            }
             Action::DiffRequested(id) => {
                 let mut diffs = (*self.diffs.0).clone();
                 diffs.insert(id, DiffState::Loading);
