@@ -486,3 +486,27 @@ fn the_page_engine_answers_the_check_report() {
         serde_json::to_value(fixture_report("ck001-1")).unwrap()
     );
 }
+
+/// A custom resource run as a PreSync hook comes before its CRD whatever
+/// the waves say; a later wave, or a skipped dry-run, is in order.
+#[test]
+fn a_custom_resource_as_a_pre_sync_hook_is_before_its_crd() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: dials.orbit.example.net}\nspec:\n  group: orbit.example.net\n  scope: Namespaced\n  names: {kind: Dial, plural: dials, singular: dial}\n  versions: [{name: v1, served: true, storage: true}]\n";
+    let cr = |annotations: &str| {
+        format!("---\napiVersion: orbit.example.net/v1\nkind: Dial\nmetadata:\n  name: orbit-dial\n  namespace: orbit\n  annotations: {{{annotations}}}\nspec: {{size: 1}}\n")
+    };
+    let codes = |annotations: &str| -> Vec<String> {
+        run(&format!("{crd}{}", cr(annotations)), None, None)
+            .findings
+            .iter()
+            .filter(|f| f.rule == "CK004")
+            .map(|f| f.message.clone())
+            .collect()
+    };
+    let hook = codes("argocd.argoproj.io/hook: PreSync, argocd.argoproj.io/hook-delete-policy: BeforeHookCreation, argocd.argoproj.io/sync-wave: \"5\"");
+    assert_eq!(hook.len(), 1);
+    assert!(hook[0].contains("PreSync hook"), "{}", hook[0]);
+    assert!(codes("argocd.argoproj.io/sync-wave: \"1\"").is_empty());
+    assert!(codes("argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true").is_empty());
+    assert_eq!(codes("a: b").len(), 1);
+}

@@ -820,16 +820,31 @@ fn custom_resource_with_its_crd(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                 .find(|(k, _)| k == "crd_wave")
                 .and_then(|(_, w)| w.trim().parse().ok())
                 .unwrap_or(0);
-            let later = o.wave() > crd_wave;
-            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") || o.hook().is_some()
-            {
+            // A hook runs outside the waves: before the CRD when PreSync.
+            let pre_sync = o.hook().is_some_and(is_pre_sync);
+            let later = o.hook().is_none() && o.wave() > crd_wave;
+            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") {
                 return None;
             }
+            if o.hook().is_some() && !pre_sync {
+                return None;
+            }
+            let step = if pre_sync {
+                "a PreSync hook, which runs before the CRD is applied".to_string()
+            } else {
+                format!("wave {}", o.wave())
+            };
             let mut vars = vars;
-            vars.push(var("wave", o.wave().to_string()));
+            vars.push(var("step", step));
             Some(o.hit(None, vars))
         })
         .collect()
+}
+
+/// Whether hook phases (Argo CD's or Helm's) run before the sync phase.
+fn is_pre_sync(hook: &str) -> bool {
+    hook.split(',')
+        .any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade"))
 }
 
 /// CK005: a namespaced object synced before the Namespace the render creates.
@@ -840,12 +855,7 @@ fn before_its_namespace(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .filter(|o| o.key.group.is_empty() && o.key.kind == "Namespace")
         .map(|o| (o.key.name.as_str(), o))
         .collect();
-    let pre_sync = |o: &Obj<'_>| {
-        o.hook().is_some_and(|h| {
-            h.split(',')
-                .any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade"))
-        })
-    };
+    let pre_sync = |o: &Obj<'_>| o.hook().is_some_and(is_pre_sync);
     ctx.objects
         .iter()
         .filter_map(|o| {
