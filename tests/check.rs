@@ -510,3 +510,24 @@ fn a_custom_resource_as_a_pre_sync_hook_is_before_its_crd() {
     assert!(codes("argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true").is_empty());
     assert_eq!(codes("a: b").len(), 1);
 }
+
+/// An empty value is named only where Argo CD's comparison shows it: a
+/// CRD's `shortNames: []` loops, a Deployment's `env` value `""` does not
+/// (Argo CD's round trip of the built-in kind drops it).
+#[test]
+fn empty_values_are_named_only_where_argo_cd_compares_them() {
+    let git = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orbit-web, namespace: orbit}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      containers:\n      - name: w\n        image: orbit/w:1\n        env:\n        - name: PROXY\n          value: \"\"\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: tiles.orbit.example.net}\nspec:\n  group: orbit.example.net\n  scope: Namespaced\n  names:\n    kind: Tile\n    plural: tiles\n    shortNames: []\n  versions: [{name: v1, served: true, storage: true}]\n";
+    let found: Vec<(Option<String>, Option<String>)> = run(git, None, None)
+        .findings
+        .into_iter()
+        .filter(|f| f.rule == "CK010")
+        .map(|f| (f.resource, f.pointer))
+        .collect();
+    assert_eq!(
+        found,
+        vec![(
+            Some("apiextensions.k8s.io/CustomResourceDefinition//tiles.orbit.example.net".into()),
+            Some("/spec/names/shortNames".into())
+        )]
+    );
+}

@@ -959,23 +959,84 @@ fn status_in_git(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .collect()
 }
 
-/// CK010: an empty value the API server does not store, where the release compares it.
+/// Remove the field at `pointer` from `obj` (nothing when it is not there).
+fn remove_at(obj: &mut Value, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match obj.at_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.remove(&key);
+        }
+        Some(Value::Array(a)) => {
+            if let Ok(i) = key.parse::<usize>() {
+                if i < a.len() {
+                    a.remove(i);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// CK010: an empty value the API server does not store, where the release
+/// compares it. Whether Argo CD sees the difference is not guessed: the
+/// object is compared, as the analysis compares it, with the same object
+/// without its empty values (what the API server keeps), and only the
+/// fields that still differ are named (Argo CD's own round trip of a
+/// built-in kind already drops some, such as an `env` value `""`).
 fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
     let patterns = patterns(c);
+    let opts = crate::analyze::Options {
+        namespace: None,
+        compare: CompareOptions::for_release(ctx.compare.release),
+    };
     let mut hits = Vec::new();
     for o in &ctx.objects {
-        for (pointer, v) in matching(o.value, &patterns) {
-            let empty = match v {
+        let empties: Vec<(String, &Value)> = matching(o.value, &patterns)
+            .into_iter()
+            .filter(|(_, v)| match v {
                 Value::String(s) => s.is_empty(),
                 Value::Array(a) => a.is_empty(),
                 Value::Object(m) => m.is_empty(),
                 Value::Null => true,
                 _ => false,
-            };
-            if empty {
+            })
+            .collect();
+        if empties.is_empty() {
+            continue;
+        }
+        let mut stored = o.value.clone();
+        // From the last, so that list positions stay right.
+        for (pointer, _) in empties.iter().rev() {
+            remove_at(&mut stored, pointer);
+        }
+        let doc = |object: Value| crate::input::Document {
+            object,
+            document: o.document,
+            line: o.line,
+        };
+        let Ok(report) =
+            crate::analyze::analyze_documents(&[doc(o.value.clone())], &[doc(stored)], &opts)
+        else {
+            continue;
+        };
+        let differing: BTreeSet<&str> = report
+            .resources
+            .iter()
+            .flat_map(|r| &r.differences)
+            .filter(|d| d.visible)
+            .map(|d| d.pointer.as_str())
+            .collect();
+        for (pointer, v) in empties {
+            if differing.contains(pointer.as_str()) {
                 hits.push(o.hit(
                     Some(pointer),
-                    vec![var("value", crate::text::value_text(v))],
+                    vec![
+                        var("value", crate::text::value_text(v)),
+                        var("release", ctx.compare.release.to_string()),
+                    ],
                 ));
             }
         }
