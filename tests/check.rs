@@ -531,3 +531,20 @@ fn empty_values_are_named_only_where_argo_cd_compares_them() {
         )]
     );
 }
+
+/// Each rule's finding points at that rule's own line, even when several
+/// rules name the same kind.
+#[test]
+fn settings_findings_point_at_their_own_rule() {
+    let git = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orbit-web, namespace: orbit}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata:\n      labels: {app: w}\n      annotations: {a/b: c}\n    spec:\n      containers: [{name: w, image: \"orbit/w:1\"}]\n";
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: orbit}\nspec:\n  ignoreDifferences:\n  - group: apps/v1\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n  - group: apps\n    kind: Deployment\n    jsonPointers:\n    - /spec/replicas\n    - /spec/template/metadata/annotations/a/b\n";
+    let lines: Vec<(String, usize)> = run(git, None, Some(app))
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.line))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![("CK011".to_string(), 6), ("CK011".to_string(), 13)]
+    );
+}

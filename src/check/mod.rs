@@ -1044,24 +1044,55 @@ fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
     hits
 }
 
-/// The 1-based line of the first line of `text` holding `needle`, from
-/// line `from` on; else `fallback`.
-fn line_holding(text: &str, needle: &str, fallback: usize) -> usize {
-    if needle.is_empty() {
-        return fallback;
+/// Where a rule sits in its settings text: the pointer tokens of the rule
+/// its `source` names (`Application shop spec.ignoreDifferences[1]`,
+/// `ignoreDifferences[0]`, `argocd-cm resource.customizations...`).
+fn rule_tokens(source: &str) -> Vec<Vec<String>> {
+    let owned = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (path, index) = match source.rsplit_once('[') {
+        Some((head, tail)) => match tail.strip_suffix(']').and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) => (head, Some(n.to_string())),
+            None => (source, None),
+        },
+        None => (source, None),
+    };
+    let last = path.rsplit(' ').next().unwrap_or(path);
+    let with_index = |mut t: Vec<String>| {
+        t.extend(index.clone());
+        t
+    };
+    if last.starts_with("resource.") {
+        return vec![owned(&["data", last]), owned(&[last])];
     }
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map_or(fallback, |i| i + 1)
+    match last {
+        "spec.ignoreDifferences" => vec![with_index(owned(&["spec", "ignoreDifferences"]))],
+        "ignoreDifferences" => vec![
+            with_index(owned(&["ignoreDifferences"])),
+            with_index(Vec::new()),
+        ],
+        _ => Vec::new(),
+    }
 }
 
-/// The line of a rule in its settings text: its kind, then its group.
-fn rule_line(s: &SettingsInput<'_>, rule: &IgnoreRule) -> usize {
-    let by_kind = line_holding(s.text, &format!("kind: {}", rule.kind), 0);
-    if by_kind > 0 {
-        return by_kind;
+/// The 1-based line of a rule (or of its field `sub`, such as `group` or
+/// `jsonPointers/0`) in its settings text; 1 when it cannot be placed.
+fn rule_line(s: &SettingsInput<'_>, rule: &IgnoreRule, sub: &[&str]) -> usize {
+    let Ok(docs) = crate::input::parse_values(s.text, Side::Git) else {
+        return 1;
+    };
+    let lines = Lines::new(s.text);
+    for tokens in rule_tokens(&rule.source) {
+        for (value, _, line) in &docs {
+            let pointer = pointer_of(&tokens);
+            if !tokens.is_empty() && value.at(&pointer).is_none() {
+                continue;
+            }
+            let mut deeper = tokens.clone();
+            deeper.extend(sub.iter().map(|t| t.to_string()));
+            return lines.field_line(*line, &deeper);
+        }
     }
-    line_holding(s.text, &rule.kind, 1)
+    1
 }
 
 fn settings_hit(s: &SettingsInput<'_>, line: usize, vars: Vec<(String, String)>) -> Hit {
@@ -1101,11 +1132,12 @@ fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                 if corrected.is_none() {
                     continue;
                 }
-                let line = if rule.group.contains('/') {
-                    line_holding(s.text, &rule.group, rule_line(s, rule))
+                let field = if why.contains("group") {
+                    "group"
                 } else {
-                    rule_line(s, rule)
+                    "kind"
                 };
+                let line = rule_line(s, rule, &[field]);
                 hits.push(settings_hit(
                     s,
                     line,
@@ -1116,13 +1148,14 @@ fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             let matched: Vec<&AuditSubject<'_>> =
                 subjects.iter().filter(|x| rule.applies_to(x.key)).collect();
             let objects: Vec<&Value> = matched.iter().filter_map(|x| x.git).collect();
-            for p in &rule.json_pointers {
+            for (i, p) in rule.json_pointers.iter().enumerate() {
                 if let Some((why, _)) =
                     crate::audit::pointer_problem(p, &objects, matched.iter().copied())
                 {
+                    let index = i.to_string();
                     hits.push(settings_hit(
                         s,
-                        line_holding(s.text, p, rule_line(s, rule)),
+                        rule_line(s, rule, &["jsonPointers", &index]),
                         vec![var("rule", rule.source.clone()), var("why", why)],
                     ));
                 }
@@ -1159,7 +1192,7 @@ fn rule_hides_security_field(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             if let Some((o, pointer, why)) = found {
                 hits.push(settings_hit(
                     s,
-                    rule_line(s, rule),
+                    rule_line(s, rule, &[]),
                     vec![
                         var("rule", rule.source.clone()),
                         var("field", crate::text::pointer_code(&pointer)),
