@@ -411,6 +411,12 @@ fn exit_codes_follow_fail_on() {
         text.starts_with(&format!("::warning file={warn},line=11,")),
         "{text}"
     );
+    let out = cli(&["rules"]);
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.contains("CK001") && listed.contains("AS001"),
+        "{listed}"
+    );
     let out = cli(&["explain", "CK001"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8(out.stdout)
