@@ -19,7 +19,8 @@ TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
 OUT=target/bench
 mkdir -p "$OUT"
 cargo build --release --locked --quiet --bin drift-doctor
-BIN=target/release/drift-doctor
+# The binary where cargo puts it (CARGO_TARGET_DIR when set).
+BIN="${CARGO_TARGET_DIR:-target}/release/drift-doctor"
 
 # The peer, installed once beside its script (its imports resolve there).
 peer_dir="$TOOLS_DIR/bench-peer"

@@ -411,6 +411,12 @@ fn exit_codes_follow_fail_on() {
         text.starts_with(&format!("::warning file={warn},line=11,")),
         "{text}"
     );
+    let out = cli(&["rules"]);
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.contains("CK001") && listed.contains("AS001"),
+        "{listed}"
+    );
     let out = cli(&["explain", "CK001"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8(out.stdout)
@@ -484,5 +490,67 @@ fn the_page_engine_answers_the_check_report() {
     assert_eq!(
         json,
         serde_json::to_value(fixture_report("ck001-1")).unwrap()
+    );
+}
+
+/// A custom resource run as a PreSync hook comes before its CRD whatever
+/// the waves say; a later wave, or a skipped dry-run, is in order.
+#[test]
+fn a_custom_resource_as_a_pre_sync_hook_is_before_its_crd() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: dials.orbit.example.net}\nspec:\n  group: orbit.example.net\n  scope: Namespaced\n  names: {kind: Dial, plural: dials, singular: dial}\n  versions: [{name: v1, served: true, storage: true}]\n";
+    let cr = |annotations: &str| {
+        format!("---\napiVersion: orbit.example.net/v1\nkind: Dial\nmetadata:\n  name: orbit-dial\n  namespace: orbit\n  annotations: {{{annotations}}}\nspec: {{size: 1}}\n")
+    };
+    let codes = |annotations: &str| -> Vec<String> {
+        run(&format!("{crd}{}", cr(annotations)), None, None)
+            .findings
+            .iter()
+            .filter(|f| f.rule == "CK004")
+            .map(|f| f.message.clone())
+            .collect()
+    };
+    let hook = codes("argocd.argoproj.io/hook: PreSync, argocd.argoproj.io/hook-delete-policy: BeforeHookCreation, argocd.argoproj.io/sync-wave: \"5\"");
+    assert_eq!(hook.len(), 1);
+    assert!(hook[0].contains("PreSync hook"), "{}", hook[0]);
+    assert!(codes("argocd.argoproj.io/sync-wave: \"1\"").is_empty());
+    assert!(codes("argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true").is_empty());
+    assert_eq!(codes("a: b").len(), 1);
+}
+
+/// An empty value is named only where Argo CD's comparison shows it: a
+/// CRD's `shortNames: []` loops, a Deployment's `env` value `""` does not
+/// (Argo CD's round trip of the built-in kind drops it).
+#[test]
+fn empty_values_are_named_only_where_argo_cd_compares_them() {
+    let git = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orbit-web, namespace: orbit}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      containers:\n      - name: w\n        image: orbit/w:1\n        env:\n        - name: PROXY\n          value: \"\"\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: tiles.orbit.example.net}\nspec:\n  group: orbit.example.net\n  scope: Namespaced\n  names:\n    kind: Tile\n    plural: tiles\n    shortNames: []\n  versions: [{name: v1, served: true, storage: true}]\n";
+    let found: Vec<(Option<String>, Option<String>)> = run(git, None, None)
+        .findings
+        .into_iter()
+        .filter(|f| f.rule == "CK010")
+        .map(|f| (f.resource, f.pointer))
+        .collect();
+    assert_eq!(
+        found,
+        vec![(
+            Some("apiextensions.k8s.io/CustomResourceDefinition//tiles.orbit.example.net".into()),
+            Some("/spec/names/shortNames".into())
+        )]
+    );
+}
+
+/// Each rule's finding points at that rule's own line, even when several
+/// rules name the same kind.
+#[test]
+fn settings_findings_point_at_their_own_rule() {
+    let git = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orbit-web, namespace: orbit}\nspec:\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata:\n      labels: {app: w}\n      annotations: {a/b: c}\n    spec:\n      containers: [{name: w, image: \"orbit/w:1\"}]\n";
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: orbit}\nspec:\n  ignoreDifferences:\n  - group: apps/v1\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n  - group: apps\n    kind: Deployment\n    jsonPointers:\n    - /spec/replicas\n    - /spec/template/metadata/annotations/a/b\n";
+    let lines: Vec<(String, usize)> = run(git, None, Some(app))
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.line))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![("CK011".to_string(), 6), ("CK011".to_string(), 13)]
     );
 }

@@ -821,16 +821,31 @@ fn custom_resource_with_its_crd(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                 .find(|(k, _)| k == "crd_wave")
                 .and_then(|(_, w)| w.trim().parse().ok())
                 .unwrap_or(0);
-            let later = o.wave() > crd_wave;
-            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") || o.hook().is_some()
-            {
+            // A hook runs outside the waves: before the CRD when PreSync.
+            let pre_sync = o.hook().is_some_and(is_pre_sync);
+            let later = o.hook().is_none() && o.wave() > crd_wave;
+            if later || o.has_sync_option("SkipDryRunOnMissingResource=true") {
                 return None;
             }
+            if o.hook().is_some() && !pre_sync {
+                return None;
+            }
+            let step = if pre_sync {
+                "a PreSync hook, which runs before the CRD is applied".to_string()
+            } else {
+                format!("wave {}", o.wave())
+            };
             let mut vars = vars;
-            vars.push(var("wave", o.wave().to_string()));
+            vars.push(var("step", step));
             Some(o.hit(None, vars))
         })
         .collect()
+}
+
+/// Whether hook phases (Argo CD's or Helm's) run before the sync phase.
+fn is_pre_sync(hook: &str) -> bool {
+    hook.split(',')
+        .any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade"))
 }
 
 /// CK005: a namespaced object synced before the Namespace the render creates.
@@ -841,12 +856,7 @@ fn before_its_namespace(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .filter(|o| o.key.group.is_empty() && o.key.kind == "Namespace")
         .map(|o| (o.key.name.as_str(), o))
         .collect();
-    let pre_sync = |o: &Obj<'_>| {
-        o.hook().is_some_and(|h| {
-            h.split(',')
-                .any(|t| matches!(t.trim(), "PreSync" | "pre-install" | "pre-upgrade"))
-        })
-    };
+    let pre_sync = |o: &Obj<'_>| o.hook().is_some_and(is_pre_sync);
     ctx.objects
         .iter()
         .filter_map(|o| {
@@ -950,23 +960,84 @@ fn status_in_git(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .collect()
 }
 
-/// CK010: an empty value the API server does not store, where the release compares it.
+/// Remove the field at `pointer` from `obj` (nothing when it is not there).
+fn remove_at(obj: &mut Value, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match obj.at_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.remove(&key);
+        }
+        Some(Value::Array(a)) => {
+            if let Ok(i) = key.parse::<usize>() {
+                if i < a.len() {
+                    a.remove(i);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// CK010: an empty value the API server does not store, where the release
+/// compares it. Whether Argo CD sees the difference is not guessed: the
+/// object is compared, as the analysis compares it, with the same object
+/// without its empty values (what the API server keeps), and only the
+/// fields that still differ are named (Argo CD's own round trip of a
+/// built-in kind already drops some, such as an `env` value `""`).
 fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
     let patterns = patterns(c);
+    let opts = crate::analyze::Options {
+        namespace: None,
+        compare: CompareOptions::for_release(ctx.compare.release),
+    };
     let mut hits = Vec::new();
     for o in &ctx.objects {
-        for (pointer, v) in matching(o.value, &patterns) {
-            let empty = match v {
+        let empties: Vec<(String, &Value)> = matching(o.value, &patterns)
+            .into_iter()
+            .filter(|(_, v)| match v {
                 Value::String(s) => s.is_empty(),
                 Value::Array(a) => a.is_empty(),
                 Value::Object(m) => m.is_empty(),
                 Value::Null => true,
                 _ => false,
-            };
-            if empty {
+            })
+            .collect();
+        if empties.is_empty() {
+            continue;
+        }
+        let mut stored = o.value.clone();
+        // From the last, so that list positions stay right.
+        for (pointer, _) in empties.iter().rev() {
+            remove_at(&mut stored, pointer);
+        }
+        let doc = |object: Value| crate::input::Document {
+            object,
+            document: o.document,
+            line: o.line,
+        };
+        let Ok(report) =
+            crate::analyze::analyze_documents(&[doc(o.value.clone())], &[doc(stored)], &opts)
+        else {
+            continue;
+        };
+        let differing: BTreeSet<&str> = report
+            .resources
+            .iter()
+            .flat_map(|r| &r.differences)
+            .filter(|d| d.visible)
+            .map(|d| d.pointer.as_str())
+            .collect();
+        for (pointer, v) in empties {
+            if differing.contains(pointer.as_str()) {
                 hits.push(o.hit(
                     Some(pointer),
-                    vec![var("value", crate::text::value_text(v))],
+                    vec![
+                        var("value", crate::text::value_text(v)),
+                        var("release", ctx.compare.release.to_string()),
+                    ],
                 ));
             }
         }
@@ -974,24 +1045,55 @@ fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
     hits
 }
 
-/// The 1-based line of the first line of `text` holding `needle`, from
-/// line `from` on; else `fallback`.
-fn line_holding(text: &str, needle: &str, fallback: usize) -> usize {
-    if needle.is_empty() {
-        return fallback;
+/// Where a rule sits in its settings text: the pointer tokens of the rule
+/// its `source` names (`Application shop spec.ignoreDifferences[1]`,
+/// `ignoreDifferences[0]`, `argocd-cm resource.customizations...`).
+fn rule_tokens(source: &str) -> Vec<Vec<String>> {
+    let owned = |t: &[&str]| t.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (path, index) = match source.rsplit_once('[') {
+        Some((head, tail)) => match tail.strip_suffix(']').and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) => (head, Some(n.to_string())),
+            None => (source, None),
+        },
+        None => (source, None),
+    };
+    let last = path.rsplit(' ').next().unwrap_or(path);
+    let with_index = |mut t: Vec<String>| {
+        t.extend(index.clone());
+        t
+    };
+    if last.starts_with("resource.") {
+        return vec![owned(&["data", last]), owned(&[last])];
     }
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map_or(fallback, |i| i + 1)
+    match last {
+        "spec.ignoreDifferences" => vec![with_index(owned(&["spec", "ignoreDifferences"]))],
+        "ignoreDifferences" => vec![
+            with_index(owned(&["ignoreDifferences"])),
+            with_index(Vec::new()),
+        ],
+        _ => Vec::new(),
+    }
 }
 
-/// The line of a rule in its settings text: its kind, then its group.
-fn rule_line(s: &SettingsInput<'_>, rule: &IgnoreRule) -> usize {
-    let by_kind = line_holding(s.text, &format!("kind: {}", rule.kind), 0);
-    if by_kind > 0 {
-        return by_kind;
+/// The 1-based line of a rule (or of its field `sub`, such as `group` or
+/// `jsonPointers/0`) in its settings text; 1 when it cannot be placed.
+fn rule_line(s: &SettingsInput<'_>, rule: &IgnoreRule, sub: &[&str]) -> usize {
+    let Ok(docs) = crate::input::parse_values(s.text, Side::Git) else {
+        return 1;
+    };
+    let lines = Lines::new(s.text);
+    for tokens in rule_tokens(&rule.source) {
+        for (value, _, line) in &docs {
+            let pointer = pointer_of(&tokens);
+            if !tokens.is_empty() && value.at(&pointer).is_none() {
+                continue;
+            }
+            let mut deeper = tokens.clone();
+            deeper.extend(sub.iter().map(|t| t.to_string()));
+            return lines.field_line(*line, &deeper);
+        }
     }
-    line_holding(s.text, &rule.kind, 1)
+    1
 }
 
 fn settings_hit(s: &SettingsInput<'_>, line: usize, vars: Vec<(String, String)>) -> Hit {
@@ -1031,11 +1133,12 @@ fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
                 if corrected.is_none() {
                     continue;
                 }
-                let line = if rule.group.contains('/') {
-                    line_holding(s.text, &rule.group, rule_line(s, rule))
+                let field = if why.contains("group") {
+                    "group"
                 } else {
-                    rule_line(s, rule)
+                    "kind"
                 };
+                let line = rule_line(s, rule, &[field]);
                 hits.push(settings_hit(
                     s,
                     line,
@@ -1046,13 +1149,14 @@ fn rule_matches_nothing(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             let matched: Vec<&AuditSubject<'_>> =
                 subjects.iter().filter(|x| rule.applies_to(x.key)).collect();
             let objects: Vec<&Value> = matched.iter().filter_map(|x| x.git).collect();
-            for p in &rule.json_pointers {
+            for (i, p) in rule.json_pointers.iter().enumerate() {
                 if let Some((why, _)) =
                     crate::audit::pointer_problem(p, &objects, matched.iter().copied())
                 {
+                    let index = i.to_string();
                     hits.push(settings_hit(
                         s,
-                        line_holding(s.text, p, rule_line(s, rule)),
+                        rule_line(s, rule, &["jsonPointers", &index]),
                         vec![var("rule", rule.source.clone()), var("why", why)],
                     ));
                 }
@@ -1089,7 +1193,7 @@ fn rule_hides_security_field(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             if let Some((o, pointer, why)) = found {
                 hits.push(settings_hit(
                     s,
-                    rule_line(s, rule),
+                    rule_line(s, rule, &[]),
                     vec![
                         var("rule", rule.source.clone()),
                         var("field", crate::text::pointer_code(&pointer)),
