@@ -579,7 +579,7 @@ pub(crate) fn build_report(
     let emergency = fixes::emergency_steps(&resources, application.as_deref().or(named_app));
     Report {
         version: REPORT_VERSION,
-        argocd_version: release.to_string(),
+        argocd_version: release.line().to_string(),
         summary: Summary {
             resources: resources.len(),
             synced: resources.len() - out_of_sync,

@@ -10,13 +10,18 @@
 
 use std::fmt;
 
-/// An Argo CD release line, `MAJOR.MINOR`.
+/// An Argo CD release: a line, `MAJOR.MINOR`, or one patch release of it,
+/// `MAJOR.MINOR.PATCH`. Fixes land in patch releases (a bug fixed in 3.4.5
+/// and 3.5.0), so the patch is kept when the user gives it; a bare line
+/// orders before every patch release of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArgoCdRelease {
     /// The major version (`3` in 3.4).
     pub major: u16,
     /// The minor version (`4` in 3.4).
     pub minor: u16,
+    /// The patch release (`5` in 3.4.5), when known.
+    pub patch: Option<u16>,
 }
 
 /// The newest release line drift-doctor knows; the default.
@@ -86,11 +91,49 @@ pub const CHANGES: &[ReleaseChange] = &[
 impl ArgoCdRelease {
     /// The release line `major.minor`.
     pub const fn new(major: u16, minor: u16) -> ArgoCdRelease {
-        ArgoCdRelease { major, minor }
+        ArgoCdRelease {
+            major,
+            minor,
+            patch: None,
+        }
     }
 
-    /// Read `MAJOR.MINOR` (a leading `v` and a patch number are accepted and
-    /// the patch ignored: `v2.14.3` is 2.14). The error says what was wrong.
+    /// The patch release `major.minor.patch`.
+    pub const fn patch_release(major: u16, minor: u16, patch: u16) -> ArgoCdRelease {
+        ArgoCdRelease {
+            major,
+            minor,
+            patch: Some(patch),
+        }
+    }
+
+    /// The release line this release belongs to.
+    pub const fn line(self) -> ArgoCdRelease {
+        ArgoCdRelease::new(self.major, self.minor)
+    }
+
+    /// Whether this release carries a fix published in `fixed_in`: one
+    /// patch release per line it was backported to, the newest line's
+    /// first (`[3.3.13, 3.4.5, 3.5.0]`). `None` when the release names only
+    /// its line and the fix came in a patch of that line: the input cannot
+    /// tell.
+    pub fn carries(self, fixed_in: &[ArgoCdRelease]) -> Option<bool> {
+        let newest = fixed_in.iter().max()?;
+        if self.line() > newest.line() {
+            return Some(true);
+        }
+        match fixed_in.iter().find(|f| f.line() == self.line()) {
+            Some(f) => match (self.patch, f.patch.unwrap_or(0)) {
+                (_, 0) => Some(true),
+                (Some(p), first) => Some(p >= first),
+                (None, _) => None,
+            },
+            None => Some(false),
+        }
+    }
+
+    /// Read `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`, with or without a leading
+    /// `v` (`v2.14.3`). The error says what was wrong.
     pub fn parse(text: &str) -> Result<ArgoCdRelease, String> {
         let trimmed = text.trim();
         let bare = trimmed.strip_prefix(['v', 'V']).unwrap_or(trimmed);
@@ -104,13 +147,28 @@ impl ArgoCdRelease {
                 ))
             }
         };
-        if parts.next().is_some_and(|p| p.parse::<u32>().is_err()) || parts.next().is_some() {
+        let patch = match parts.next() {
+            None => None,
+            Some(p) => match p.parse::<u16>() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    return Err(format!(
+                        "Argo CD release `{trimmed}` is not MAJOR.MINOR or MAJOR.MINOR.PATCH (for example 2.14 or 3.4.5)"
+                    ))
+                }
+            },
+        };
+        if parts.next().is_some() {
             return Err(format!(
-                "Argo CD release `{trimmed}` is not MAJOR.MINOR (for example 2.14 or 3.4)"
+                "Argo CD release `{trimmed}` is not MAJOR.MINOR or MAJOR.MINOR.PATCH (for example 2.14 or 3.4.5)"
             ));
         }
-        let release = ArgoCdRelease::new(major, minor);
-        if release < OLDEST {
+        let release = ArgoCdRelease {
+            major,
+            minor,
+            patch,
+        };
+        if release.line() < OLDEST {
             return Err(format!(
                 "Argo CD {release} is older than {OLDEST}, the oldest release drift-doctor imitates"
             ));
@@ -135,7 +193,11 @@ impl Default for ArgoCdRelease {
 
 impl fmt::Display for ArgoCdRelease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+        write!(f, "{}.{}", self.major, self.minor)?;
+        match self.patch {
+            Some(p) => write!(f, ".{p}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -161,6 +223,32 @@ mod tests {
             assert_eq!(got, *expected, "{text:?}");
         }
         assert_eq!(ArgoCdRelease::new(2, 14).to_string(), "2.14");
+        let patch = ArgoCdRelease::parse("v3.4.5").unwrap();
+        assert_eq!(patch, ArgoCdRelease::patch_release(3, 4, 5));
+        assert_eq!(patch.to_string(), "3.4.5");
+        // A line orders before its patch releases, after the older line's.
+        assert!(ArgoCdRelease::new(3, 4) < patch && patch < ArgoCdRelease::new(3, 5));
+        assert!(patch.has(Behaviour::AnnotationTrackingByDefault));
+    }
+
+    #[test]
+    fn a_fix_backported_to_patch_releases_is_carried_from_them() {
+        let fixed_in = [
+            ArgoCdRelease::patch_release(3, 3, 13),
+            ArgoCdRelease::patch_release(3, 4, 5),
+            ArgoCdRelease::patch_release(3, 5, 0),
+        ];
+        let carries = |text: &str| ArgoCdRelease::parse(text).unwrap().carries(&fixed_in);
+        assert_eq!(carries("3.4.5"), Some(true));
+        assert_eq!(carries("3.4.4"), Some(false));
+        assert_eq!(carries("3.3.12"), Some(false));
+        assert_eq!(carries("3.3.20"), Some(true));
+        assert_eq!(carries("3.5"), Some(true));
+        assert_eq!(carries("3.6.1"), Some(true));
+        assert_eq!(carries("3.2.9"), Some(false));
+        assert_eq!(carries("2.14"), Some(false));
+        // The line alone does not tell which patch it runs.
+        assert_eq!(carries("3.4"), None);
     }
 
     #[test]

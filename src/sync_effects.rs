@@ -181,18 +181,28 @@ pub fn of_ignore_fix(
     }
     let pdb = key.group == "policy" && key.kind == "PodDisruptionBudget";
     // argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0.
-    let clobbers_selector = release < crate::ArgoCdRelease::new(3, 5);
-    if pdb && clobbers_selector && git.at("/spec/selector").is_some() {
-        let fixed_in = match (release.major, release.minor) {
-            (3, 3) => " (fixed in 3.3.13)",
-            (3, 4) => " (fixed in 3.4.5)",
-            _ => "",
+    let fixed_in = [
+        crate::ArgoCdRelease::patch_release(3, 3, 13),
+        crate::ArgoCdRelease::patch_release(3, 4, 5),
+        crate::ArgoCdRelease::patch_release(3, 5, 0),
+    ];
+    let carried = release.carries(&fixed_in);
+    if pdb && carried != Some(true) && git.at("/spec/selector").is_some() {
+        let when = match carried {
+            None => format!(
+                "On Argo CD {release} before {}",
+                fixed_in
+                    .iter()
+                    .find(|f| f.line() == release.line())
+                    .map_or_else(String::new, ToString::to_string)
+            ),
+            _ => format!("On Argo CD {release}"),
         };
         effects.push(SyncEffect {
             kind: SyncEffectKind::ResetToDefault,
             pointer: "/spec/selector".into(),
             message: format!(
-                "On Argo CD {release}{fixed_in}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
+                "{when}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
             ),
         });
     }

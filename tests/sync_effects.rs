@@ -398,10 +398,13 @@ fn respecting_an_ignored_budget_field_clobbers_its_selector_before_3_5() {
     let live = json!({"spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "cart"}}}});
     let ignored = [parse_pointer("/spec/minAvailable")];
     for (release, affected) in [
-        ((3, 4), true),
-        ((2, 14), true),
-        ((3, 5), false),
-        ((3, 6), false),
+        ("3.4", true),
+        ("3.4.4", true),
+        ("3.4.5", false),
+        ("3.3.13", false),
+        ("2.14", true),
+        ("3.5", false),
+        ("3.6", false),
     ] {
         let effects = of_ignore_fix(
             &k,
@@ -409,9 +412,9 @@ fn respecting_an_ignored_budget_field_clobbers_its_selector_before_3_5() {
             &live,
             &ignored,
             true,
-            ArgoCdRelease::new(release.0, release.1),
+            ArgoCdRelease::parse(release).unwrap(),
         );
-        assert_eq!(!effects.is_empty(), affected, "{release:?}: {effects:?}");
+        assert_eq!(!effects.is_empty(), affected, "{release}: {effects:?}");
     }
 }
 

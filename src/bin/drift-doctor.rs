@@ -189,8 +189,8 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         /// resource.compareoptions ignoreAggregatedRoles: true
         #[arg(long)]
         ignore_aggregated_roles: bool,
-        /// The Argo CD release whose comparison to imitate, MAJOR.MINOR (default: the newest)
-        #[arg(long, value_name = "MAJOR.MINOR", value_parser = drift_doctor::ArgoCdRelease::parse)]
+        /// The Argo CD release whose comparison to imitate, MAJOR.MINOR or MAJOR.MINOR.PATCH (default: the newest)
+        #[arg(long, value_name = "X.Y[.Z]", value_parser = drift_doctor::ArgoCdRelease::parse)]
         argocd_version: Option<drift_doctor::ArgoCdRelease>,
         /// An Application whose spec.ignoreDifferences should apply (YAML; a `spec:` or `ignoreDifferences:` fragment will do)
         #[arg(long, value_name = "FILE")]
@@ -262,8 +262,8 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             /// The argocd-cm ConfigMap (its ignoreDifferences and resource.compareoptions)
             #[arg(long = "argocd-cm", value_name = "FILE")]
             argocd_cm: Option<String>,
-            /// The Argo CD release whose comparison to imitate, MAJOR.MINOR (default: the newest)
-            #[arg(long, value_name = "MAJOR.MINOR", value_parser = drift_doctor::ArgoCdRelease::parse)]
+            /// The Argo CD release whose comparison to imitate, MAJOR.MINOR or MAJOR.MINOR.PATCH (default: the newest)
+            #[arg(long, value_name = "X.Y[.Z]", value_parser = drift_doctor::ArgoCdRelease::parse)]
             argocd_version: Option<drift_doctor::ArgoCdRelease>,
             /// The Application's destination namespace, for objects without one
             #[arg(long, value_name = "NS")]
