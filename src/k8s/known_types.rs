@@ -121,7 +121,8 @@ const ZERO_BOOL_FIELDS: &[&str] = &[
 ];
 
 /// Drop, in place, the `omitempty` zero values the API server never stores (see `ZERO_BOOL_FIELDS`; an
-/// `env` entry's empty `value`; an empty `metadata.labels` or `metadata.annotations`), as Argo CD's typed round trip does.
+/// `env` entry's empty `value`; a binding subject's empty `apiGroup` or `namespace`; an empty
+/// `metadata.labels` or `metadata.annotations`), as Argo CD's typed round trip does.
 pub fn drop_omitted_zero_values(v: &mut Value) {
     drop_zero(v, 0);
 }
@@ -140,6 +141,19 @@ fn drop_zero(v: &mut Value, depth: usize) {
                     !(matches!(k.as_str(), "labels" | "annotations")
                         && x.as_object().is_some_and(Map::is_empty))
                 });
+            }
+            // rbac/v1 Subject's `apiGroup` and `namespace` are plain
+            // `omitempty` strings (k8s.io/api rbac/v1 types.go): `""` in
+            // Git (a ServiceAccount subject's apiGroup) is not stored.
+            if let Some(Value::Array(subjects)) = m.get_mut("subjects") {
+                for s in subjects.iter_mut() {
+                    if let Value::Object(sm) = s {
+                        sm.retain(|k, x| {
+                            !(matches!(k.as_str(), "apiGroup" | "namespace")
+                                && x == &Value::String(String::new()))
+                        });
+                    }
+                }
             }
             if let Some(Value::Array(env)) = m.get_mut("env") {
                 for e in env.iter_mut() {
@@ -230,5 +244,23 @@ mod tests {
         assert!(!normalize_as_type("nonsense", &mut x));
         assert!(!normalize_as_type("", &mut x));
         assert_eq!(x, json!({"a": 1}));
+    }
+
+    #[test]
+    fn a_binding_subjects_empty_api_group_is_not_stored() {
+        let mut b = json!({"subjects": [
+            {"kind": "ServiceAccount", "name": "web", "namespace": "shop", "apiGroup": ""},
+            {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io", "namespace": ""}
+        ], "roleRef": {"apiGroup": "", "kind": "Role", "name": "reader"}});
+        drop_omitted_zero_values(&mut b);
+        assert_eq!(
+            b["subjects"],
+            json!([
+                {"kind": "ServiceAccount", "name": "web", "namespace": "shop"},
+                {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}
+            ])
+        );
+        // RoleRef's apiGroup is not omitempty: kept.
+        assert_eq!(b["roleRef"]["apiGroup"], json!(""));
     }
 }
