@@ -470,11 +470,7 @@ fn analyze_masked(
     for (key, git, live) in by_key(&paired.git, &paired.live) {
         let live = live.map(|d| &d.object);
         if !opts.compare.compare_stock_excluded_kinds
-            && crate::pairing::excluded_by_stock_settings(
-                opts.compare.release,
-                &key.group,
-                &key.kind,
-            )
+            && crate::pairing::excluded_kind(&opts.compare, &key.group, &key.kind)
         {
             skipped += 1;
             if git.is_some() {
@@ -549,7 +545,12 @@ fn analyze_masked(
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
     report.warnings = opts.compare.jq.warnings();
-    if !excluded.is_empty() {
+    if !excluded.is_empty() && opts.compare.resource_filter.is_some() {
+        report.warnings.push(format!(
+            "Not compared: {} (in Git) of a kind your argocd-cm's `resource.exclusions` / `resource.inclusions` leave out (or one Argo CD always leaves out, such as Event and Lease): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or change those settings if it must be synced.",
+            excluded.join(", ")
+        ));
+    } else if !excluded.is_empty() {
         report.warnings.push(format!(
             "Not compared: {} (in Git) of a kind the argocd-cm Argo CD {} installs with excludes (`resource.exclusions`, argo-cd PR #21635): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or take the kind out of `resource.exclusions` if it must be synced.",
             excluded.join(", "),

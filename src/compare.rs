@@ -162,6 +162,9 @@ pub struct CompareOptions {
     /// `resource.exclusions` replaced): by default they are not compared
     /// from 3.0 on ([`crate::pairing::excluded_by_stock_settings`]).
     pub compare_stock_excluded_kinds: bool,
+    /// A pasted `argocd-cm`'s `resource.exclusions` and `resource.inclusions`,
+    /// which replace the stock ones.
+    pub resource_filter: Option<ResourceFilter>,
 }
 
 /// How Argo CD marks the objects of an app (`application.resourceTrackingMethod`).
@@ -212,6 +215,7 @@ impl Default for CompareOptions {
             tracking_method: None,
             tracked_by: None,
             compare_stock_excluded_kinds: false,
+            resource_filter: None,
         }
     }
 }
@@ -864,5 +868,71 @@ fn statefulset_workaround(original: &Value, live: &mut Value) {
     if let Some(live_vct) = live.at_mut("/spec/volumeClaimTemplates") {
         let trimmed = remove_map_fields(orig_vct, live_vct);
         *live_vct = trimmed;
+    }
+}
+
+/// One entry of `resource.exclusions` or `resource.inclusions` in
+/// `argocd-cm` (argo-cd `util/settings/filtered_resource.go`): API group
+/// globs, kinds (`*` or exact) and cluster globs, each empty for all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilteredResource {
+    /// API group globs.
+    #[serde(default)]
+    pub api_groups: Vec<String>,
+    /// Kinds, `*` for any.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    /// Cluster URL or name globs.
+    #[serde(default)]
+    pub clusters: Vec<String>,
+}
+
+impl FilteredResource {
+    fn matches(&self, group: &str, kind: &str) -> bool {
+        let group_ok = self.api_groups.is_empty()
+            || self.api_groups.iter().any(|g| crate::path::glob(g, group));
+        let kind_ok = self.kinds.is_empty() || self.kinds.iter().any(|k| k == "*" || k == kind);
+        // The destination cluster is not in the input: an entry for some
+        // clusters is taken to cover the app's.
+        group_ok && kind_ok
+    }
+}
+
+/// What Argo CD excludes whatever `argocd-cm` says (argo-cd
+/// `util/settings/resources_filter.go`, `coreExcludedResources`).
+const CORE_EXCLUSIONS: &[(&str, &str)] = &[
+    ("events.k8s.io", "*"),
+    ("metrics.k8s.io", "*"),
+    ("", "Event"),
+    ("coordination.k8s.io", "Lease"),
+];
+
+/// A pasted `argocd-cm`'s `resource.exclusions` and `resource.inclusions`,
+/// which replace the stock file's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourceFilter {
+    /// `resource.exclusions`.
+    pub exclusions: Vec<FilteredResource>,
+    /// `resource.inclusions`.
+    pub inclusions: Vec<FilteredResource>,
+}
+
+impl ResourceFilter {
+    /// Whether Argo CD neither watches, compares nor syncs this kind
+    /// (`ResourcesFilter.IsExcludedResource`): excluded when an exclusion
+    /// (or a core exclusion) matches; else allowed when an inclusion
+    /// matches; else excluded when there are inclusions at all.
+    pub fn excludes(&self, group: &str, kind: &str) -> bool {
+        let core = CORE_EXCLUSIONS
+            .iter()
+            .any(|(g, k)| *g == group && (*k == "*" || *k == kind));
+        if core || self.exclusions.iter().any(|r| r.matches(group, kind)) {
+            return true;
+        }
+        if self.inclusions.iter().any(|r| r.matches(group, kind)) {
+            return false;
+        }
+        !self.inclusions.is_empty()
     }
 }

@@ -179,10 +179,44 @@ pub fn excluded_by_stock_settings(release: crate::ArgoCdRelease, group: &str, ki
             .any(|(groups, kinds)| groups.contains(&group) && kinds.contains(&kind))
 }
 
+/// Whether Argo CD leaves this kind out: by the pasted `argocd-cm`'s
+/// filter when one was given, else by the stock settings of the release.
+pub fn excluded_kind(copts: &crate::compare::CompareOptions, group: &str, kind: &str) -> bool {
+    match &copts.resource_filter {
+        Some(filter) => filter.excludes(group, kind),
+        None => excluded_by_stock_settings(copts.release, group, kind),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::input::parse_side;
+
+    #[test]
+    fn a_pasted_filter_replaces_the_stock_exclusions() {
+        let rule = |groups: &[&str], kinds: &[&str]| crate::compare::FilteredResource {
+            api_groups: groups.iter().map(|s| s.to_string()).collect(),
+            kinds: kinds.iter().map(|s| s.to_string()).collect(),
+            clusters: Vec::new(),
+        };
+        let f = crate::compare::ResourceFilter {
+            exclusions: vec![rule(&["*.crossplane.io"], &["*"]), rule(&[""], &["Secret"])],
+            inclusions: Vec::new(),
+        };
+        assert!(f.excludes("pkg.crossplane.io", "Provider"));
+        assert!(f.excludes("", "Secret"));
+        assert!(!f.excludes("", "ConfigMap"));
+        // Stock exclusions are gone, core ones stay.
+        assert!(!f.excludes("discovery.k8s.io", "EndpointSlice"));
+        assert!(f.excludes("", "Event"));
+        let only_apps = crate::compare::ResourceFilter {
+            exclusions: Vec::new(),
+            inclusions: vec![rule(&["apps"], &[])],
+        };
+        assert!(!only_apps.excludes("apps", "Deployment"));
+        assert!(only_apps.excludes("", "ConfigMap"));
+    }
 
     #[test]
     fn pairs_by_identity_whatever_the_order() {

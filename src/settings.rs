@@ -25,6 +25,8 @@ pub const MAX_SETTINGS_NESTING: usize = 128;
 const COMPARE_OPTIONS: &str = "resource.compareoptions";
 const JQ_TIMEOUT: &str = "ignore.normalizer.jq.timeout";
 const TRACKING_METHOD: &str = "application.resourceTrackingMethod";
+const EXCLUSIONS: &str = "resource.exclusions";
+const INCLUSIONS: &str = "resource.inclusions";
 const CUSTOMIZATIONS: &str = "resource.customizations";
 const IGNORE_PREFIX: &str = "resource.customizations.ignoreDifferences.";
 
@@ -90,6 +92,8 @@ fn apply_settings(
         aggregated: false,
         timeout: None,
         tracking: None,
+        exclusions: None,
+        inclusions: None,
         refused_jq: std::cell::RefCell::new(keep_bad_jq.then(Vec::new)),
     };
     for (value, document, line) in &docs {
@@ -113,6 +117,12 @@ fn apply_settings(
     }
     if let Some(m) = reader.tracking {
         compare.tracking_method = Some(m);
+    }
+    if reader.exclusions.is_some() || reader.inclusions.is_some() {
+        compare.resource_filter = Some(crate::compare::ResourceFilter {
+            exclusions: reader.exclusions.unwrap_or_default(),
+            inclusions: reader.inclusions.unwrap_or_default(),
+        });
     }
     Ok(reader.refused_jq.into_inner().unwrap_or_default())
 }
@@ -172,6 +182,10 @@ struct Reader<'t> {
     aggregated: bool,
     timeout: Option<Duration>,
     tracking: Option<crate::compare::TrackingMethod>,
+    /// `resource.exclusions` and `resource.inclusions`, when the pasted
+    /// `argocd-cm` holds either (else the stock file's apply).
+    exclusions: Option<Vec<crate::compare::FilteredResource>>,
+    inclusions: Option<Vec<crate::compare::FilteredResource>>,
     /// When set, a jq expression that does not compile is kept here and
     /// left out of its rule instead of refusing the settings (`check`
     /// reports each one as a finding).
@@ -647,7 +661,9 @@ impl<'t> Reader<'t> {
                 || key == CUSTOMIZATIONS
                 || key == COMPARE_OPTIONS
                 || key == JQ_TIMEOUT
-                || key == TRACKING_METHOD;
+                || key == TRACKING_METHOD
+                || key == EXCLUSIONS
+                || key == INCLUSIONS;
             if !is_setting {
                 continue;
             }
@@ -669,7 +685,33 @@ impl<'t> Reader<'t> {
                     ))
                 }
             };
-            if key == TRACKING_METHOD {
+            if key == EXCLUSIONS || key == INCLUSIONS {
+                let body = self.embedded_yaml(place, key, text)?;
+                let list = match body {
+                    Value::Null => Vec::new(),
+                    list @ Value::Array(_) => serde_json::from_value(list).map_err(|e| {
+                        self.embedded_error(
+                            place,
+                            key,
+                            None,
+                            format!("`{key}` must be a list of apiGroups, kinds and clusters (lists of strings): {e}"),
+                        )
+                    })?,
+                    other => {
+                        return Err(self.embedded_error(
+                            place,
+                            key,
+                            None,
+                            format!("`{key}` holds a {}, not a list of apiGroups, kinds and clusters", type_name(&other)),
+                        ))
+                    }
+                };
+                if key == EXCLUSIONS {
+                    self.exclusions = Some(list);
+                } else {
+                    self.inclusions = Some(list);
+                }
+            } else if key == TRACKING_METHOD {
                 self.tracking = Some(crate::compare::TrackingMethod::from_setting(text));
             } else if key == JQ_TIMEOUT {
                 match parse_go_duration(text) {

@@ -631,3 +631,98 @@ fn user_rules_apply_to_pasted_diff_output() {
     );
     assert_eq!(ruled.summary.out_of_sync + 1, plain.summary.out_of_sync);
 }
+
+/// A pasted argocd-cm's `resource.exclusions` and `resource.inclusions`
+/// decide which kinds Argo CD compares, in place of the stock ones.
+#[test]
+fn a_pasted_argocd_cm_filter_decides_which_kinds_are_compared() {
+    let git = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: flags, namespace: shop}
+data: {mode: fast}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: legacy-db-1, namespace: shop}
+addressType: IPv4
+endpoints: [{addresses: [10.0.0.9]}]
+"#;
+    let live = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: flags, namespace: shop}
+data: {mode: slow}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: legacy-db-1, namespace: shop}
+addressType: IPv4
+endpoints: [{addresses: [10.0.0.7]}]
+"#;
+    let analyse = |settings: Option<&str>| {
+        let mut compare = CompareOptions::default();
+        if let Some(s) = settings {
+            apply_user_settings(s, &mut compare).unwrap();
+        }
+        let report = analyze(
+            git,
+            live,
+            &Options {
+                compare,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        common::assert_valid(&report);
+        report
+    };
+    let ids = |r: &Report| -> Vec<String> {
+        r.resources
+            .iter()
+            .filter(|r| r.status == Status::OutOfSync)
+            .map(|r| r.id.clone())
+            .collect()
+    };
+    // Stock 3.x settings leave EndpointSlices out.
+    assert_eq!(ids(&analyse(None)), ["/ConfigMap/shop/flags"]);
+    // A pasted filter replaces them: ConfigMaps out, EndpointSlices back in.
+    let cm = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data:
+  resource.exclusions: |
+    - apiGroups: [""]
+      kinds: [ConfigMap]
+      clusters: ["*"]
+"#;
+    let report = analyse(Some(cm));
+    assert_eq!(
+        ids(&report),
+        ["discovery.k8s.io/EndpointSlice/shop/legacy-db-1"]
+    );
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("/ConfigMap/shop/flags") && w.contains("resource.exclusions")),
+        "{:?}",
+        report.warnings
+    );
+    // Inclusions: only what they name is compared.
+    let only_discovery = r#"
+data:
+  resource.inclusions: |
+    - apiGroups: ["discovery.k8s.io"]
+"#;
+    assert_eq!(
+        ids(&analyse(Some(only_discovery))),
+        ["discovery.k8s.io/EndpointSlice/shop/legacy-db-1"]
+    );
+    // Not a list: refused, naming the key.
+    let mut compare = CompareOptions::default();
+    let bad = "data:\n  resource.exclusions: |\n    apiGroups: [\"\"]\n";
+    let err = apply_user_settings(bad, &mut compare).unwrap_err();
+    assert!(err.to_string().contains("resource.exclusions"), "{err}");
+}
