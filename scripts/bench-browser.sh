@@ -31,7 +31,7 @@ if [ -n "$TRACE" ]; then
   node "${node_flags[@]}" scripts/trace-page.js record "$port" "${DRIFT_DOCTOR_BENCH_TRACE_SECONDS:-9}" "$TRACE" &
   tracer=$!
 fi
-DRIFT_DOCTOR_BENCH_DIR="$DIR" cargo test --locked --test e2e -- --ignored --nocapture --test-threads=1 big_pair_in_browser
+DRIFT_DOCTOR_BENCH_DIR="$DIR" cargo test --locked --features browser-tests --test e2e -- --ignored --nocapture --test-threads=1 big_pair_in_browser
 if [ -n "$tracer" ]; then
   if wait "$tracer"; then
     echo "Chromium's trace of the page ($TRACE):"

@@ -21,7 +21,7 @@ say "formatting (cargo fmt --check)"
 cargo fmt --check
 
 say "lints (cargo clippy, native)"
-cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --locked --all-targets --features browser-tests -- -D warnings
 
 say "lints (cargo clippy, the core as the page's wasm32 build sees it)"
 cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
@@ -29,7 +29,7 @@ say "lints (cargo clippy, the page and worker binaries for wasm32)"
 cargo clippy --locked --target wasm32-unknown-unknown --bin drift-doctor-web --bin drift-doctor-worker -- -D warnings
 
 say "native tests (cargo test)"
-cargo test --locked
+cargo test --locked --features browser-tests
 
 say "browser tests (wasm-bindgen-test in headless Chromium)"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/webdriver.json" \

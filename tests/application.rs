@@ -3,7 +3,7 @@
 //! render of the same commit. Each fixture under tests/fixtures/application
 //! and tests/fixtures/second_render is a real-shaped case.
 
-mod common;
+use crate::common;
 
 use drift_doctor::application::Application;
 use drift_doctor::{analyze_with, Cause, CompareOptions, Evidence, Options, Report, Status};

@@ -3,7 +3,7 @@
 //! must name it, count what the rule hides, and offer a corrected rule only
 //! when comparing again shows it hides nothing unsafe.
 
-mod common;
+use crate::common;
 
 use drift_doctor::settings::apply_user_settings;
 use drift_doctor::{analyze, AuditKind, CompareOptions, Options, Report, RuleAudit};

@@ -2,7 +2,7 @@
 //! (tests/data/badinput/README.md): each file, run as the finding ran it,
 //! now gets a named message and an exit status, in bounded time.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

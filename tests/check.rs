@@ -3,7 +3,7 @@
 //! render (with the template it came from), a render that passes gives no
 //! finding, and the JSON, SARIF and GitHub forms keep their contracts.
 
-mod common;
+use crate::common;
 
 use drift_doctor::check::{self, format, CheckInput, CheckReport, Input};
 use drift_doctor::rules::catalog;

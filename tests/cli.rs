@@ -1,6 +1,6 @@
 //! The command line end to end: exit codes, formats, stdin, errors.
 
-mod common;
+use crate::common;
 
 use drift_doctor::share::{decode_fragment, ShareState};
 use drift_doctor::Report;

@@ -1,7 +1,7 @@
 //! Diff output shaped like what users paste (`tests/fixtures/difftext/real/`): each fixture's
 //! paths, causes and what is hidden.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze_diff, Cause, Options, Report, Status};
 

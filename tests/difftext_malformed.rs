@@ -1,7 +1,7 @@
 //! Malformed diff output is an error naming its line, or a warning in the
 //! report when the rest can still be used: never an empty, "Synced" answer.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze_diff, Confidence, Options, Status};
 

@@ -5,10 +5,10 @@
 //! two-sided report: the same resources with the same statuses, and the same
 //! cause for at least 90% of the visible differences the text holds what
 //! decides. The figure is printed
-//! (`cargo test --test difftext_roundtrip -- --nocapture`) and stated in the
+//! (`cargo test --test suite difftext_roundtrip -- --nocapture`) and stated in the
 //! README. Differences only the YAML mode can know are listed, with why.
 
-mod common;
+use crate::common;
 
 use drift_doctor::difftext::{render_argocd_diff, render_kubectl_diff, RenderResource};
 use drift_doctor::input::{parse_side, Side};

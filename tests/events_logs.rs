@@ -3,7 +3,7 @@
 //! (logrus text, JSON, klog, free text) beside Git and live, asserting the
 //! cause they prove, the line they quote and the loop they count.
 
-mod common;
+use crate::common;
 
 use drift_doctor::evidence::{self, Observed};
 use drift_doctor::{analyze_with, Cause, Confidence, Difference, Evidence, Options, Report};

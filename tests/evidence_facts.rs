@@ -3,7 +3,7 @@
 //! pair under tests/fixtures/evidence: the sentence appears when the input
 //! shows the fact and does not when it does not.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze, CompareOptions, Difference, Options, Report};
 

@@ -5,7 +5,7 @@
 //! side or a report (the CLI maps them to exit 2, or 0/1), and no Secret
 //! value of the fixture in any output.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use drift_doctor::render::{markdown, text};

@@ -1,7 +1,7 @@
 //! The hostile and malformed inputs of `tests/data/badinput` (see its
 //! README): each gives a located error or a correct, inert report, quickly.
 
-mod common;
+use crate::common;
 
 use drift_doctor::render::{markdown, text};
 use drift_doctor::{analyze, Options, Side, Status};

@@ -1,7 +1,7 @@
 //! The report does not depend on the order objects come in, nor on the
 //! namespace Git gives an object of a cluster-scoped kind.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze, Options};
 

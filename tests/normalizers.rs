@@ -2,7 +2,7 @@
 //! from argo-cd, Apache-2.0, The Argo Authors): known-type canonicalisation,
 //! ignoreDifferences pointers and jq, and trusted field managers.
 
-mod common;
+use crate::common;
 
 use drift_doctor::compare::{compare, CompareOptions};
 use drift_doctor::identity::{key_of, ScopeTable};

@@ -5,7 +5,7 @@
 //! verdict the maintainers assert. Cases out of reach offline are listed with
 //! the reason; known disagreements are marked in the corpus.
 
-mod common;
+use crate::common;
 
 use drift_doctor::compare::{compare, compare_with_predicted, CompareOptions, Strategy};
 use drift_doctor::identity::{key_of, ScopeTable};

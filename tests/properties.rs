@@ -1,6 +1,6 @@
 //! Properties of the comparison that must hold for any input.
 
-mod common;
+use crate::common;
 
 use drift_doctor::compare::{compare, CompareOptions, Strategy as DiffStrategy};
 use drift_doctor::identity::{key_of, ScopeTable};

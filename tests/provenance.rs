@@ -4,7 +4,7 @@
 //! output) and `expect.yaml`: the status, and for each field its cause, rule,
 //! words its evidence must hold, and whether an ignore fix covers it.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze, analyze_diff, CompareOptions, FixKind, Options};
 use serde::Deserialize;

@@ -5,7 +5,7 @@
 //! report outside the contract, or an ignore fix recommended for a field a
 //! person changed by hand.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{
     analyze, analyze_diff, ArgoCdRelease, CompareOptions, FixKind, Options, Report, Strategy,

@@ -2,7 +2,7 @@
 //! fix snippet of a few scenario fixtures, snapshotted so that any change to
 //! their wording or layout shows in review.
 
-mod common;
+use crate::common;
 
 use drift_doctor::render::{markdown, text};
 use drift_doctor::{analyze, Options, Report};

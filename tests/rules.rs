@@ -1,7 +1,7 @@
 //! The knowledge base: every rule's own examples classify to that rule,
 //! the data is well formed, and the generated catalogue is up to date.
 
-mod common;
+use crate::common;
 
 use drift_doctor::compare::IgnoreStatus;
 use drift_doctor::rules::{catalog, docs, predicates};

@@ -2,7 +2,7 @@
 //! side, a live side and options; the JSON report is snapshotted and checked
 //! against the contract.
 
-mod common;
+use crate::common;
 
 use drift_doctor::{analyze, ArgoCdRelease, CompareOptions, Options, Strategy};
 use serde::Deserialize;

@@ -1,7 +1,7 @@
 //! No Secret value leaves: not in the report (text, Markdown, JSON), the YAML views, nor a link, whatever
 //! the shape of the Secret; and a mask says nothing but equality.
 
-mod common;
+use crate::common;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;

@@ -3,7 +3,7 @@
 //! `apply_user_settings`, CRD schema defaults under the server-side
 //! strategies, and the `link` command's options.
 
-mod common;
+use crate::common;
 
 use drift_doctor::compare::IgnoreStatus;
 use drift_doctor::settings::{apply_user_settings, parse_rules};

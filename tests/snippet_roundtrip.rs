@@ -3,7 +3,7 @@
 //! hides the differences it claims to hide: over every scenario fixture,
 //! both forms of each snippet alone, and the whole snippet.
 
-mod common;
+use crate::common;
 
 use drift_doctor::settings::apply_user_settings;
 use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report, Strategy};

@@ -3,7 +3,7 @@
 //! generated objects: no recommended step passes through a state where a
 //! field Git does not manage takes its default.
 
-mod common;
+use crate::common;
 
 use drift_doctor::identity::ResourceKey;
 use drift_doctor::sync_effects::of_git_change;

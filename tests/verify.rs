@@ -3,7 +3,7 @@
 //! plan's Application fragment, read back as settings, leaves only what the
 //! plan says is left.
 
-mod common;
+use crate::common;
 
 use drift_doctor::rules::catalog;
 use drift_doctor::settings::apply_user_settings;
