@@ -685,12 +685,9 @@ fn differences_of(
                 change: Change::Added,
                 git: None,
                 live: Some(l.clone()),
-                hidden_reason: object.ignore_extraneous.then(|| {
-                    format!(
-                        "its `{}: IgnoreExtraneous` annotation: Argo CD does not count this object, which is not in Git, against the app's sync status",
-                        crate::object_options::COMPARE_OPTIONS
-                    )
-                }),
+                hidden_reason: object
+                    .ignore_extraneous
+                    .then_some(crate::HiddenReason::IgnoreExtraneous),
             }],
         ),
         (None, None) => (Presence::Both, Vec::new()),
@@ -1078,7 +1075,9 @@ fn analyze_diff_text(
                 .as_ref()
                 .or(c.git.as_ref())
                 .and_then(|v| crate::ignore::rule_hiding(&user_rules, &c.path, v))
-                .map(|r| format!("ignored by your rule {}", r.source))
+                .map(|r| crate::HiddenReason::UserRule {
+                    source: r.source.clone(),
+                })
                 .or_else(|| c.hidden.clone());
             if hidden_reason.is_some() {
                 any_hidden = true;

@@ -38,10 +38,9 @@ type Hidden = Vec<(usize, Difference)>;
 
 /// Whether a hidden difference was hidden by the rule named `source`.
 fn hidden_by(d: &Difference, source: &str) -> bool {
-    d.hidden_reason.as_deref().is_some_and(|r| {
-        r == format!("ignored by your rule {source}")
-            || r.ends_with(&format!("which your rule {source} trusts"))
-    })
+    d.hidden_reason
+        .as_ref()
+        .is_some_and(|r| r.is_by_rule(source))
 }
 
 /// What `rule` hides when it is the only rule in place.
@@ -331,7 +330,7 @@ fn already_normalised(
                     "Argo CD already leaves {} of {} out of the comparison ({}), so the rule has nothing to hide.",
                     crate::text::pointer_code(&d.pointer),
                     s.key,
-                    d.hidden_reason.unwrap_or_default()
+                    d.hidden_reason.map(|r| r.to_string()).unwrap_or_default()
                 )
             })
     })

@@ -274,7 +274,7 @@ pub struct RawDiff {
     /// Live value; None when absent there.
     pub live: Option<Value>,
     /// Why Argo CD does not count it; None for a visible difference.
-    pub hidden_reason: Option<String>,
+    pub hidden_reason: Option<crate::HiddenReason>,
 }
 
 /// The outcome for one resource present on both sides.
@@ -491,7 +491,7 @@ pub fn compare_with_crd(
                         .map(|i| rules[i].source.clone())
                         .unwrap_or_else(|| "set".to_string())
                 };
-                d.hidden_reason = Some(format!("ignored by your rule {source}"));
+                d.hidden_reason = Some(crate::HiddenReason::UserRule { source });
                 hidden.push(d);
             }
         }
@@ -508,10 +508,10 @@ pub fn compare_with_crd(
                 Some((r, owner)) => {
                     if opts.include_hidden {
                         let mut h = d.clone();
-                        h.hidden_reason = Some(format!(
-                            "owned live by field manager `{owner}`, which your rule {} trusts",
-                            r.source
-                        ));
+                        h.hidden_reason = Some(crate::HiddenReason::TrustedManager {
+                            manager: owner,
+                            source: r.source.clone(),
+                        });
                         hidden.push(h);
                     }
                     false
@@ -526,11 +526,19 @@ pub fn compare_with_crd(
         // Argo CD masks live Secret values (`++++++++`); a masked value cannot
         // be compared with a plain one from Git.
         visible.retain(|d| {
-            let masked = d.live.as_ref().and_then(Value::as_str).is_some_and(is_argo_mask)
-                && !d.git.as_ref().and_then(Value::as_str).is_some_and(is_argo_mask);
+            let masked = d
+                .live
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(is_argo_mask)
+                && !d
+                    .git
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .is_some_and(is_argo_mask);
             if masked {
                 let mut h = d.clone();
-                h.hidden_reason = Some("the live value is masked by Argo CD (++++++++), so it cannot be compared with Git's value".into());
+                h.hidden_reason = Some(crate::HiddenReason::ArgoCdMask);
                 hidden.push(h);
             }
             !masked
@@ -545,13 +553,12 @@ pub fn compare_with_crd(
         let mut unignored = opts.clone();
         unignored.ignore_resource_status_field = IgnoreStatus::None;
         unignored.include_hidden = false;
-        let reason = match opts.ignore_resource_status_field {
-            IgnoreStatus::Crd => "Argo CD leaves the `status` of CustomResourceDefinitions out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: crd)",
-            _ => "Argo CD leaves `status` out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: all, its default)",
+        let reason = crate::HiddenReason::IgnoredStatus {
+            crds_only: opts.ignore_resource_status_field == IgnoreStatus::Crd,
         };
         for mut d in compare_with_crd(key, git, live, &unignored, crd).visible {
             if matches!(d.path.first(), Some(Seg::Key(k)) if k == "status") {
-                d.hidden_reason = Some(reason.to_string());
+                d.hidden_reason = Some(reason.clone());
                 hidden.push(d);
             }
         }
@@ -684,17 +691,18 @@ struct HiddenContext<'a> {
     status_subresource: bool,
 }
 
-fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String {
+fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> crate::HiddenReason {
+    use crate::HiddenReason as Why;
     let in_status = pointer == "/status" || pointer.starts_with("/status/");
     // A difference below `/status` means Git declares a status.
     if in_status && why.status_subresource && (pointer != "/status" || d.git.is_some()) {
-        return "`status` is a subresource: applying the object never changes it, so the server-side dry run keeps the live status whatever Git declares".into();
+        return Why::StatusSubresource;
     }
     match d.change {
         Change::Added => {
             if let Some(default) = k8s::default_for(why.group, why.kind, why.live, pointer) {
                 if d.live.as_ref().is_some_and(|l| json_eq(l, &default)) {
-                    return "filled by the API server as a default; Git never declared it".into();
+                    return Why::ServerDefault;
                 }
             }
             if let Some((crd, version)) = why.crd {
@@ -703,32 +711,28 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> String 
                     .as_ref()
                     .and_then(|s| crate::context::schema_default_at(s, &d.path));
                 if default.is_some_and(|v| d.live.as_ref().is_some_and(|l| json_eq(l, &v))) {
-                    return format!(
-                        "filled by the API server from the default in the schema of CRD {} ({}); Git never declared it",
-                        crd.name, version.name
-                    );
+                    return Why::CrdDefault {
+                        crd: crd.name.clone(),
+                        version: version.name.clone(),
+                    };
                 }
             }
             if pointer == "/status" {
-                return "`status` is written by the cluster; Git never declared it, so Argo CD's diff leaves it out".into();
+                return Why::StatusUndeclared;
             }
             if let Some(original) = why.last_applied {
                 match listed_depth(original, &d.path) {
-                    None => "the last-applied configuration lists this field, and Argo CD's prediction keeps the live value after its normalisation".into(),
-                    Some(n) if n > 0 => format!(
-                        "only the cluster has this field; the last-applied configuration has `{}` but not this key, and Argo CD's three-way patch deletes only what the last-applied configuration lists, so the live value stays",
-                        crate::path::pointer(&d.path[..n])
-                    ),
-                    Some(_) => "only the cluster has this field and the last-applied configuration has no part of it, so Argo CD's three-way diff leaves it out".into(),
+                    None => Why::KeptByLastApplied,
+                    Some(n) => Why::NotInLastApplied {
+                        listed_ancestor: (n > 0).then(|| crate::path::pointer(&d.path[..n])),
+                    },
                 }
             } else {
-                "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out".into()
+                Why::NotInGit
             }
         }
-        Change::Removed => {
-            "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)".into()
-        }
-        Change::Changed => "equal after Argo CD's normalisation (defaults, quantities, merge semantics)".into(),
+        Change::Removed => Why::RemovedAgain,
+        Change::Changed => Why::Normalised,
     }
 }
 

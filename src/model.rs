@@ -441,7 +441,7 @@ pub struct Difference {
     pub visible: bool,
     /// Why Argo CD does not show it, when hidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hidden_reason: Option<String>,
+    pub hidden_reason: Option<HiddenReason>,
     /// The one cause given to it.
     pub cause: Cause,
     /// The code of the rule that decided the cause.
@@ -798,5 +798,219 @@ impl AuditKind {
             AuditKind::TooBroad => "too-broad",
             AuditKind::Redundant => "redundant",
         }
+    }
+}
+
+/// Why Argo CD does not count a difference (the report's `hidden_reason`,
+/// which is this reason's sentence). Code that needs to know which rule hid
+/// a difference matches the variant, never the sentence.
+#[derive(Debug, Clone)]
+pub enum HiddenReason {
+    /// One of the user's `ignoreDifferences` rules, named by its source.
+    UserRule {
+        /// Where the rule comes from (`Application spec.ignoreDifferences[0]`, …).
+        source: String,
+    },
+    /// The user's rule trusts the field manager that owns the field live.
+    TrustedManager {
+        /// The live owner.
+        manager: String,
+        /// The rule that trusts it.
+        source: String,
+    },
+    /// Argo CD masks live Secret values (`++++++++`).
+    ArgoCdMask,
+    /// `ignoreResourceStatusField` leaves `status` out.
+    IgnoredStatus {
+        /// `crd`: only CustomResourceDefinitions' status is left out.
+        crds_only: bool,
+    },
+    /// `status` is a subresource under a server-side strategy.
+    StatusSubresource,
+    /// A live `status` that Git never declared.
+    StatusUndeclared,
+    /// A default the API server fills.
+    ServerDefault,
+    /// A default from a CRD's schema.
+    CrdDefault {
+        /// The CRD's name.
+        crd: String,
+        /// The served version whose schema holds the default.
+        version: String,
+    },
+    /// The last-applied configuration lists the field and the prediction
+    /// keeps the live value.
+    KeptByLastApplied,
+    /// Only the cluster has the field and the last-applied configuration
+    /// does not list it.
+    NotInLastApplied {
+        /// The deepest ancestor the last-applied configuration lists, if any.
+        listed_ancestor: Option<String>,
+    },
+    /// Only the cluster has the field, with no last-applied configuration.
+    NotInGit,
+    /// Git declares it but applying Git would not change it.
+    RemovedAgain,
+    /// Equal after Argo CD's normalisation.
+    Normalised,
+    /// The live-only object carries `IgnoreExtraneous`.
+    IgnoreExtraneous,
+    /// A field of `kubectl diff`'s output that records the dry run itself.
+    DiffBookkeeping(Bookkeeping),
+    /// A reason read back from a report's text.
+    Stated(String),
+}
+
+/// The fields `kubectl diff` shows changing on every dry run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bookkeeping {
+    /// `metadata.generation`.
+    Generation,
+    /// `metadata.resourceVersion`.
+    ResourceVersion,
+    /// `metadata.managedFields`.
+    ManagedFields,
+    /// The last-applied annotation.
+    LastApplied,
+}
+
+impl HiddenReason {
+    /// Whether the user's rule named `source` hid the difference (directly
+    /// or by trusting its live owner).
+    pub fn is_by_rule(&self, rule_source: &str) -> bool {
+        match self {
+            HiddenReason::UserRule { source } | HiddenReason::TrustedManager { source, .. } => {
+                source == rule_source
+            }
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Display for HiddenReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HiddenReason::UserRule { source } => write!(f, "ignored by your rule {source}"),
+            HiddenReason::TrustedManager { manager, source } => write!(
+                f,
+                "owned live by field manager `{manager}`, which your rule {source} trusts"
+            ),
+            HiddenReason::ArgoCdMask => f.write_str(
+                "the live value is masked by Argo CD (++++++++), so it cannot be compared with Git's value",
+            ),
+            HiddenReason::IgnoredStatus { crds_only: true } => f.write_str(
+                "Argo CD leaves the `status` of CustomResourceDefinitions out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: crd)",
+            ),
+            HiddenReason::IgnoredStatus { crds_only: false } => f.write_str(
+                "Argo CD leaves `status` out of the comparison (argocd-cm `resource.compareoptions` ignoreResourceStatusField: all, its default)",
+            ),
+            HiddenReason::StatusSubresource => f.write_str(
+                "`status` is a subresource: applying the object never changes it, so the server-side dry run keeps the live status whatever Git declares",
+            ),
+            HiddenReason::StatusUndeclared => f.write_str(
+                "`status` is written by the cluster; Git never declared it, so Argo CD's diff leaves it out",
+            ),
+            HiddenReason::ServerDefault => {
+                f.write_str("filled by the API server as a default; Git never declared it")
+            }
+            HiddenReason::CrdDefault { crd, version } => write!(
+                f,
+                "filled by the API server from the default in the schema of CRD {crd} ({version}); Git never declared it"
+            ),
+            HiddenReason::KeptByLastApplied => f.write_str(
+                "the last-applied configuration lists this field, and Argo CD's prediction keeps the live value after its normalisation",
+            ),
+            HiddenReason::NotInLastApplied {
+                listed_ancestor: Some(ancestor),
+            } => write!(
+                f,
+                "only the cluster has this field; the last-applied configuration has `{ancestor}` but not this key, and Argo CD's three-way patch deletes only what the last-applied configuration lists, so the live value stays"
+            ),
+            HiddenReason::NotInLastApplied {
+                listed_ancestor: None,
+            } => f.write_str(
+                "only the cluster has this field and the last-applied configuration has no part of it, so Argo CD's three-way diff leaves it out",
+            ),
+            HiddenReason::NotInGit => f.write_str(
+                "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out",
+            ),
+            HiddenReason::RemovedAgain => f.write_str(
+                "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)",
+            ),
+            HiddenReason::Normalised => f.write_str(
+                "equal after Argo CD's normalisation (defaults, quantities, merge semantics)",
+            ),
+            HiddenReason::IgnoreExtraneous => f.write_str(
+                "its `argocd.argoproj.io/compare-options: IgnoreExtraneous` annotation: Argo CD does not count this object, which is not in Git, against the app's sync status",
+            ),
+            HiddenReason::DiffBookkeeping(field) => {
+                let what = match field {
+                    Bookkeeping::Generation => {
+                        "`metadata.generation`, which the API server bumps on every spec change"
+                    }
+                    Bookkeeping::ResourceVersion => {
+                        "`metadata.resourceVersion`, which changes on every write"
+                    }
+                    Bookkeeping::ManagedFields => {
+                        "`metadata.managedFields`, whose owners and times record the dry-run write itself"
+                    }
+                    Bookkeeping::LastApplied => {
+                        "the `kubectl.kubernetes.io/last-applied-configuration` annotation, which `kubectl apply` rewrites from \
+                         the applied file (what it says differently shows in the fields themselves)"
+                    }
+                };
+                write!(
+                    f,
+                    "kubectl diff bookkeeping: its right side is the API server's dry-run answer, so {what}; \
+                     Argo CD does not compare it"
+                )
+            }
+            HiddenReason::Stated(text) => f.write_str(text),
+        }
+    }
+}
+
+/// Two reasons are the same when they say the same: a reason read back
+/// from a report equals the one it was written from.
+impl PartialEq for HiddenReason {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Serialize for HiddenReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for HiddenReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(HiddenReason::Stated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hidden_reason_is_its_sentence_in_json_and_reads_back_equal() {
+        let reason = HiddenReason::TrustedManager {
+            manager: "kube-controller-manager".into(),
+            source: "argocd-cm resource.customizations.ignoreDifferences.apps_Deployment".into(),
+        };
+        let json = serde_json::to_value(&reason).unwrap();
+        assert_eq!(
+            json,
+            "owned live by field manager `kube-controller-manager`, which your rule argocd-cm resource.customizations.ignoreDifferences.apps_Deployment trusts"
+        );
+        let back: HiddenReason = serde_json::from_value(json).unwrap();
+        assert_eq!(back, reason);
+        assert!(matches!(back, HiddenReason::Stated(_)));
+        assert!(reason
+            .is_by_rule("argocd-cm resource.customizations.ignoreDifferences.apps_Deployment"));
+        assert!(!reason.is_by_rule("Application shop spec.ignoreDifferences[0]"));
+        assert!(!HiddenReason::ServerDefault.is_by_rule(""));
     }
 }

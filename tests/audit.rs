@@ -65,9 +65,10 @@ fn hidden_by_user_rule(report: &Report) -> Vec<String> {
         .iter()
         .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
         .filter(|(_, d)| {
-            d.hidden_reason
-                .as_deref()
-                .is_some_and(|h| h.starts_with("ignored by your rule"))
+            matches!(
+                d.hidden_reason,
+                Some(drift_doctor::HiddenReason::UserRule { .. })
+            )
         })
         .map(|(r, d)| format!("{} {}", r.id, d.pointer))
         .collect()

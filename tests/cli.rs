@@ -278,8 +278,9 @@ fn user_ignore_rules_hide_what_they_cover() {
     assert!(!replicas.visible);
     assert!(replicas
         .hidden_reason
-        .as_deref()
+        .as_ref()
         .unwrap()
+        .to_string()
         .contains("ignored by your rule Application shop spec.ignoreDifferences[0]"));
 }
 

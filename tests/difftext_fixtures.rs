@@ -170,8 +170,8 @@ fn kubectl_bookkeeping_is_hidden_with_its_reason() {
     let hidden = &r.resources[0].differences[0];
     assert!(hidden
         .hidden_reason
-        .as_deref()
-        .is_some_and(|h| h.contains("dry-run")));
+        .as_ref()
+        .is_some_and(|h| h.to_string().contains("dry-run")));
 }
 
 #[test]

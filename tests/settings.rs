@@ -75,8 +75,11 @@ fn diff<'a>(report: &'a Report, id: &str, pointer: &str) -> &'a Difference {
         })
 }
 
-fn reason(d: &Difference) -> &str {
-    d.hidden_reason.as_deref().unwrap_or("")
+fn reason(d: &Difference) -> String {
+    d.hidden_reason
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default()
 }
 
 const CRD: &str = "apiextensions.k8s.io/CustomResourceDefinition//widgets.example.com";

@@ -99,7 +99,7 @@ pub struct TextChange {
     pub line: usize,
     /// Why this is not a difference to report, when the tool that printed the text always shows it
     /// (`kubectl diff`'s bookkeeping); None for a difference.
-    pub hidden: Option<String>,
+    pub hidden: Option<crate::HiddenReason>,
 }
 
 /// One resource of the text and its differences.

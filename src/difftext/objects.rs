@@ -383,7 +383,8 @@ fn fill_missing(to: &mut Value, from: &Value, depth: usize) {
 /// Why a change `kubectl diff` prints is bookkeeping rather than a difference: its right side is the API
 /// server's dry-run answer, which bumps `metadata.generation` on every spec change and writes a new
 /// `resourceVersion` and new `managedFields` times. Argo CD compares none of them.
-fn kubectl_bookkeeping(path: &[Seg]) -> Option<String> {
+fn kubectl_bookkeeping(path: &[Seg]) -> Option<crate::HiddenReason> {
+    use crate::Bookkeeping;
     let key = |i: usize| match path.get(i) {
         Some(Seg::Key(k)) => Some(k.as_str()),
         _ => None,
@@ -391,27 +392,14 @@ fn kubectl_bookkeeping(path: &[Seg]) -> Option<String> {
     if key(0) != Some("metadata") {
         return None;
     }
-    let field = key(1)?;
-    let what = match field {
-        "generation" if path.len() == 2 => {
-            "`metadata.generation`, which the API server bumps on every spec change"
-        }
-        "resourceVersion" if path.len() == 2 => {
-            "`metadata.resourceVersion`, which changes on every write"
-        }
-        "managedFields" => {
-            "`metadata.managedFields`, whose owners and times record the dry-run write itself"
-        }
-        "annotations"
-            if matches!(path.get(2), Some(Seg::Key(k)) if k == "kubectl.kubernetes.io/last-applied-configuration") =>
-        {
-            "the `kubectl.kubernetes.io/last-applied-configuration` annotation, which `kubectl apply` rewrites from \
-             the applied file (what it says differently shows in the fields themselves)"
+    let field = match key(1)? {
+        "generation" if path.len() == 2 => Bookkeeping::Generation,
+        "resourceVersion" if path.len() == 2 => Bookkeeping::ResourceVersion,
+        "managedFields" => Bookkeeping::ManagedFields,
+        "annotations" if matches!(path.get(2), Some(Seg::Key(k)) if k == "kubectl.kubernetes.io/last-applied-configuration") => {
+            Bookkeeping::LastApplied
         }
         _ => return None,
     };
-    Some(format!(
-        "kubectl diff bookkeeping: its right side is the API server's dry-run answer, so {what}; \
-         Argo CD does not compare it"
-    ))
+    Some(crate::HiddenReason::DiffBookkeeping(field))
 }

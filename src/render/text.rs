@@ -179,7 +179,10 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 let _ = writeln!(
                     out,
                     "    {}",
-                    st.dim(&format!("not counted by Argo CD: {}", terminal_inert(why)))
+                    st.dim(&format!(
+                        "not counted by Argo CD: {}",
+                        terminal_inert(&why.to_string())
+                    ))
                 );
             }
         }

@@ -144,8 +144,8 @@ diff /tmp/LIVE-1/apps.v1.Deployment.default.web /tmp/MERGED-2/apps.v1.Deployment
     assert_eq!(c.git, Some(json!(8)));
     assert!(c
         .hidden
-        .as_deref()
-        .is_some_and(|h| h.contains("bookkeeping")));
+        .as_ref()
+        .is_some_and(|h| matches!(h, crate::HiddenReason::DiffBookkeeping(_))));
 }
 
 /// An added map block under a shown key (`resources: {}` becoming a map).
