@@ -174,39 +174,39 @@ pub(crate) fn yaml_quote(s: &str) -> String {
     }
 }
 
-/// The two forms of an ignore fix's snippet as [`ignore_snippet`] writes
-/// them: the Application form, and the argocd-cm form after the `---` line.
-pub fn snippet_forms(snippet: &str) -> (&str, Option<&str>) {
-    match snippet.split_once("\n---\n") {
-        Some((application, cm)) => (application, Some(cm)),
-        None => (snippet, None),
-    }
-}
-
-/// Render the Application and argocd-cm forms of an ignore rule.
-pub fn ignore_snippet(
+/// The rule of an ignore fix for `paths` of the object `key`: exact paths
+/// as `jsonPointers`, paths through list items by key as `jqPathExpressions`.
+pub fn ignore_spec(
     key: &ResourceKey,
     paths: &[Vec<Seg>],
     respect: bool,
-    stop_gap: bool,
-    managers: &[String],
-    title: &str,
-) -> String {
-    let mut pointers = Vec::new();
-    let mut jqs = Vec::new();
+    trust_instead: &[String],
+) -> IgnoreSpec {
+    let mut spec = IgnoreSpec {
+        group: key.group.clone(),
+        kind: key.kind.clone(),
+        name: key.name.clone(),
+        namespace: key.namespace.clone(),
+        trust_instead: trust_instead.to_vec(),
+        respect,
+        ..IgnoreSpec::default()
+    };
     for p in paths {
-        if path::pointer_is_exact(p) {
-            let ptr = path::pointer(p);
-            if !pointers.contains(&ptr) {
-                pointers.push(ptr);
-            }
+        let (list, text) = if path::pointer_is_exact(p) {
+            (&mut spec.json_pointers, path::pointer(p))
         } else {
-            let jq = path::jq_with(p, true);
-            if !jqs.contains(&jq) {
-                jqs.push(jq);
-            }
+            (&mut spec.jq_path_expressions, path::jq_with(p, true))
+        };
+        if !list.contains(&text) {
+            list.push(text);
         }
     }
+    spec
+}
+
+/// The snippet of an ignore fix: its Application form, then after a `---`
+/// line its argocd-cm form. The only writer of that text.
+pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String {
     let mut out = String::new();
     out.push_str(&format!("# {title}\n"));
     if stop_gap {
@@ -215,33 +215,56 @@ pub fn ignore_snippet(
     out.push_str("# Application (this resource only):\nspec:\n  ignoreDifferences:\n");
     write_entry_head(
         &mut out,
-        &key.group,
-        &key.kind,
-        Some(&key.name),
-        Some(&key.namespace),
+        &spec.group,
+        &spec.kind,
+        Some(&spec.name),
+        Some(&spec.namespace),
     );
-    write_ignored(&mut out, "      ", &pointers, &jqs, &[]);
-    if !managers.is_empty() {
+    write_ignored(
+        &mut out,
+        "      ",
+        &spec.json_pointers,
+        &spec.jq_path_expressions,
+        &[],
+    );
+    if !spec.trust_instead.is_empty() {
         out.push_str(&format!(
             "      # Or trust the field's owner instead of naming paths:\n      # managedFieldsManagers: [{}]\n",
-            managers.join(", ")
+            spec.trust_instead.join(", ")
         ));
     }
-    if respect {
+    if spec.respect {
         out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owner's live value when syncing\n      - RespectIgnoreDifferences=true\n");
     }
-    let cm_key = if key.group.is_empty() {
-        key.kind.clone()
+    let (cm_key, every) = if spec.group.is_empty() {
+        (spec.kind.clone(), spec.kind.clone())
     } else {
-        format!("{}_{}", key.group, key.kind)
+        (
+            format!("{}_{}", spec.group, spec.kind),
+            format!("{}/{}", spec.group, spec.kind),
+        )
     };
     out.push_str(&format!(
-        "---\n# argocd-cm (every {} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{}: |\n",
-        if key.group.is_empty() { key.kind.clone() } else { key.group_kind() },
-        cm_key
+        "---\n# argocd-cm (every {every} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{cm_key}: |\n"
     ));
-    write_ignored(&mut out, "    ", &pointers, &jqs, &[]);
+    write_ignored(
+        &mut out,
+        "    ",
+        &spec.json_pointers,
+        &spec.jq_path_expressions,
+        &[],
+    );
     out
+}
+
+/// The two forms of an ignore fix's snippet as [`ignore_snippet`] writes
+/// them, for showing them apart: the Application form, and the argocd-cm
+/// form after the `---` line.
+pub fn snippet_forms(snippet: &str) -> (&str, Option<&str>) {
+    match snippet.split_once("\n---\n") {
+        Some((application, cm)) => (application, Some(cm)),
+        None => (snippet, None),
+    }
 }
 
 /// The resource lines of one entry of an Application's `ignoreDifferences`
@@ -378,15 +401,17 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                 .map(|m| fill(m, &vars))
                 .filter(|m| !m.contains('{'))
                 .collect();
-            let snippet =
-                ignore_snippet(key, &paths, ig.respect, has_better_fix, &managers, &title);
-            out.push(Fix::new(
+            let spec = ignore_spec(key, &paths, ig.respect, &managers);
+            let snippet = ignore_snippet(&spec, has_better_fix, &title);
+            let mut fix = Fix::new(
                 rule.cause,
                 FixKind::Ignore,
                 title,
                 eligible.iter().map(|d| d.pointer.clone()).collect(),
                 snippet,
-            ));
+            );
+            fix.ignore = Some(spec);
+            out.push(fix);
         }
     }
     // Values that differ per cluster or per pod (a probe an injector

@@ -564,6 +564,34 @@ pub struct Fix {
     /// than each differing leaf.
     #[serde(skip)]
     pub git_paths: Vec<Vec<crate::path::Seg>>,
+    /// What an ignore fix ignores, as data: its snippet is written from it,
+    /// and its verification and the plan read it, never the snippet.
+    #[serde(skip)]
+    pub ignore: Option<IgnoreSpec>,
+}
+
+/// The rule of an ignore fix: one entry of an Application's
+/// `spec.ignoreDifferences` (selecting the object by name and namespace) or,
+/// without them, of `argocd-cm`'s `resource.customizations.ignoreDifferences`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IgnoreSpec {
+    /// The object's API group, empty for the core group.
+    pub group: String,
+    /// The object's kind.
+    pub kind: String,
+    /// The object's name (the Application form selects it).
+    pub name: String,
+    /// The object's namespace, empty for a cluster-scoped object.
+    pub namespace: String,
+    /// `jsonPointers`.
+    pub json_pointers: Vec<String>,
+    /// `jqPathExpressions`.
+    pub jq_path_expressions: Vec<String>,
+    /// Field managers the rule could trust instead of naming paths (the
+    /// snippet offers them commented out; the rule does not trust them).
+    pub trust_instead: Vec<String>,
+    /// Whether the Application also needs `RespectIgnoreDifferences=true`.
+    pub respect: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -595,6 +623,7 @@ impl Fix {
             sync_effects: Vec::new(),
             git_change: None,
             git_paths: Vec::new(),
+            ignore: None,
         }
     }
 }

@@ -9,7 +9,7 @@
 use crate::fixes::{write_entry_head, write_ignored, yaml_quote};
 use crate::ignore::IgnoreRule;
 use crate::model::*;
-use crate::verify::{application_form, fix_rules};
+use crate::verify::{fix_rule, FixForm};
 use crate::CompareOptions;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -23,7 +23,8 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
     if report.summary.out_of_sync == 0 {
         return None;
     }
-    let copts = CompareOptions::for_release(crate::ArgoCdRelease::default());
+    // The fixes' rules are only written out here, never run: any options do.
+    let copts = CompareOptions::default();
     let mut rules: Vec<IgnoreRule> = Vec::new();
     let mut respect = false;
     let mut git = Vec::new();
@@ -41,9 +42,8 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
             };
             match f.kind {
                 FixKind::Ignore if f.recommended => {
-                    let form = application_form(&f.snippet);
-                    respect |= form.contains("RespectIgnoreDifferences=true");
-                    rules.extend(fix_rules(form, &copts).unwrap_or_default());
+                    respect |= f.ignore.as_ref().is_some_and(|s| s.respect);
+                    rules.extend(fix_rule(f, FixForm::Application, &copts));
                 }
                 FixKind::Git if f.recommended => git.push(step()),
                 FixKind::Git if safe_after_ignore(r, f) => later.push(PlanStep {
@@ -154,7 +154,7 @@ fn safe_after_ignore(r: &ResourceReport, f: &crate::model::Fix) -> bool {
         && r.fixes.iter().any(|i| {
             i.kind == FixKind::Ignore
                 && i.recommended
-                && application_form(&i.snippet).contains("RespectIgnoreDifferences=true")
+                && i.ignore.as_ref().is_some_and(|s| s.respect)
                 && f.pointers.iter().all(|p| i.pointers.contains(p))
         })
 }

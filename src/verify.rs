@@ -16,7 +16,6 @@ use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path;
 use crate::path::Pointer;
-use crate::settings;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,31 +28,32 @@ const FIX_SOURCE: &str = "(the proposed fix)";
 pub type Recompare<'a> =
     dyn Fn(Option<&Value>, Option<&Value>, &CompareOptions) -> Vec<Difference> + 'a;
 
-/// The Application form of an ignore fix's snippet.
-pub fn application_form(snippet: &str) -> &str {
-    crate::fixes::snippet_forms(snippet).0
+/// Which form of an ignore fix a rule is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixForm {
+    /// The Application's `spec.ignoreDifferences` entry: this object only.
+    Application,
+    /// `argocd-cm`'s entry: every object of the group and kind.
+    ArgocdCm,
 }
 
-/// Read the rules of a settings text as the user's rules are read, named as
-/// the proposed fix. None when the text does not read (which a fix's own
-/// snippet always does; a failure means the fix cannot be checked).
-pub fn fix_rules(text: &str, copts: &CompareOptions) -> Option<Vec<IgnoreRule>> {
-    let mut scratch = CompareOptions {
-        ignore_rules: Vec::new(),
+/// The rule of an ignore fix in one of its forms, named as the proposed fix
+/// so that what it hides is told apart from what the user's rules hide.
+/// None for a fix that ignores nothing.
+pub fn fix_rule(fix: &Fix, form: FixForm, copts: &CompareOptions) -> Option<IgnoreRule> {
+    let spec = fix.ignore.as_ref()?;
+    let selects_object = form == FixForm::Application;
+    Some(IgnoreRule {
+        source: FIX_SOURCE.to_string(),
+        group: spec.group.clone(),
+        kind: spec.kind.clone(),
+        name: selects_object.then(|| spec.name.clone()),
+        namespace: (selects_object && !spec.namespace.is_empty()).then(|| spec.namespace.clone()),
+        json_pointers: spec.json_pointers.clone(),
+        jq_path_expressions: spec.jq_path_expressions.clone(),
+        managed_fields_managers: Vec::new(),
         jq: copts.jq.clone(),
-        ..CompareOptions::for_release(copts.release)
-    };
-    settings::apply_user_settings(text, &mut scratch).ok()?;
-    Some(
-        scratch
-            .ignore_rules
-            .into_iter()
-            .map(|mut r| {
-                r.source = FIX_SOURCE.to_string();
-                r
-            })
-            .collect(),
-    )
+    })
 }
 
 /// Make a Git change at `paths`: drop the field, or write the live value.
@@ -313,11 +313,11 @@ fn verify_ignore(
     fix: &mut Fix,
     recompare: &Recompare,
 ) {
-    let Some(rules) = fix_rules(application_form(&fix.snippet), subject.copts) else {
-        fix.verification =
-            "The rule's Application form does not read as settings, so it was not checked.".into();
+    let Some(rule) = fix_rule(fix, FixForm::Application, subject.copts) else {
+        fix.verification = "The fix names no rule, so it was not checked.".into();
         return;
     };
+    let rules = [rule];
     let mut copts = subject.copts.clone();
     copts.ignore_rules.extend(rules.iter().cloned());
     // Without the hidden differences (computing them costs several times
@@ -358,7 +358,7 @@ fn verify_ignore(
             });
         }
     }
-    let respect = fix.snippet.contains("RespectIgnoreDifferences=true");
+    let respect = fix.ignore.as_ref().is_some_and(|s| s.respect);
     if let (Some(git), Some(live)) = (subject.git, subject.live) {
         let ignored: Vec<Vec<path::Seg>> = before
             .iter()
@@ -481,9 +481,9 @@ fn remaining_after(
     for f in &chosen {
         match f.kind {
             FixKind::Ignore => {
-                if let Some(rules) = fix_rules(application_form(&f.snippet), subject.copts) {
-                    copts.ignore_rules.extend(rules);
-                }
+                copts
+                    .ignore_rules
+                    .extend(fix_rule(f, FixForm::Application, subject.copts));
             }
             FixKind::Git | FixKind::Render => {
                 let change = if f.kind == FixKind::Render {
@@ -525,9 +525,10 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
             .or_default()
             .push(i);
     }
-    // (group, kind, argocd-cm form) -> what it hides: (object, difference)
-    let mut hidden_by_form: BTreeMap<(String, String, String), Vec<(usize, Collateral)>> =
-        BTreeMap::new();
+    // (group, kind, pointers, jq paths of the argocd-cm form) -> what it
+    // hides: (object, difference)
+    type FormKey = (String, String, Vec<String>, Vec<String>);
+    let mut hidden_by_form: BTreeMap<FormKey, Vec<(usize, Collateral)>> = BTreeMap::new();
     let mut updates: Vec<(usize, usize, usize, Vec<Collateral>, usize)> = Vec::new();
     for (ri, r) in resources.iter().enumerate() {
         let kind = (r.group.clone(), r.kind.clone());
@@ -536,36 +537,38 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
             if f.kind != FixKind::Ignore {
                 continue;
             }
-            let form = crate::fixes::snippet_forms(&f.snippet)
-                .1
-                .unwrap_or_default()
-                .to_string();
-            let hidden = hidden_by_form
-                .entry((kind.0.clone(), kind.1.clone(), form))
-                .or_insert_with_key(|(_, _, form)| {
-                    let rules = fix_rules(form, copts).unwrap_or_default();
-                    let refs: Vec<&IgnoreRule> = rules.iter().collect();
-                    let mut out = Vec::new();
-                    for &oi in same_kind {
-                        let other = &resources[oi];
-                        for d in &other.differences {
-                            let value = if d.live.is_null() { &d.git } else { &d.live };
-                            if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
-                                out.push((
-                                    oi,
-                                    Collateral {
-                                        resource: other.id.clone(),
-                                        pointer: d.pointer.clone(),
-                                        cause: d.cause,
-                                        visible: d.visible,
-                                        form: "argocd-cm".into(),
-                                    },
-                                ));
-                            }
+            let Some(rule) = fix_rule(f, FixForm::ArgocdCm, copts) else {
+                continue;
+            };
+            let form = (
+                kind.0.clone(),
+                kind.1.clone(),
+                rule.json_pointers.clone(),
+                rule.jq_path_expressions.clone(),
+            );
+            let hidden = hidden_by_form.entry(form).or_insert_with(|| {
+                let refs = [&rule];
+                let mut out = Vec::new();
+                for &oi in same_kind {
+                    let other = &resources[oi];
+                    for d in &other.differences {
+                        let value = if d.live.is_null() { &d.git } else { &d.live };
+                        if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
+                            out.push((
+                                oi,
+                                Collateral {
+                                    resource: other.id.clone(),
+                                    pointer: d.pointer.clone(),
+                                    cause: d.cause,
+                                    visible: d.visible,
+                                    form: "argocd-cm".into(),
+                                },
+                            ));
                         }
                     }
-                    out
-                });
+                }
+                out
+            });
             let shown = hidden
                 .iter()
                 .filter(|(oi, _)| *oi != ri)
@@ -620,9 +623,10 @@ pub fn verify_text_resource(
             fix.verification = "Pasted diff output shows only the changed lines: paste the Git and live YAML to check this change by comparing again.".into();
             continue;
         }
-        let Some(rules) = fix_rules(application_form(&fix.snippet), copts) else {
+        let Some(rule) = fix_rule(fix, FixForm::Application, copts) else {
             continue;
         };
+        let rules = [rule];
         let own: BTreeSet<&str> = fix.pointers.iter().map(String::as_str).collect();
         let still: Vec<Difference> = differences
             .iter()
@@ -653,9 +657,7 @@ pub fn verify_text_resource(
     }
     recommend(&mut report.fixes);
     for f in report.fixes.iter().filter(|f| f.recommended) {
-        if let Some(rules) = fix_rules(application_form(&f.snippet), copts) {
-            hidden_by_plan.extend(rules);
-        }
+        hidden_by_plan.extend(fix_rule(f, FixForm::Application, copts));
     }
     differences
         .into_iter()

@@ -6,6 +6,7 @@
 use crate::common;
 
 use drift_doctor::settings::apply_user_settings;
+use drift_doctor::verify::{fix_rule, FixForm};
 use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report, Strategy};
 use serde_yaml::Value;
 
@@ -67,6 +68,53 @@ fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
                     assert!(
                         !opts.compare.ignore_rules.is_empty(),
                         "{name}: {form} read no rule"
+                    );
+                    // The text says what the fix's own rule is, the rule its
+                    // verification and the plan use.
+                    let forms: &[FixForm] = match form {
+                        "Application form" => &[FixForm::Application],
+                        "argocd-cm form" => &[FixForm::ArgocdCm],
+                        _ => &[FixForm::Application, FixForm::ArgocdCm],
+                    };
+                    let own: Vec<_> = forms
+                        .iter()
+                        .map(|&f| {
+                            let r = fix_rule(fix, f, &opts.compare).expect("an ignore fix's rule");
+                            (
+                                r.group,
+                                r.kind,
+                                r.name,
+                                r.namespace,
+                                r.json_pointers,
+                                r.jq_path_expressions,
+                            )
+                        })
+                        .collect();
+                    let read: Vec<_> = opts
+                        .compare
+                        .ignore_rules
+                        .iter()
+                        .map(|r| {
+                            let r = r.clone();
+                            (
+                                r.group,
+                                r.kind,
+                                r.name,
+                                r.namespace,
+                                r.json_pointers,
+                                r.jq_path_expressions,
+                            )
+                        })
+                        .collect();
+                    assert_eq!(
+                        read, own,
+                        "{name} {}: the {form} reads as another rule",
+                        resource.id
+                    );
+                    assert_eq!(
+                        fix.ignore.as_ref().unwrap().respect && form != "argocd-cm form",
+                        text.contains("RespectIgnoreDifferences=true"),
+                        "{name}: RespectIgnoreDifferences in the text and the fix disagree"
                     );
                     let after = analyze(&git, &live, &opts).unwrap();
                     assert!(after.warnings.is_empty(), "{name}: {:?}", after.warnings);
