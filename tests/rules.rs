@@ -341,40 +341,23 @@ struct Fixture {
     opts: Options,
 }
 
+/// Every scenario under each strategy (its own release and options), with
+/// the differences Argo CD hides.
 fn scenario_fixtures() -> Vec<Fixture> {
-    #[derive(serde::Deserialize, Default)]
-    struct ScenarioOptions {
-        namespace: Option<String>,
-        strategy: Option<String>,
-        #[serde(default)]
-        ignore_aggregated_roles: bool,
-    }
-    let dir = common::root().join("tests/fixtures/scenarios");
     let mut out = Vec::new();
-    for name in common::scenario_names() {
-        let base = format!("tests/fixtures/scenarios/{name}");
-        // Keys only the scenario test reads (expectations) are skipped here.
-        let so: ScenarioOptions = std::fs::read_to_string(dir.join(&name).join("options.yaml"))
-            .ok()
-            .map(|t| serde_yaml::from_str(&t).expect("options.yaml parses"))
-            .unwrap_or_default();
-        for strategy in [None, Some("server-side-apply"), Some("server-side-diff")] {
-            let strategy = strategy.or(so.strategy.as_deref());
+    for scenario in common::Scenario::all() {
+        for strategy in [
+            Strategy::Legacy,
+            Strategy::ServerSideApply,
+            Strategy::ServerSideDiff,
+        ] {
+            let mut opts = scenario.options_with(strategy);
+            opts.compare.include_hidden = true;
             out.push(Fixture {
-                name: format!("scenario {name} ({})", strategy.unwrap_or("legacy")),
-                git: common::read(format!("{base}/git.yaml")),
-                live: common::read(format!("{base}/live.yaml")),
-                opts: Options {
-                    namespace: so.namespace.clone(),
-                    compare: CompareOptions {
-                        strategy: strategy
-                            .map(|s| Strategy::from_id(s).expect("known strategy"))
-                            .unwrap_or_default(),
-                        ignore_aggregated_roles: so.ignore_aggregated_roles,
-                        include_hidden: true,
-                        ..Default::default()
-                    },
-                },
+                name: format!("scenario {} ({})", scenario.name, strategy.id()),
+                git: scenario.git.clone(),
+                live: scenario.live.clone(),
+                opts,
             });
         }
     }

@@ -7,28 +7,13 @@ use crate::common;
 
 use drift_doctor::settings::apply_user_settings;
 use drift_doctor::verify::{fix_rule, FixForm};
-use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report, Strategy};
-use serde_yaml::Value;
+use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report};
 
+/// A scenario's own options, with the differences Argo CD hides.
 fn options(name: &str) -> Options {
-    let path = common::root().join(format!("tests/fixtures/scenarios/{name}/options.yaml"));
-    let so: Value = if path.exists() {
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    } else {
-        Value::Null
-    };
-    Options {
-        namespace: so["namespace"].as_str().map(str::to_string),
-        compare: CompareOptions {
-            strategy: so["strategy"]
-                .as_str()
-                .map(|s| Strategy::from_id(s).expect("known strategy"))
-                .unwrap_or_default(),
-            ignore_aggregated_roles: so["ignore_aggregated_roles"].as_bool().unwrap_or(false),
-            include_hidden: true,
-            ..Default::default()
-        },
-    }
+    let mut opts = common::Scenario::load(name).analysis_options();
+    opts.compare.include_hidden = true;
+    opts
 }
 
 /// Whether `pointer` of resource `id` is a visible difference.
@@ -45,9 +30,8 @@ fn visible(report: &Report, id: &str, pointer: &str) -> bool {
 fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
     let mut checked = 0;
     for name in common::scenario_names() {
-        let dir = format!("tests/fixtures/scenarios/{name}");
-        let git = common::read(format!("{dir}/git.yaml"));
-        let live = common::read(format!("{dir}/live.yaml"));
+        let scenario = common::Scenario::load(&name);
+        let (git, live) = (scenario.git, scenario.live);
         let base = options(&name);
         let report = analyze(&git, &live, &base).unwrap();
         for resource in &report.resources {

@@ -21,30 +21,14 @@ struct Fixture {
 
 fn fixtures() -> Vec<Fixture> {
     let mut out = Vec::new();
-    for name in common::scenario_names() {
-        let dir = format!("tests/fixtures/scenarios/{name}");
-        #[derive(serde::Deserialize, Default)]
-        struct ScenarioOptions {
-            namespace: Option<String>,
-            #[serde(default)]
-            ignore_aggregated_roles: bool,
-        }
-        let so: ScenarioOptions =
-            std::fs::read_to_string(common::root().join(&dir).join("options.yaml"))
-                .ok()
-                .map(|t| serde_yaml::from_str(&t).expect("options.yaml parses"))
-                .unwrap_or_default();
+    for scenario in common::Scenario::all() {
+        let mut opts = scenario.analysis_options();
+        opts.compare.include_hidden = false;
         out.push(Fixture {
-            name: format!("scenario {name}"),
-            git: common::read(format!("{dir}/git.yaml")),
-            live: common::read(format!("{dir}/live.yaml")),
-            opts: Options {
-                namespace: so.namespace,
-                compare: CompareOptions {
-                    ignore_aggregated_roles: so.ignore_aggregated_roles,
-                    ..Default::default()
-                },
-            },
+            name: format!("scenario {}", scenario.name),
+            opts,
+            git: scenario.git,
+            live: scenario.live,
         });
     }
     for rule in catalog()

@@ -1,7 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
-use drift_doctor::{Report, Status};
+use drift_doctor::{ArgoCdRelease, CompareOptions, Options, Report, Status, Strategy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -21,6 +21,93 @@ pub fn scenario_names() -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// What a scenario's `options.yaml` says: how it is compared, and what the
+/// scenario test expects.
+#[derive(serde::Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioOptions {
+    pub namespace: Option<String>,
+    #[serde(default)]
+    pub include_hidden: bool,
+    pub strategy: Option<String>,
+    #[serde(default)]
+    pub ignore_aggregated_roles: bool,
+    /// The Argo CD release imitated (`MAJOR.MINOR`); the newest when absent.
+    pub argocd_version: Option<String>,
+    /// Cause ids that must appear among the visible differences.
+    #[serde(default)]
+    pub expect_causes: Vec<String>,
+    /// Expected number of OutOfSync resources.
+    pub expect_out_of_sync: Option<usize>,
+}
+
+/// One folder under tests/fixtures/scenarios: its two sides and options.
+/// Every test that runs scenarios loads them here, so each runs under the
+/// release and strategy its folder names.
+pub struct Scenario {
+    pub name: String,
+    pub git: String,
+    pub live: String,
+    pub options: ScenarioOptions,
+}
+
+impl Scenario {
+    pub fn load(name: &str) -> Scenario {
+        let dir = format!("tests/fixtures/scenarios/{name}");
+        let path = root().join(&dir).join("options.yaml");
+        let options = if path.exists() {
+            serde_yaml::from_str(&read(&path))
+                .unwrap_or_else(|e| panic!("{name}: options.yaml: {e}"))
+        } else {
+            ScenarioOptions::default()
+        };
+        Scenario {
+            name: name.to_string(),
+            git: read(format!("{dir}/git.yaml")),
+            live: read(format!("{dir}/live.yaml")),
+            options,
+        }
+    }
+
+    /// Every scenario, by name.
+    pub fn all() -> Vec<Scenario> {
+        scenario_names().iter().map(|n| Scenario::load(n)).collect()
+    }
+
+    /// The strategy the scenario names, legacy when it names none.
+    pub fn strategy(&self) -> Strategy {
+        self.options
+            .strategy
+            .as_deref()
+            .map(|s| Strategy::from_id(s).expect("known strategy"))
+            .unwrap_or_default()
+    }
+
+    /// The options the scenario is compared with.
+    pub fn analysis_options(&self) -> Options {
+        self.options_with(self.strategy())
+    }
+
+    /// Those options under another strategy.
+    pub fn options_with(&self, strategy: Strategy) -> Options {
+        let release = self
+            .options
+            .argocd_version
+            .as_deref()
+            .map(|v| ArgoCdRelease::parse(v).expect("a release"))
+            .unwrap_or_default();
+        Options {
+            namespace: self.options.namespace.clone(),
+            compare: CompareOptions {
+                strategy,
+                ignore_aggregated_roles: self.options.ignore_aggregated_roles,
+                include_hidden: self.options.include_hidden,
+                ..CompareOptions::for_release(release)
+            },
+        }
+    }
 }
 
 pub fn read(path: impl AsRef<Path>) -> String {
