@@ -1,12 +1,16 @@
 //! Pairing Git objects with live objects by identity, as Argo CD does: the
 //! one place that decides which objects of the two sides are the same
-//! resource, shared by the analysis and the page's YAML view.
+//! resource, shared by the analysis and the page's YAML view, and which
+//! objects Argo CD counts as the app's at all (hooks, skipped objects, what
+//! controllers made and excluded kinds are not compared).
 
 #![warn(missing_docs)]
 
 use crate::identity::{key_of, ResourceKey, ScopeTable};
 use crate::input::{Document, InputError, Side};
-use std::collections::BTreeMap;
+use crate::path::Pointer;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Both sides' objects by resource key. An object given twice with the same
 /// content is kept once; what pairs is decided by the key alone.
@@ -185,6 +189,90 @@ pub fn excluded_kind(copts: &crate::compare::CompareOptions, group: &str, kind: 
     match &copts.resource_filter {
         Some(filter) => filter.excludes(group, kind),
         None => excluded_by_stock_settings(copts.release, group, kind),
+    }
+}
+
+// Which live objects Argo CD counts as the app's: hooks, skipped objects
+// and what controllers made are left out of the comparison.
+
+/// The values of a comma-separated annotation, trimmed, without empties.
+fn annotation_csv<'a>(obj: &'a Value, key: &str) -> Vec<&'a str> {
+    obj.at("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Argo CD's hook annotation names only `Skip` among the phases it knows
+/// (gitops-engine `hook.Skip`, `common.NewHookType`): a resource kept out
+/// of syncs and of the sync status, not a hook.
+pub(crate) fn is_skipped(obj: &Value) -> bool {
+    let known: Vec<&str> = annotation_csv(obj, "argocd.argoproj.io/hook")
+        .into_iter()
+        .filter(|t| ["PreSync", "Sync", "PostSync", "SyncFail", "Skip"].contains(t))
+        .collect();
+    !known.is_empty() && known.iter().all(|t| *t == "Skip")
+}
+
+/// argo-cd `controller/hook.go` `isHook`: gitops-engine `hook.IsHook` (an
+/// Argo CD hook annotation unless it only says `Skip`; a Helm hook unless it
+/// is `crd-install`, which Helm calls a hook but Argo CD applies as a
+/// resource) or a PreDelete/PostDelete hook of either annotation.
+pub(crate) fn is_hook(obj: &Value) -> bool {
+    let annotations = obj.at("/metadata/annotations");
+    let argo = annotation_csv(obj, "argocd.argoproj.io/hook");
+    let helm = annotation_csv(obj, "helm.sh/hook");
+    let sync_hook = if annotations
+        .and_then(|a| a.get("argocd.argoproj.io/hook"))
+        .is_some()
+    {
+        !is_skipped(obj)
+    } else {
+        annotations
+            .and_then(|a| a.get("helm.sh/hook"))
+            .is_some_and(|v| v.as_str() != Some("crd-install"))
+    };
+    sync_hook
+        || argo.iter().any(|t| ["PreDelete", "PostDelete"].contains(t))
+        || helm
+            .iter()
+            .any(|t| ["pre-delete", "post-delete"].contains(t))
+}
+
+/// Objects a controller created, that Argo CD never counts as part of the app.
+pub(crate) fn created_by_controller(
+    key: &ResourceKey,
+    obj: &Value,
+    service_names: &BTreeSet<(&str, &str)>,
+) -> bool {
+    if obj
+        .at("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|o| !o.is_empty())
+    {
+        return true;
+    }
+    // Pods, ReplicaSets and ControllerRevisions that a controller made carry
+    // its ownerReference; without one, Argo CD keeps an app's object of any
+    // kind (gitops-engine `GetManagedLiveObjs`), so a bare Pod is extraneous.
+    match (key.group.as_str(), key.kind.as_str()) {
+        ("", "Event")
+        | ("events.k8s.io", "Event")
+        | ("coordination.k8s.io", "Lease")
+        | ("discovery.k8s.io", "EndpointSlice") => true,
+        ("", "Endpoints") => service_names.contains(&(key.namespace.as_str(), key.name.as_str())),
+        ("", "ConfigMap") => key.name == "kube-root-ca.crt" || key.name == "istio-ca-root-cert",
+        ("", "ServiceAccount") => key.name == "default",
+        ("", "Secret") => {
+            obj.get("type").and_then(Value::as_str) == Some("kubernetes.io/service-account-token")
+        }
+        _ => false,
     }
 }
 
