@@ -332,9 +332,7 @@ pub(crate) fn single_quoted(s: &str) -> String {
 
 /// Every fix for one resource, in the order its rules first appear.
 pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
-    let Ok(catalog) = rules::catalog() else {
-        return Vec::new();
-    };
+    let catalog = rules::catalog();
     let visible: Vec<&Difference> = differences.iter().filter(|d| d.visible).collect();
     let mut order: Vec<&str> = Vec::new();
     for d in &visible {
@@ -469,12 +467,6 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
     out
 }
 
-/// Drift rules whose value no person is shown to have changed: Argo CD's own
-/// apply wrote it (DR006), Argo CD masked both sides (DR007), or the
-/// difference is Argo CD's tracking annotation, which a sync writes (DR016,
-/// DR017).
-const NOT_HAND_EDITS: [&str; 4] = ["DR006", "DR007", "DR016", "DR017"];
-
 /// What to do first when the findings show a sync loop.
 pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<String> {
     let looping: Vec<&Difference> = resources
@@ -495,7 +487,9 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         .filter(|(_, d)| {
             d.visible
                 && d.cause == Cause::Drift
-                && !NOT_HAND_EDITS.contains(&d.rule.as_str())
+                && !rules::catalog()
+                    .get(&d.rule)
+                    .is_some_and(|r| r.not_a_hand_edit)
                 && d.by_hand
         })
         .collect();

@@ -19,7 +19,7 @@ fn the_first_report_is_the_cores_report_of_the_default_example() {
     let core = analyze(ex.git, ex.live, &Options::default()).expect("the example analyses");
     let text = first_report::build().expect("the first report is made");
     let first = first_report::read(&text).expect("the page reads what the build wrote");
-    let catalog = drift_doctor::rules::catalog().unwrap();
+    let catalog = drift_doctor::rules::catalog();
     let titles: Vec<(&str, &str)> = first
         .rule_titles
         .iter()

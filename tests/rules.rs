@@ -12,7 +12,7 @@ use drift_doctor::{analyze, CompareOptions, Options, Strategy};
 /// fix's snippet, keeps an unfilled `{variable}`.
 #[test]
 fn every_rule_example_classifies_to_its_rule() {
-    let catalog = catalog().expect("catalogue loads");
+    let catalog = catalog();
     let mut failures = Vec::new();
     let mut sentences = String::new();
     for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
@@ -129,7 +129,7 @@ fn an_unfilled_variable_is_found_and_json_is_not_taken_for_one() {
 fn example_settings_are_applied() {
     // CR024's example needs its argocd-cm: with Argo CD's default,
     // ignoreResourceStatusField: all, the status it shows is not counted.
-    let rule = catalog().unwrap().get("CR024").expect("CR024");
+    let rule = catalog().get("CR024").expect("CR024");
     let ex = &rule.examples[0];
     assert!(
         ex.settings.is_some(),
@@ -223,7 +223,7 @@ fn status_compared_by_user_settings_is_never_drift() {
 
 #[test]
 fn every_active_rule_except_the_fallback_has_an_example() {
-    let catalog = catalog().unwrap();
+    let catalog = catalog();
     let missing: Vec<&str> = catalog
         .rules
         .iter()
@@ -237,7 +237,7 @@ fn every_active_rule_except_the_fallback_has_an_example() {
 /// rule has a second example whose resource has another name or namespace.
 #[test]
 fn every_active_rule_has_a_second_example_with_other_names() {
-    let catalog = catalog().unwrap();
+    let catalog = catalog();
     let mut short = Vec::new();
     for r in catalog
         .rules
@@ -267,7 +267,7 @@ fn every_active_rule_has_a_second_example_with_other_names() {
 
 #[test]
 fn codes_are_unique_and_prefixed_by_cause() {
-    let catalog = catalog().unwrap();
+    let catalog = catalog();
     let mut seen = std::collections::BTreeSet::new();
     for r in &catalog.rules {
         assert!(seen.insert(r.code.clone()), "duplicate code {}", r.code);
@@ -304,7 +304,7 @@ fn codes_are_unique_and_prefixed_by_cause() {
 
 #[test]
 fn every_named_predicate_is_used_by_some_rule() {
-    let catalog = catalog().unwrap();
+    let catalog = catalog();
     for (name, _) in predicates::PREDICATES {
         let used = catalog.rules.iter().any(|r| {
             r.matcher
@@ -319,7 +319,7 @@ fn every_named_predicate_is_used_by_some_rule() {
 
 #[test]
 fn the_generated_catalogue_is_up_to_date() {
-    let generated = docs::catalogue_markdown(catalog().unwrap());
+    let generated = docs::catalogue_markdown(catalog());
     let committed =
         std::fs::read_to_string(common::root().join("docs/rules.md")).unwrap_or_default();
     assert!(
@@ -365,7 +365,7 @@ fn scenario_fixtures() -> Vec<Fixture> {
 }
 
 fn example_fixtures() -> Vec<Fixture> {
-    let catalog = catalog().unwrap();
+    let catalog = catalog();
     let mut out = Vec::new();
     for rule in catalog.rules.iter().filter(|r| r.retired.is_none()) {
         // Examples read from diff output have no two sides to compare.

@@ -144,7 +144,7 @@ fn analyze_diff_text(
         })
         .map(|(k, _)| k.clone())
         .collect();
-    let catalog = rules::catalog().ok();
+    let catalog = rules::catalog();
     let mut resources = Vec::new();
     let mut remaining = Vec::new();
     for (key, (presence, changes, git_obj, live_obj)) in merged {

@@ -439,7 +439,7 @@ fn analyze_masked(
         pairs.iter().collect(),
         PARALLEL_PAIRS,
         |_| 1,
-        |pair: &Pair| report_resource(pair, &ctx, catalog.ok(), &opts.compare, masks),
+        |pair: &Pair| report_resource(pair, &ctx, catalog, &opts.compare, masks),
     );
     for (resource, left) in outcomes {
         if !left.is_empty() {
@@ -462,7 +462,7 @@ fn analyze_masked(
             .collect();
         let recompare =
             |key: &ResourceKey, git: Option<&Value>, live: Option<&Value>, c: &CompareOptions| {
-                differences_of(key, git, live, &ctx, catalog.ok(), c, masks).1
+                differences_of(key, git, live, &ctx, catalog, c, masks).1
             };
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
@@ -526,7 +526,7 @@ pub(crate) fn build_report(
 fn report_resource(
     pair: &Pair,
     ctx: &InputContext,
-    catalog: Option<&rules::Catalog>,
+    catalog: &rules::Catalog,
     copts: &CompareOptions,
     masks: &secret_mask::Masks,
 ) -> (ResourceReport, Vec<Difference>) {
@@ -562,7 +562,7 @@ fn differences_of(
     git: Option<&Value>,
     live: Option<&Value>,
     ctx: &InputContext,
-    catalog: Option<&rules::Catalog>,
+    catalog: &rules::Catalog,
     copts: &CompareOptions,
     masks: &secret_mask::Masks,
 ) -> (Presence, Vec<Difference>) {
@@ -653,10 +653,9 @@ fn raw_of(d: &Difference) -> RawDiff {
 /// Secret values are left as they are: the report holds them masked.
 fn hold_back_by_refused_apply(
     differences: &mut [Difference],
-    catalog: Option<&rules::Catalog>,
+    catalog: &rules::Catalog,
     explain_again: impl Fn(usize, &Difference, &str) -> Difference,
 ) {
-    let Some(catalog) = catalog else { return };
     let refused = differences.iter().find(|d| {
         d.visible
             && catalog
@@ -708,7 +707,7 @@ pub(crate) fn classify(
     git_obj: Option<&Value>,
     live_obj: Option<&Value>,
     ctx: &InputContext,
-    catalog: Option<&rules::Catalog>,
+    catalog: &rules::Catalog,
     certain: bool,
     masks: &secret_mask::Masks,
     refused_with: Option<&str>,
@@ -721,35 +720,23 @@ pub(crate) fn classify(
             secret_mask::mask_pointer_value(masks, kind, &pointer, v)
         })
     };
-    let explanation = match catalog {
-        Some(catalog) => rules::explain::explain(
-            catalog,
-            &rules::explain::Facts {
-                key,
-                presence,
-                path: &d.path,
-                change: d.change,
-                git: d.git.as_ref(),
-                live: d.live.as_ref(),
-                git_obj,
-                live_obj,
-                input: ctx,
-                certain,
-                secret,
-                refused_with,
-            },
-        ),
-        None => rules::explain::Explanation {
-            rule: "DR000".to_string(),
-            cause: Cause::Drift,
-            confidence: Confidence::Low,
-            evidence: "The rule catalogue could not be loaded.".to_string(),
-            pending_git_change: false,
-            written_by: None,
-            by_hand: false,
-            observed: Vec::new(),
+    let explanation = rules::explain::explain(
+        catalog,
+        &rules::explain::Facts {
+            key,
+            presence,
+            path: &d.path,
+            change: d.change,
+            git: d.git.as_ref(),
+            live: d.live.as_ref(),
+            git_obj,
+            live_obj,
+            input: ctx,
+            certain,
+            secret,
+            refused_with,
         },
-    };
+    );
     let visible = d.hidden_reason.is_none();
     let (git, live) = (mask(d.git), mask(d.live));
     Difference {

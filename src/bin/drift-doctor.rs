@@ -749,7 +749,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             CheckFormat::Text => write_text(&terminal_inert(&format::text(&report, &name))),
             CheckFormat::Github => write_text(&terminal_inert(&format::github(&report, &name))),
             CheckFormat::Sarif => {
-                let checks = rules::catalog().map(|c| c.checks.as_slice()).unwrap_or(&[]);
+                let checks = rules::catalog().checks.as_slice();
                 write_json(&format::sarif(
                     &report,
                     checks,
@@ -1001,13 +1001,11 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                     }
                 }
             }
-            Command::Rules { markdown, .. } => match rules::catalog() {
-                Ok(c) if markdown => {
-                    let _ =
-                        std::io::stdout().write_all(rules::docs::catalogue_markdown(c).as_bytes());
-                    0
-                }
-                Ok(c) => {
+            Command::Rules { markdown, .. } => {
+                let c = rules::catalog();
+                let out = if markdown {
+                    rules::docs::catalogue_markdown(c)
+                } else {
                     let mut out = String::new();
                     for r in c.rules.iter().filter(|r| r.retired.is_none()) {
                         out.push_str(&format!("{:<6} {:<24} {}\n", r.code, r.cause.id(), r.title));
@@ -1021,25 +1019,20 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                             k.title
                         ));
                     }
-                    let _ = std::io::stdout().write_all(out.as_bytes());
-                    0
-                }
-                Err(e) => {
-                    eprintln!("drift-doctor: {e}");
-                    2
-                }
-            },
-            Command::Explain { code } => match rules::catalog() {
-                Ok(c) => match c.get(&code.to_uppercase()) {
-                    Some(rule) => {
-                        let _ = std::io::stdout().write_all(rules::docs::explain(rule).as_bytes());
-                        0
-                    }
-                    None if c.check(&code.to_uppercase()).is_some() => {
-                        let text = c
-                            .check(&code.to_uppercase())
-                            .map(rules::docs::explain_check)
-                            .unwrap_or_default();
+                    out
+                };
+                let _ = std::io::stdout().write_all(out.as_bytes());
+                0
+            }
+            Command::Explain { code } => {
+                let c = rules::catalog();
+                let code = code.to_uppercase();
+                let text = c
+                    .get(&code)
+                    .map(rules::docs::explain)
+                    .or_else(|| c.check(&code).map(rules::docs::explain_check));
+                match text {
+                    Some(text) => {
                         let _ = std::io::stdout().write_all(text.as_bytes());
                         0
                     }
@@ -1047,12 +1040,8 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                         eprintln!("drift-doctor: no rule {code}; `drift-doctor rules` lists them");
                         2
                     }
-                },
-                Err(e) => {
-                    eprintln!("drift-doctor: {e}");
-                    2
                 }
-            },
+            }
         }
     }
 }

@@ -331,16 +331,7 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
         learnt.learn(&o.key, o.value, true);
     }
     ctx.input = learnt;
-    let catalog = crate::rules::catalog().map_err(|e| CheckError {
-        input: Input::Git,
-        error: InputError {
-            side: Side::Git,
-            document: 0,
-            line: 0,
-            column: 0,
-            message: e.to_string(),
-        },
-    })?;
+    let catalog = crate::rules::catalog();
     let git_lines = Lines::new(input.git);
     let mut findings = Vec::new();
     for c in &catalog.checks {

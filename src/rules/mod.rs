@@ -55,6 +55,15 @@ pub struct Rule {
     /// differences then stay too, whatever they are.
     #[serde(default)]
     pub refuses_sync: bool,
+    /// A drift rule whose value no person is shown to have changed (Argo
+    /// CD's own apply, its masks, its tracking annotation): the emergency
+    /// steps never warn that a forced sync overwrites a hand edit for it.
+    #[serde(default)]
+    pub not_a_hand_edit: bool,
+    /// The rule that explains what no other rule does (drift of medium
+    /// confidence); the catalogue has exactly one, which matches anything.
+    #[serde(default)]
+    pub fallback: bool,
     /// The fixes it proposes.
     #[serde(default)]
     pub fix: FixTemplate,
@@ -246,21 +255,20 @@ pub struct Catalog {
     pub checks: Vec<checks::Check>,
 }
 
-static CATALOG_CELL: OnceLock<Result<Catalog, String>> = OnceLock::new();
+static CATALOG_CELL: OnceLock<Catalog> = OnceLock::new();
 
-/// The embedded catalogue, parsed once. `tests/rules.rs` loads it, so a
-/// catalogue that fails to load fails the tests; at run time the failure is
-/// reported (every difference is then unexplained drift) rather than a panic.
-pub fn catalog() -> Result<&'static Catalog, &'static str> {
-    CATALOG_CELL
-        .get_or_init(|| {
-            Catalog::parse(CATALOG).and_then(|mut c| {
+/// The embedded catalogue, parsed once.
+pub fn catalog() -> &'static Catalog {
+    CATALOG_CELL.get_or_init(|| {
+        // The catalogue is part of the binary, not input: every test loads
+        // it, so a broken one never ships.
+        Catalog::parse(CATALOG)
+            .and_then(|mut c| {
                 c.checks = checks::parse(checks::CHECKS, &c.rules)?;
                 Ok(c)
             })
-        })
-        .as_ref()
-        .map_err(String::as_str)
+            .unwrap_or_else(|e| panic!("the embedded rule catalogue is invalid: {e}"))
+    })
 }
 
 fn compile(
@@ -278,8 +286,8 @@ fn compile(
 
 impl Catalog {
     /// Parse and check a catalogue in the JSON `build.rs` writes: patterns
-    /// compile, predicates exist, codes carry their cause's prefix, the DR000
-    /// fallback is there.
+    /// compile, predicates exist, codes carry their cause's prefix, one rule
+    /// is the fallback.
     pub fn parse(text: &str) -> Result<Catalog, String> {
         let mut rules: Vec<Rule> = serde_json::from_str(text).map_err(|e| {
             // Line 1 is the opening bracket; rule n (from 1) is on line n + 1.
@@ -331,8 +339,13 @@ impl Catalog {
             if rule.retired.is_some() {
                 continue;
             }
-            if rule.code == "DR000" {
-                drift_fallback = Some(i);
+            if rule.fallback {
+                if drift_fallback.replace(i).is_some() {
+                    return Err(format!(
+                        "rule {}: a second fallback rule (the catalogue has one)",
+                        rule.code
+                    ));
+                }
                 continue;
             }
             if m.kinds.is_empty() || m.kinds.iter().any(|k| k.contains('*')) {
@@ -344,8 +357,7 @@ impl Catalog {
                 }
             }
         }
-        let drift_fallback =
-            drift_fallback.ok_or("rule catalogue: the DR000 fallback rule is missing")?;
+        let drift_fallback = drift_fallback.ok_or("rule catalogue: no rule is the `fallback`")?;
         Ok(Catalog {
             rules,
             by_kind,

@@ -386,7 +386,7 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
     assert!(all > 10, "{all} rules");
     // An example shows Git and live, or the diff output it is read from.
     let without_example = js(c, "return [...document.querySelectorAll('article.rule')].filter(r => { const pres = r.querySelectorAll('.rule-example pre'); return !(pres.length === 2 || (pres.length === 1 && pres[0].dataset.example === 'diff')); }).map(r => r.id);", vec![]).await;
-    let catalog = drift_doctor::rules::catalog().expect("the rule catalogue");
+    let catalog = drift_doctor::rules::catalog();
     let no_example: Vec<String> = catalog
         .rules
         .iter()
