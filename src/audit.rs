@@ -151,7 +151,7 @@ fn audit_rule(
                 AuditKind::TooBroad,
                 format!(
                     "It hides {} of {}, {what}{}.",
-                    crate::text::pointer_code(&d.pointer),
+                    crate::text::field_code(&d.segs),
                     subjects[*i].key,
                     if unsafe_fields.len() > 1 {
                         format!(", and {} more such field(s)", unsafe_fields.len() - 1)
@@ -328,7 +328,7 @@ fn already_normalised(
             .map(|d| {
                 format!(
                     "Argo CD already leaves {} of {} out of the comparison ({}), so the rule has nothing to hide.",
-                    crate::text::pointer_code(&d.pointer),
+                    crate::text::field_code(&d.segs),
                     s.key,
                     d.hidden_reason.map(|r| r.to_string()).unwrap_or_default()
                 )

@@ -510,16 +510,14 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
         ));
     }
     if let Some((r, d)) = drift.first() {
-        let p = path::dotted(&path::parse_pointer(&d.pointer));
-        let what = if p.is_empty() {
-            "the object".to_string()
+        let what = crate::text::field_code(&d.segs);
+        let values = if drift.len() == 1 {
+            "a live value".to_string()
         } else {
-            p
+            format!("{} live values", drift.len())
         };
         steps.push(format!(
-            "Do not force `argocd app sync` before checking: it would push Git over {} live value(s) someone changed by hand (for example {} of {}), and the live value may be the right one. If it is, change Git instead.",
-            drift.len(),
-            what,
+            "Do not force `argocd app sync` before checking: it would push Git over {values} someone changed by hand (for example {what} of {}), and the live value may be the right one. If it is, change Git instead.",
             r.id
         ));
     }

@@ -719,6 +719,10 @@ pub struct Collateral {
     /// `application` when the Application form hides it, `argocd-cm` when
     /// only the instance-wide form does.
     pub form: String,
+    /// The difference's path, list items by their merge key: sentences
+    /// name the field from it as every other sentence does.
+    #[serde(skip)]
+    pub segs: Vec<crate::path::Seg>,
 }
 
 /// Every recommended fix of a report combined into one plan, verified

@@ -337,6 +337,7 @@ fn verify_ignore(
         collateral.push(Collateral {
             resource: subject.key.to_string(),
             pointer: d.pointer.clone(),
+            segs: d.segs.clone(),
             cause: d.cause,
             visible: true,
             form: "application".into(),
@@ -352,6 +353,7 @@ fn verify_ignore(
             collateral.push(Collateral {
                 resource: subject.key.to_string(),
                 pointer: d.pointer.clone(),
+                segs: d.segs.clone(),
                 cause: d.cause,
                 visible: false,
                 form: "application".into(),
@@ -399,7 +401,7 @@ fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<Str
     if let Some(c) = collateral.iter().find(|c| c.cause == Cause::Drift) {
         return Some(format!(
             "It would also hide {} of {}, a real change (drift): never ignore drift.",
-            crate::text::pointer_code(&c.pointer),
+            crate::text::field_code(&c.segs),
             c.resource
         ));
     }
@@ -407,7 +409,7 @@ fn unsafe_collateral(key: &ResourceKey, collateral: &[Collateral]) -> Option<Str
         sensitive_reason(key, &c.pointer).map(|why| {
             format!(
                 "It would also hide {} of {}, a security-relevant field ({why}).",
-                crate::text::pointer_code(&c.pointer),
+                crate::text::field_code(&c.segs),
                 c.resource
             )
         })
@@ -559,6 +561,7 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
                                 Collateral {
                                     resource: other.id.clone(),
                                     pointer: d.pointer.clone(),
+                                    segs: d.segs.clone(),
                                     cause: d.cause,
                                     visible: d.visible,
                                     form: "argocd-cm".into(),
@@ -639,6 +642,7 @@ pub fn verify_text_resource(
             .map(|d| Collateral {
                 resource: report.id.clone(),
                 pointer: d.pointer.clone(),
+                segs: d.segs.clone(),
                 cause: d.cause,
                 visible: d.visible,
                 form: "application".into(),

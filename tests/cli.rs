@@ -308,7 +308,12 @@ fn link_prints_a_fragment_url_without_secret_values() {
         !state.live.contains(value),
         "the link carries a Secret value"
     );
-    assert!(stderr(&out).contains("Secret value(s) replaced by masks"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("Secret value replaced by masks")
+            || err.contains("Secret values replaced by masks"),
+        "{err}"
+    );
 }
 
 #[test]
