@@ -400,3 +400,75 @@ fn an_argocd_cm_rule_counts_what_it_hides_in_every_other_object_of_its_kind() {
         );
     }
 }
+
+/// Through the whole pipeline, over every scenario and rule example: the
+/// sync effects the fixes carry include every harm a sync can do, a fix
+/// whose sync harms is never recommended, and the plan never lists it as a
+/// step of its own: it comes only after the ignore rule that keeps the live
+/// values (`later`), saying so, or not at all.
+#[test]
+fn harmful_syncs_show_on_their_fixes_and_the_plan_orders_around_them() {
+    use drift_doctor::SyncEffectKind;
+    let mut seen = BTreeSet::new();
+    for fx in fixtures() {
+        let report = analyze(&fx.git, &fx.live, &fx.opts).unwrap();
+        for r in &report.resources {
+            for f in &r.fixes {
+                for e in &f.sync_effects {
+                    seen.insert(format!("{:?}", e.kind));
+                    assert!(!e.message.is_empty(), "{}: {}", fx.name, f.title);
+                }
+                let harms = f.sync_effects.iter().any(|e| e.kind.harms());
+                if !harms {
+                    continue;
+                }
+                assert!(
+                    !f.recommended,
+                    "{}: {} harms yet is recommended",
+                    fx.name, f.title
+                );
+                assert!(
+                    f.warning
+                        .as_deref()
+                        .is_some_and(|w| w.starts_with("Not safe to apply alone")),
+                    "{}: {} harms with no warning",
+                    fx.name,
+                    f.title
+                );
+                if let Some(plan) = &report.plan {
+                    let as_step = plan
+                        .git
+                        .iter()
+                        .chain(&plan.render)
+                        .any(|s| s.resource == r.id && s.title == f.title);
+                    assert!(!as_step, "{}: the plan applies {} alone", fx.name, f.title);
+                    for s in plan
+                        .later
+                        .iter()
+                        .filter(|s| s.resource == r.id && s.title == f.title)
+                    {
+                        assert!(
+                            s.snippet
+                                .contains("Only once the ignore rule above is in place"),
+                            "{}: {}",
+                            fx.name,
+                            s.snippet
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // The fixtures' fixes reach these effects; tests/sync_effects.rs
+    // builds the others (reset to a default, deleted data, a failed sync).
+    for kind in [
+        SyncEffectKind::CapacityDrop,
+        SyncEffectKind::FieldDeleted,
+        SyncEffectKind::PodsRestart,
+    ] {
+        assert!(
+            seen.contains(&format!("{kind:?}")),
+            "no fixture's fix shows {kind:?}; seen {seen:?}"
+        );
+    }
+}
