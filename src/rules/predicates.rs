@@ -91,6 +91,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("service_account_token_secret", service_account_token_secret),
     ("immutable_object", immutable_object),
     ("secret_value_masked", secret_value_masked),
+    ("masks_differ", masks_differ),
     ("injected_collection", injected_collection),
     ("openshift_image_trigger", openshift_image_trigger),
     (
@@ -975,6 +976,19 @@ fn secret_value_masked(f: &Finding<'_>) -> Option<Vars> {
             .is_some_and(|s| s.len() >= 3 && s.bytes().all(|b| b == b'+'))
     };
     (masked(f.git) || masked(f.live)).then(Vec::new)
+}
+
+/// Both sides hold Argo CD's mask and the masks differ in length: Argo CD
+/// gives each distinct value its own mask (gitops-engine `HideSecretData`),
+/// so the values differ though neither is shown.
+fn masks_differ(f: &Finding<'_>) -> Option<Vars> {
+    let mask = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .filter(|s| s.len() >= 3 && s.bytes().all(|b| b == b'+'))
+            .map(str::len)
+    };
+    let (git, live) = (mask(f.git)?, mask(f.live)?);
+    (git != live).then(Vec::new)
 }
 
 /// OpenShift's image trigger controller resolves this container's image: the
