@@ -92,6 +92,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("immutable_object", immutable_object),
     ("secret_value_masked", secret_value_masked),
     ("masks_differ", masks_differ),
+    ("image_resolved_to_digest", image_resolved_to_digest),
     ("injected_collection", injected_collection),
     ("openshift_image_trigger", openshift_image_trigger),
     (
@@ -989,6 +990,45 @@ fn masks_differ(f: &Finding<'_>) -> Option<Vars> {
     };
     let (git, live) = (mask(f.git)?, mask(f.live)?);
     (git != live).then(Vec::new)
+}
+
+/// Git names an image by tag and the live image is the same repository
+/// pinned to a digest (`repo@sha256:…` or `repo:tag@sha256:…`): what image
+/// policy webhooks write when they resolve a tag (Kyverno's `mutateDigest`,
+/// sigstore's policy-controller, Connaisseur, Gatekeeper mutations). The
+/// API server and the workload controllers never rewrite a spec's image.
+fn image_resolved_to_digest(f: &Finding<'_>) -> Option<Vars> {
+    let git = f.git?.as_str()?;
+    let live = f.live?.as_str()?;
+    if git.contains('@') {
+        return None;
+    }
+    let (live_name, digest) = live.split_once('@')?;
+    if !digest.starts_with("sha256:") {
+        return None;
+    }
+    // (repository, tag): a tag follows the last `:` after the last `/` (a
+    // registry's port comes before it); Docker Hub's default names are one.
+    let parts = |image: &str| -> (String, Option<String>) {
+        let (name, tag) = match image.rfind(':') {
+            Some(i) if !image[i..].contains('/') => (&image[..i], Some(image[i + 1..].to_string())),
+            _ => (image, None),
+        };
+        let name = name
+            .strip_prefix("docker.io/")
+            .or_else(|| name.strip_prefix("index.docker.io/"))
+            .unwrap_or(name);
+        (
+            name.strip_prefix("library/").unwrap_or(name).to_string(),
+            tag,
+        )
+    };
+    let (git_repository, git_tag) = parts(git);
+    let (live_repository, live_tag) = parts(live_name);
+    // The live side may keep the tag beside the digest; a different tag is
+    // another version, not a resolution.
+    let same_tag = live_tag.is_none() || live_tag == git_tag;
+    (git_repository == live_repository && same_tag).then(|| vec![var("digest", digest)])
 }
 
 /// OpenShift's image trigger controller resolves this container's image: the
