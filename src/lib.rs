@@ -4,6 +4,32 @@
 //! Git (desired) and live manifests as text, compares them the way Argo CD
 //! does, gives every differing field one cause from a rule catalogue, and
 //! proposes the narrowest safe fix. No files, no clock, no network.
+//!
+//! # A first analysis
+//!
+//! [`analyze`] takes both sides as text (YAML or JSON, one or many
+//! documents, as `kubectl get -o yaml` and `helm template` print them) and
+//! returns the [`Report`] of the JSON contract: per resource its status, each
+//! differing field with its cause, the rule that decided it and its
+//! evidence, and fixes checked by comparing again with each applied.
+//!
+//! ```
+//! use drift_doctor::{analyze, Cause, Options, Status};
+//!
+//! let git = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\ndata: {beta: 'off'}\n";
+//! let live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\n  managedFields:\n  - manager: kubectl-edit\n    operation: Update\n    fieldsType: FieldsV1\n    fieldsV1: {f:data: {f:beta: {}}}\ndata: {beta: 'on'}\n";
+//! let report = analyze(git, live, &Options::default()).unwrap();
+//! let flags = &report.resources[0];
+//! assert_eq!(flags.status, Status::OutOfSync);
+//! let beta = &flags.differences[0];
+//! assert_eq!(beta.pointer, "/data/beta");
+//! // `kubectl edit` wrote it: a person's change, never hidden by a fix.
+//! assert_eq!(beta.cause, Cause::Drift);
+//! ```
+//!
+//! [`analyze_diff`] reads what `argocd app diff` or `kubectl diff` printed
+//! instead; [`check::check`] runs the prevention checklist on a render
+//! alone. How the pipeline is built is in `docs/architecture.md`.
 
 pub mod analyze;
 pub mod application;
