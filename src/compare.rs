@@ -381,9 +381,13 @@ pub fn compare_with_crd(
         // original: a zero value kept there and dropped from desired is a
         // key Git "removed", which the three-way patch deletes live.
         (Some(la), _) => norm.normalize_owned_keeping_zero_values(la),
-        // Server-side apply removes what the applier owned and Git dropped.
+        // Server-side apply removes what the applier owns through `Apply`
+        // and Git dropped. Argo CD's client-side apply records its fields
+        // with `Update`, which an apply never removes: under server-side
+        // diff a key removed from Git on an object last applied client-side
+        // shows no difference (argo-cd #25205, #23845; kubernetes/kubectl#1796).
         (None, Strategy::ServerSideApply | Strategy::ServerSideDiff) => {
-            crate::managed_fields::owned_skeleton(live, &opts.manager)
+            crate::managed_fields::applied_skeleton(live, &opts.manager)
                 .unwrap_or_else(|| desired.clone())
         }
         (None, _) => desired.clone(),
@@ -594,6 +598,11 @@ pub fn compare_with_crd(
                 live,
                 crd: crd_version,
                 status_subresource,
+                server_side_manager: matches!(
+                    opts.strategy,
+                    Strategy::ServerSideApply | Strategy::ServerSideDiff
+                )
+                .then_some(opts.manager.as_str()),
             };
             d.hidden_reason = Some(hidden_reason(&d, &why, &p));
             hidden.push(d);
@@ -689,6 +698,8 @@ struct HiddenContext<'a> {
     crd: Option<(&'a CrdDefinition, &'a crate::context::CrdVersion)>,
     /// A server-side strategy, and `status` is a subresource.
     status_subresource: bool,
+    /// Under a server-side strategy, the manager Argo CD applies as.
+    server_side_manager: Option<&'a str>,
 }
 
 fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> crate::HiddenReason {
@@ -700,6 +711,13 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> crate::
     }
     match d.change {
         Change::Added => {
+            if let Some(manager) = why.server_side_manager {
+                if crate::managed_fields::updated_by(why.live, manager, &d.path) {
+                    return Why::AppliedClientSide {
+                        manager: manager.to_string(),
+                    };
+                }
+            }
             if let Some(default) = k8s::default_for(why.group, why.kind, why.live, pointer) {
                 if d.live.as_ref().is_some_and(|l| json_eq(l, &default)) {
                     return Why::ServerDefault;

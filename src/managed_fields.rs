@@ -199,6 +199,27 @@ pub fn applied_skeleton(live: &Value, manager: &str) -> Option<Value> {
     })
 }
 
+/// Whether `manager` wrote this field, or a field under it, with `Update`
+/// (as client-side apply does) rather than `Apply`.
+pub fn updated_by(live: &Value, manager: &str, path: &[Seg]) -> bool {
+    let Some(mut at) = skeleton_of(live, manager, |e| {
+        e.get("operation").and_then(Value::as_str) == Some("Update")
+    }) else {
+        return false;
+    };
+    for seg in path {
+        match seg {
+            Seg::Key(k) => match at.get(k) {
+                Some(next) => at = next.clone(),
+                None => return false,
+            },
+            // List items are not walked: the list being written is enough.
+            Seg::Item { .. } => return true,
+        }
+    }
+    true
+}
+
 fn skeleton_of(live: &Value, manager: &str, keep: impl Fn(&Value) -> bool) -> Option<Value> {
     let entries = live.at("/metadata/managedFields")?.as_array()?;
     let mut out: Option<Value> = None;

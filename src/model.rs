@@ -882,6 +882,12 @@ pub enum HiddenReason {
     },
     /// Only the cluster has the field, with no last-applied configuration.
     NotInGit,
+    /// Under server-side diff: Git dropped a field Argo CD wrote with a
+    /// client-side apply (`Update`), which a server-side apply never removes.
+    AppliedClientSide {
+        /// Argo CD's manager.
+        manager: String,
+    },
     /// Git declares it but applying Git would not change it.
     RemovedAgain,
     /// Equal after Argo CD's normalisation.
@@ -966,6 +972,10 @@ impl std::fmt::Display for HiddenReason {
             ),
             HiddenReason::NotInGit => f.write_str(
                 "only the cluster has this field; Git never declared it, so Argo CD's diff leaves it out",
+            ),
+            HiddenReason::AppliedClientSide { manager } => write!(
+                f,
+                "only the cluster has this field now, and `{manager}` wrote it with a client-side apply (managedFields operation Update): a server-side apply removes only the fields its manager owns through Apply, so Argo CD's server-side diff shows no difference and a sync leaves the field live (argo-cd #25205); remove it by hand once, or sync once with ServerSideApply=true, which moves the ownership to Apply from Argo CD 3.1"
             ),
             HiddenReason::RemovedAgain => f.write_str(
                 "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)",

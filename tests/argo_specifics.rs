@@ -433,3 +433,66 @@ fn stock_resource_exclusions_keep_endpoints_out_from_3_0() {
     assert_eq!(old.summary.out_of_sync, 1);
     assert!(old.warnings.is_empty());
 }
+
+/// Server-side diff is a dry-run apply as `argocd-controller`, which removes
+/// only the fields that manager owns through `Apply`. A label Git dropped
+/// from an object Argo CD last applied client-side (`Update`) stays live and
+/// shows no difference (argo-cd #25205, #23845); once Argo CD owns it
+/// through `Apply`, the same removal is a difference.
+#[test]
+fn server_side_diff_misses_removals_of_fields_applied_client_side() {
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\ndata:\n  mode: a\n";
+    let live = |operation: &str| {
+        format!(
+            r#"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: flags
+  namespace: shop
+  labels: {{team: web}}
+  managedFields:
+  - manager: argocd-controller
+    operation: {operation}
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {{"f:data": {{"f:mode": {{}}}}, "f:metadata": {{"f:labels": {{"f:team": {{}}}}}}}}
+data:
+  mode: a
+"#
+        )
+    };
+    let opts = Options {
+        compare: CompareOptions {
+            strategy: drift_doctor::Strategy::ServerSideDiff,
+            include_hidden: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let r = analyze(git, &live("Update"), &opts).unwrap();
+    assert_eq!(
+        r.resources[0].status,
+        Status::Synced,
+        "{:?}",
+        r.resources[0].differences
+    );
+    let label = r.resources[0]
+        .differences
+        .iter()
+        .find(|d| d.pointer.starts_with("/metadata/labels"))
+        .expect("the label stays as a hidden difference");
+    assert!(
+        matches!(
+            label.hidden_reason,
+            Some(drift_doctor::HiddenReason::AppliedClientSide { .. })
+        ),
+        "{:?}",
+        label.hidden_reason
+    );
+    let r = analyze(git, &live("Apply"), &opts).unwrap();
+    assert_eq!(r.resources[0].status, Status::OutOfSync);
+    assert!(r.resources[0]
+        .differences
+        .iter()
+        .any(|d| d.pointer.starts_with("/metadata/labels") && d.visible));
+}
