@@ -380,7 +380,7 @@ pub fn compare_with_crd(
         // structs (dropping `omitempty` zero values) but not the last-applied
         // original: a zero value kept there and dropped from desired is a
         // key Git "removed", which the three-way patch deletes live.
-        (Some(la), _) => norm.normalize_owned_keeping_zero_values(la),
+        (Some(la), _) => norm.normalize_last_applied(la),
         // Server-side apply removes what the applier owns through `Apply`
         // and Git dropped. Argo CD's client-side apply records its fields
         // with `Update`, which an apply never removes: under server-side

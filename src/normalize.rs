@@ -51,6 +51,15 @@ impl Normalizer<'_> {
         self.finish(self.stripped(obj), false)
     }
 
+    /// The last-applied original of the three-way diff. Argo CD neither
+    /// remarshals it nor drops its nulls (gitops-engine `ThreeWayDiff`
+    /// reads it as the annotation says): a key Git renders as `null`, which
+    /// kubectl keeps in the annotation and the typed round trip drops from
+    /// desired, is one the three-way patch deletes live.
+    pub fn normalize_last_applied(&self, obj: Value) -> Value {
+        self.finish(self.stripped_keeping_nulls(obj), false)
+    }
+
     /// The object as Argo CD compares it: nulls, server bookkeeping, the
     /// last-applied and tracking annotations and (by default) `status`
     /// dropped, and the typed round trip's zero values removed.
@@ -72,7 +81,14 @@ impl Normalizer<'_> {
     }
 
     /// [`Self::stripped_copy`], in place.
-    fn stripped(&self, mut obj: Value) -> Value {
+    fn stripped(&self, obj: Value) -> Value {
+        let mut obj = self.stripped_keeping_nulls(obj);
+        strip_nulls_in_place(&mut obj);
+        obj
+    }
+
+    /// Server metadata and status (unless kept) dropped; nulls below stay.
+    fn stripped_keeping_nulls(&self, mut obj: Value) -> Value {
         if self.is_secret() {
             // A Secret's null data value is an empty one (Argo CD NormalizeSecret).
             for field in ["data", "stringData"] {
@@ -91,7 +107,6 @@ impl Normalizer<'_> {
                 meta.retain(|k, x| kept_in_metadata(k, x));
             }
         }
-        strip_nulls_in_place(&mut obj);
         obj
     }
 

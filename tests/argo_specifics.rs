@@ -496,3 +496,54 @@ data:
         .iter()
         .any(|d| d.pointer.starts_with("/metadata/labels") && d.visible));
 }
+
+/// A chart that renders `clusterIP: null`: kubectl keeps the `null` in the
+/// last-applied annotation, the typed round trip drops it from desired, and
+/// the three-way patch then deletes the allocated address in Argo CD's
+/// prediction (gitops-engine `ThreeWayDiff` reads the original as written):
+/// OutOfSync for ever. Without the key in Git or the annotation, Synced.
+#[test]
+fn a_null_in_git_is_deleted_by_the_three_way_patch() {
+    let git = |cluster_ip: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec:\n{cluster_ip}  selector: {{app: web}}\n  ports:\n  - {{port: 80, targetPort: 8080}}\n")
+    };
+    let live = |applied: &str| {
+        format!(
+            r#"apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{{"apiVersion":"v1","kind":"Service","metadata":{{"name":"web","namespace":"shop"}},"spec":{{{applied}"ports":[{{"port":80,"targetPort":8080}}],"selector":{{"app":"web"}}}}}}'
+spec:
+  clusterIP: 10.96.12.7
+  clusterIPs: [10.96.12.7]
+  type: ClusterIP
+  sessionAffinity: None
+  selector: {{app: web}}
+  ports:
+  - {{port: 80, targetPort: 8080, protocol: TCP}}
+"#
+        )
+    };
+    let with_null = analyze(
+        &git("  clusterIP: null\n"),
+        &live(r#""clusterIP":null,"#),
+        &Options::default(),
+    )
+    .unwrap();
+    let service = &with_null.resources[0];
+    assert_eq!(service.status, Status::OutOfSync);
+    assert!(service
+        .differences
+        .iter()
+        .any(|d| d.visible && d.pointer == "/spec/clusterIP"));
+    let without = analyze(&git(""), &live(""), &Options::default()).unwrap();
+    assert_eq!(
+        without.resources[0].status,
+        Status::Synced,
+        "{:?}",
+        without.resources[0].differences
+    );
+}
