@@ -78,9 +78,20 @@ pub struct Shown {
     /// Made when the page was built (`first_report`): the worker's own
     /// analysis of the same input is still to come.
     pub built: bool,
+    /// The example the fields held, unedited, when it was asked for.
+    pub example: Option<&'static str>,
 }
 
 impl Shown {
+    /// What the report was computed from, for a note that it is not the
+    /// answer for what the editors hold now.
+    pub fn source(&self) -> String {
+        match self.example.and_then(super::examples::find) {
+            Some(e) => format!("the example “{}”", e.title),
+            None => "an earlier input".into(),
+        }
+    }
+
     /// The places of `indices` not received in full yet.
     pub fn missing(&self, indices: &[usize]) -> Vec<usize> {
         indices
@@ -221,6 +232,8 @@ pub struct PageState {
     /// The example the fields hold, unedited.
     pub example: Option<&'static str>,
     // Analyses.
+    /// `example` when analysis `latest` was asked for: what its report is of.
+    pub asked_example: Option<&'static str>,
     /// The newest analysis asked for, and whether the user asked explicitly.
     pub latest: u32,
     pub explicit: bool,
@@ -266,6 +279,13 @@ pub struct PageState {
 impl PageState {
     pub fn busy(&self) -> bool {
         self.latest != self.answered
+    }
+
+    /// The report shown was computed from other inputs than the ones of
+    /// the newest analysis, which ended in an error: it is not the answer
+    /// for what the editors hold.
+    pub fn stale(&self) -> bool {
+        self.error.is_some() && self.shown.as_ref().is_some_and(|s| s.seq != self.answered)
     }
 
     /// `busy`, `error`, `ready` or `empty` (the report's `data-state`): a
@@ -573,6 +593,7 @@ impl PageState {
     fn request(&mut self, explicit: bool) {
         self.latest += 1;
         self.explicit = explicit;
+        self.asked_example = self.example;
     }
 
     fn report_arrived(
@@ -604,6 +625,7 @@ impl PageState {
             helped,
             total_ms,
             built,
+            example: self.asked_example,
         };
         // The worker's answer for the input of a report made when the page
         // was built is the same report: the reader stays where they were.

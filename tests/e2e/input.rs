@@ -37,3 +37,124 @@ fn page_errors_point_at_the_cause() {
         }
     });
 }
+
+/// What the report shown is, in one object: the stale banner's text (""
+/// when none), whether the report is greyed, whether any summary or
+/// "Stop the loop first" is outside the greyed part, and the example the
+/// summary names.
+async fn stale_state(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "const note = document.getElementById('stale-note');
+         const body = document.getElementById('report-body');
+         const outside = [...document.querySelectorAll('#report .summary, #report .emergency, #report .plan')]
+             .filter(e => !e.closest('.stale-report')).length;
+         return {
+             note: note ? note.textContent : '',
+             greyed: !!(body && body.classList.contains('stale-report')),
+             outside,
+             example: (document.getElementById('example-name') || {}).textContent || '',
+         };",
+        vec![],
+    )
+    .await
+}
+
+/// After an input error the last report is never shown as the answer: it
+/// is greyed under a banner naming what it was computed from (the
+/// built-in example, or an earlier input), in every flow; a good input
+/// brings back a report of its own, not greyed.
+#[test]
+fn an_input_error_never_shows_another_inputs_report_as_the_answer() {
+    with_page("stale", |c, _| async move {
+        let fresh = stale_state(&c).await;
+        assert_eq!(fresh["note"], json!(""), "{fresh}");
+        assert_eq!(fresh["greyed"], json!(false), "{fresh}");
+        let title = drift_doctor::web::examples::find("mixed-app")
+            .unwrap()
+            .title;
+        assert!(
+            fresh["example"].as_str().unwrap().contains(title),
+            "{fresh}"
+        );
+
+        let (git, live) = (
+            fixture("webhook-cabundle-cainjector", "git"),
+            fixture("webhook-cabundle-cainjector", "live"),
+        );
+        let tab =
+            format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n");
+        let quote = format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"quoted\ndata:\n  k: v\n");
+        // Over the example: the banner names it.
+        for (what, bad) in [("tab", &tab), ("unclosed quote", &quote)] {
+            load_example(&c, "mixed-app").await;
+            wait_until(&c, "document.getElementById('live-error').textContent === '' && document.getElementById('report').dataset.state === 'ready'", "the example's report", 60).await;
+            paste(&c, &git, bad, "insertFromPaste").await;
+            wait_until(
+                &c,
+                "document.getElementById('stale-note')",
+                &format!("{what}: the stale banner"),
+                30,
+            )
+            .await;
+            let s = stale_state(&c).await;
+            let note = s["note"].as_str().unwrap();
+            assert!(
+                note.starts_with("Not the answer for the input in the editors."),
+                "{what}: {s}"
+            );
+            assert!(
+                note.contains(&format!("computed from the example “{title}”")),
+                "{what}: {s}"
+            );
+            assert_eq!(s["greyed"], json!(true), "{what}: {s}");
+            assert_eq!(
+                s["outside"],
+                json!(0),
+                "{what}: nothing of it reads as the answer: {s}"
+            );
+        }
+        // A good input of the user's own: its report, not greyed, naming no example.
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the pasted pair's report").await;
+        let own = stale_state(&c).await;
+        assert_eq!(
+            (
+                own["note"].clone(),
+                own["greyed"].clone(),
+                own["example"].clone()
+            ),
+            (json!(""), json!(false), json!("")),
+            "{own}"
+        );
+        // An error after it: the report is of an earlier input.
+        paste(&c, &git, &tab, "insertFromPaste").await;
+        wait_until(
+            &c,
+            "document.getElementById('stale-note')",
+            "the stale banner over the user's report",
+            30,
+        )
+        .await;
+        let s = stale_state(&c).await;
+        assert!(
+            s["note"]
+                .as_str()
+                .unwrap()
+                .contains("computed from an earlier input"),
+            "{s}"
+        );
+        assert_eq!(s["greyed"], json!(true), "{s}");
+        // Fixed: the answer again.
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the fixed input's report").await;
+        let s = stale_state(&c).await;
+        assert_eq!(
+            (s["note"].clone(), s["greyed"].clone()),
+            (json!(""), json!(false)),
+            "{s}"
+        );
+    });
+}
