@@ -8,6 +8,7 @@ use super::protocol::{
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
+use crate::input::preamble;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
 use crate::{CompareOptions, Options, Report, Side, Strategy};
@@ -96,7 +97,21 @@ pub fn analyze_with(
         observed: None,
     };
     let result = match input.mode {
-        Mode::Sides => crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence),
+        Mode::Sides => {
+            crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence).map(|mut r| {
+                // The reader learns which pasted lines were not read.
+                let sides = [
+                    (input.git.as_str(), Side::Git),
+                    (input.live.as_str(), Side::Live),
+                ];
+                let notes = sides
+                    .into_iter()
+                    .chain(git_again.map(|t| (t, Side::SecondRender)))
+                    .filter_map(|(text, side)| preamble(text).map(|p| p.note(side)));
+                r.warnings.splice(0..0, notes);
+                r
+            })
+        }
         Mode::Diff => crate::analyze_diff_with(&input.diff, &opts, evidence),
     };
     result.map_err(|e| ErrorInfo::from(&e))

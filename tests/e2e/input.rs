@@ -158,3 +158,35 @@ fn an_input_error_never_shows_another_inputs_report_as_the_answer() {
         );
     });
 }
+
+/// A terminal paste (the prompt with its command, the CLI's log lines
+/// above the YAML) is read without them: the report is the pasted input's,
+/// not the example's greyed, with a note naming the lines skipped.
+#[test]
+fn a_shell_prompt_above_the_yaml_is_skipped_with_a_note() {
+    with_page("prompt", |c, _| async move {
+        let (git, live) = (
+            fixture("webhook-cabundle-cainjector", "git"),
+            fixture("webhook-cabundle-cainjector", "live"),
+        );
+        let pasted = format!("$ argocd app manifests shop --source live\nWARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.\n{live}");
+        let report = core_report(&git, &live);
+        let before = report_seq(&c).await;
+        paste(&c, &git, &pasted, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the terminal paste's report").await;
+        let s = stale_state(&c).await;
+        assert_eq!(
+            (s["note"].clone(), s["greyed"].clone(), s["example"].clone()),
+            (json!(""), json!(false), json!("")),
+            "{s}"
+        );
+        assert_eq!(page_summary(&c).await, core_summary(&report));
+        assert_eq!(text(&c, "#live-error").await, "");
+        let warnings = text(&c, "#report .warnings").await;
+        assert!(
+            warnings.contains("The live side starts with 2 lines that are not YAML (line 1 “$ argocd app manifests shop --source live”, line 2 “WARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.”): skipped."),
+            "{warnings}"
+        );
+        assert!(!warnings.contains("git side"), "{warnings}");
+    });
+}
