@@ -267,6 +267,10 @@ pub struct PageState {
     // Messages and sharing.
     pub notice: Option<Notice>,
     pub undo: Option<Undo>,
+    /// The user's own input, kept when an example or Clear replaced it:
+    /// examples never overwrite it, and the menu's "your own input" brings
+    /// it back.
+    pub own: Option<Undo>,
     pub share: Option<ShareView>,
     pub share_for: ShareFor,
     pub markdown_copied: Option<bool>,
@@ -464,6 +468,8 @@ pub enum Action {
     },
     /// New text in the fields; analysed at once.
     Loaded(Box<Loaded>),
+    /// Keep this as the user's own input (an example or Clear replaces it).
+    KeepOwn(Undo),
     /// The fields were wiped (answers still on their way are dropped).
     Cleared {
         big: [Option<BigInfo>; 3],
@@ -853,6 +859,7 @@ impl PageState {
                     answered: self.latest + 1,
                     rules: self.rules.clone(),
                     rule_titles: self.rule_titles.clone(),
+                    own: self.own.clone(),
                     show_hidden: self.show_hidden,
                     view: self.view.clone(),
                     big,
@@ -863,6 +870,7 @@ impl PageState {
                     ..PageState::default()
                 };
             }
+            Action::KeepOwn(own) => next.own = Some(own),
             Action::SetMode { mode, note, big } => {
                 next.mode = mode;
                 next.mode_note = note;

@@ -190,3 +190,117 @@ fn a_shell_prompt_above_the_yaml_is_skipped_with_a_note() {
         assert!(!warnings.contains("git side"), "{warnings}");
     });
 }
+
+/// What the two YAML editors hold.
+async fn sides_shown(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "return [document.getElementById('git-input').value, document.getElementById('live-input').value];",
+        vec![],
+    )
+    .await
+}
+
+/// Wait for a report newer than `before` and return what the editors hold.
+async fn after(c: &Client, before: &str, what: &str) -> serde_json::Value {
+    wait_new_report(c, before, what).await;
+    sides_shown(c).await
+}
+
+/// The user's own input has a slot of its own: Undo after two examples in
+/// a row brings it back (not the first example), so does the menu's
+/// "— your own input —" entry, and Clear is undone the same ways.
+#[test]
+fn undo_walks_back_to_the_users_own_input() {
+    with_page("undo", |c, _| async move {
+        let git = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n  namespace: shop\ndata:\n  k: from-git\n";
+        let live = git.replace("from-git", "edited-live");
+        let own = json!([git, live]);
+        let example = |name: &str| json!([fixture(name, "git"), fixture(name, "live")]);
+        let before = report_seq(&c).await;
+        paste(&c, git, &live, "insertFromPaste").await;
+        assert_eq!(after(&c, &before, "the user's report").await, own);
+
+        // Two examples in a row, then Undo.
+        for name in ["autoscaler-hpa-replicas", "real-drift"] {
+            let before = report_seq(&c).await;
+            load_example(&c, name).await;
+            assert_eq!(after(&c, &before, name).await, example(name));
+        }
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(
+            after(&c, &before, "Undo after two examples").await,
+            own,
+            "Undo brings back the user's input"
+        );
+
+        // The menu's own entry, after an example.
+        let before = report_seq(&c).await;
+        load_example(&c, "restart-annotation").await;
+        assert_eq!(
+            after(&c, &before, "an example again").await,
+            example("restart-annotation")
+        );
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(
+            after(&c, &before, "— your own input —").await,
+            own,
+            "the menu brings it back"
+        );
+        assert_eq!(
+            js(
+                &c,
+                "return document.getElementById('example').value;",
+                vec![]
+            )
+            .await,
+            json!("")
+        );
+
+        // Clear, then Undo; Clear, then the menu.
+        click(&c, "#clear-all").await;
+        wait_until(&c, "document.getElementById('git-input').value === '' && document.getElementById('report').dataset.state === 'empty'", "cleared", 20).await;
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(after(&c, &before, "Undo after Clear").await, own);
+        click(&c, "#clear-all").await;
+        wait_until(
+            &c,
+            "document.getElementById('git-input').value === ''",
+            "cleared again",
+            20,
+        )
+        .await;
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(after(&c, &before, "the menu after Clear").await, own);
+
+        // An example cleared comes back as that example.
+        let before = report_seq(&c).await;
+        load_example(&c, "real-drift").await;
+        after(&c, &before, "an example to clear").await;
+        click(&c, "#clear-all").await;
+        wait_until(
+            &c,
+            "document.getElementById('git-input').value === ''",
+            "the example cleared",
+            20,
+        )
+        .await;
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(
+            after(&c, &before, "Undo of clearing an example").await,
+            example("real-drift")
+        );
+        // ... and the user's own input is still in its slot.
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(
+            after(&c, &before, "the user's input, still kept").await,
+            own
+        );
+    });
+}
