@@ -176,7 +176,7 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
             if let Some(reason) = &d.hidden_reason {
-                <p class="hidden-reason"><strong>{ "Not counted by Argo CD: " }</strong>{ reason.clone() }</p>
+                <p class="hidden-reason"><strong>{ "Not counted by Argo CD: " }</strong>{ inline_code(reason) }</p>
             }
         </li>
     }

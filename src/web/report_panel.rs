@@ -219,7 +219,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 // but its numbers and steps no longer read as the answer.
                 <div id="report-body" class={classes!("report-body", state.stale().then_some("stale-report"))}
                     aria-describedby={state.stale().then_some("stale-note")}>
-                    <Summary report={shown.report.clone()} example={shown.example.and_then(super::examples::find).map(|e| AttrValue::from(e.title))} filter={state.filter} on_filter={on_filter} />
+                    <Summary report={shown.report.clone()} strategy={AttrValue::from(shown.strategy.clone())} example={shown.example.and_then(super::examples::find).map(|e| AttrValue::from(e.title))} filter={state.filter} on_filter={on_filter} />
                     <Warnings report={shown.report.clone()} />
                     <Emergency report={shown.report.clone()} />
                     <ArgocdStatusPanel report={shown.report.clone()} />

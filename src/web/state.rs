@@ -80,6 +80,8 @@ pub struct Shown {
     pub built: bool,
     /// The example the fields held, unedited, when it was asked for.
     pub example: Option<&'static str>,
+    /// The diff strategy compared with (`Strategy::id`; empty for diff output).
+    pub strategy: String,
 }
 
 impl Shown {
@@ -620,6 +622,7 @@ impl PageState {
                 .map(|(i, r)| (i, Shared(Rc::new(r))))
                 .collect();
         let order = out_of_sync_first(&window.lines);
+        let strategy = window.strategy;
         let announcement = report_announcement(&report);
         let shown = Shown {
             seq,
@@ -632,6 +635,7 @@ impl PageState {
             total_ms,
             built,
             example: self.asked_example,
+            strategy,
         };
         // The worker's answer for the input of a report made when the page
         // was built is the same report: the reader stays where they were.
