@@ -498,8 +498,12 @@ pub fn emergency_steps(resources: &[ResourceReport], app: Option<&str>) -> Vec<S
             p
         };
         steps.push(format!(
-            "Do not force `argocd app sync` before checking: it would push Git over {} live value(s) someone changed by hand (for example {} of {}), and the live value may be the right one. If it is, change Git instead.",
-            drift.len(),
+            "Do not force `argocd app sync` before checking: it would push Git over {} someone changed by hand (for example {} of {}), and the live value may be the right one. If it is, change Git instead.",
+            if drift.len() == 1 {
+                "1 live value".to_string()
+            } else {
+                format!("{} live values", drift.len())
+            },
             what,
             r.id
         ));

@@ -140,7 +140,7 @@ fn force_sync_warning_names_only_values_a_person_changed() {
     assert_eq!(warning.len(), 1, "{:?}", report.emergency);
     let w = warning[0];
     // kubectl-edit's value only: not the one Argo CD wrote, not the object only in Git.
-    assert!(w.contains("1 live value(s)"), "{w}");
+    assert!(w.contains("over 1 live value someone"), "{w}");
     assert!(w.contains("/ConfigMap/billing/flags"), "{w}");
     assert!(!w.contains("limits"), "{w}");
     assert!(!w.contains("new-settings"), "{w}");

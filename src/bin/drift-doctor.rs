@@ -945,8 +945,9 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 }
                 let (url, masked) = drift_doctor::share::share_url(&base, &state);
                 if masked > 0 {
+                    let values = if masked == 1 { "value" } else { "values" };
                     eprintln!(
-                        "drift-doctor: {masked} Secret value(s) replaced by masks in the link"
+                        "drift-doctor: {masked} Secret {values} replaced by masks in the link"
                     );
                 }
                 let fragment_len = url.split_once('#').map_or(0, |(_, f)| f.len());

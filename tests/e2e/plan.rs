@@ -199,8 +199,29 @@ fn the_reports_words_say_exactly_what_happened() {
                     ex.name
                 );
             }
+            for odd in ["(s)", " are 1 ", " is 2 "] {
+                assert!(
+                    !text.contains(odd),
+                    "{}: {odd:?} in the report: {text}",
+                    ex.name
+                );
+            }
             let report = core_report(ex.git, ex.live);
             if let Some(plan) = &report.plan {
+                // "Compared again with every step applied" only with steps.
+                let shown = js(
+                    &c,
+                    "const p = document.getElementById('plan');
+                     return [p.querySelectorAll('.plan-step, .snippet').length, p.querySelector('.plan-verification').textContent];",
+                    vec![],
+                )
+                .await;
+                let steps = shown[0].as_u64().unwrap();
+                let compared = shown[1]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Compared again with every step applied");
+                assert_eq!(steps > 0, compared, "{}: {shown}", ex.name);
                 let badge = super::text(&c, "#plan .plan-head [data-verified]").await;
                 let bare =
                     plan.drift.is_empty() && plan.verified == drift_doctor::Verified::Resolves;
