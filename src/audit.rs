@@ -154,7 +154,15 @@ fn audit_rule(
                     crate::text::field_code(&d.segs),
                     subjects[*i].key,
                     if unsafe_fields.len() > 1 {
-                        format!(", and {} more such field(s)", unsafe_fields.len() - 1)
+                        format!(
+                            ", and {} more such {}",
+                            unsafe_fields.len() - 1,
+                            if unsafe_fields.len() == 2 {
+                                "field"
+                            } else {
+                                "fields"
+                            }
+                        )
                     } else {
                         String::new()
                     }
@@ -510,9 +518,9 @@ fn unresolved_step(obj: &Value, tokens: &[String]) -> Option<(String, Fixed)> {
                 Ok(n) if n >= a.len() => {
                     return Some((
                         format!(
-                            "Index {n} is beyond the list at `/{}`, which holds {} item(s).",
+                            "Index {n} is beyond the list at `/{}`, which holds {}.",
                             tokens[..i].join("/"),
-                            a.len()
+                            crate::text::count(a.len(), "item", "items")
                         ),
                         Fixed::None,
                     ));

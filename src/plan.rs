@@ -117,16 +117,24 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
             count(unresolved.len() - waiting, "field")
         ));
     }
+    // Only steps are applied and compared again; without any, the plan
+    // says what is left as it is.
+    let steps = !rules.is_empty()
+        || [&git, &later, &render, &sync_order]
+            .iter()
+            .any(|s| !s.is_empty());
+    let done = if steps {
+        "Compared again with every step applied"
+    } else {
+        "No step to apply"
+    };
     let verification = if left.is_empty() {
         format!(
-            "Compared again with every step applied: every resource is Synced ({}).",
+            "{done}: every resource is Synced ({}).",
             count(report.summary.resources, "resource")
         )
     } else {
-        format!(
-            "Compared again with every step applied: still differing are {}.",
-            left.join("; ")
-        )
+        format!("{done}; still differing: {}.", left.join("; "))
     };
     Some(Plan {
         verified: if resolves {

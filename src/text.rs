@@ -115,6 +115,12 @@ pub fn fill(template: &str, vars: &[(String, String)]) -> String {
     out
 }
 
+/// `n` and the noun in its number: "1 difference", "2 differences" (never
+/// "difference(s)").
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,7 +99,7 @@ fn a_job_template_change_is_an_immutable_field_failure() {
     );
     assert!(
         e.evidence
-            .contains("retried the operation 5 time(s), waiting 5s"),
+            .contains("retried the operation 5 times, waiting 5s"),
         "{}",
         e.evidence
     );

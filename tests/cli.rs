@@ -595,3 +595,38 @@ fn plan_says_when_there_is_nothing_to_plan() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to plan"));
 }
+
+/// A terminal's prompt and log lines pasted above the manifests are
+/// skipped with a note naming them; the report is the one without them.
+#[test]
+fn a_prompt_above_the_manifests_is_skipped_with_a_note() {
+    let live = std::fs::read_to_string(scenario("mixed-app", "live")).unwrap();
+    let pasted = temp_file(
+        "prompt",
+        "live.yaml",
+        &format!("$ argocd app manifests shop --source live\nWARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.\n{live}"),
+    );
+    let git = scenario("mixed-app", "git");
+    let with = run(
+        &sides(
+            "analyze",
+            &git,
+            pasted.to_str().unwrap(),
+            &["--format", "json"],
+        ),
+        None,
+    );
+    let without = on_scenario("analyze", "mixed-app", &["--format", "json"]);
+    assert_eq!(
+        with.status.code(),
+        without.status.code(),
+        "{}",
+        stderr(&with)
+    );
+    assert_eq!(json::<Report>(&with), json::<Report>(&without));
+    assert_eq!(
+        stderr(&with).trim(),
+        "note: The live side starts with 2 lines that are not YAML (line 1 “$ argocd app manifests shop --source live”, line 2 “WARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.”): skipped."
+    );
+    assert_eq!(stderr(&without), "");
+}

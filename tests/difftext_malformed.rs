@@ -44,7 +44,7 @@ fn a_cut_off_hunk_is_a_warning_and_its_changes_are_uncertain() {
     assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
     let w = &report.warnings[0];
     assert!(
-        w.starts_with("line 2: ") && w.contains("says it spans 40 line(s) but the text holds 6"),
+        w.starts_with("line 2: ") && w.contains("says it spans 40 lines but the text holds 6"),
         "{w}"
     );
     let r = &report.resources[0];

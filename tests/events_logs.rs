@@ -150,7 +150,7 @@ fn yaml_events_confirm_the_hpa_in_the_input_and_a_write_right_after_a_sync_is_st
     assert_eq!(p.time.as_deref(), Some("2026-03-04T10:06:04Z"));
     assert!(
         d.evidence.contains(
-            "`kube-controller-manager` wrote it 4s after the last of Argo CD's 3 recorded sync(s)"
+            "`kube-controller-manager` wrote it 4s after the last of Argo CD's 3 recorded syncs"
         ),
         "{}",
         d.evidence

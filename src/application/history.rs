@@ -84,7 +84,8 @@ pub fn sync_loop(app: &Application) -> Option<SyncLoop> {
     if let Some(n) = retry_count.filter(|n| *n > 0) {
         let (base, cap) = retry_backoff(obj);
         message.push_str(&format!(
-            " The current operation has been retried {n} time(s); Argo CD waits {base} before the first retry and doubles the wait up to {cap}."
+            " The current operation has been retried {}; Argo CD waits {base} before the first retry and doubles the wait up to {cap}.",
+            crate::text::count(n as usize, "time", "times")
         ));
     }
     Some(SyncLoop {

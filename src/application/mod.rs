@@ -220,9 +220,11 @@ impl Application {
         }
         let rules = array_at(&self.object, "/spec/ignoreDifferences").len();
         if rules > 0 {
-            out.push(format!(
-                "Its {rules} ignoreDifferences rule(s) are applied to the comparison."
-            ));
+            out.push(if rules == 1 {
+                "Its ignoreDifferences rule is applied to the comparison.".to_string()
+            } else {
+                format!("Its {rules} ignoreDifferences rules are applied to the comparison.")
+            });
         }
         match self.strategy() {
             Some(s) if s == strategy => out.push(format!(

@@ -121,7 +121,8 @@ fn sync_loop(observed: &Observed, report: &Report) -> Option<ObservedLoop> {
     ));
     match (&writer, &values) {
         (Some(who), Some((path, git, live))) => message.push_str(&format!(
-            " Each sync sets {path} to {git} as Git says, and {who} sets it to {live} again ({writes} write(s) recorded): the sync restores Git, the other writer undoes it, again. Stop the loop by leaving the field to that writer (the fix below), not by syncing again."
+            " Each sync sets {path} to {git} as Git says, and {who} sets it to {live} again ({} recorded): the sync restores Git, the other writer undoes it, again. Stop the loop by leaving the field to that writer (the fix below), not by syncing again.",
+            crate::text::count(writes as usize, "write", "writes")
         )),
         _ => message.push_str(
             " No line of the events or logs names the writer that undoes each sync: look at the differences below.",

@@ -474,7 +474,8 @@ pub fn classify(app: &Value) -> Vec<SyncError> {
         .filter(|n| *n > 0)
         .map(|n| {
             let (base, cap) = super::history::retry_backoff(app);
-            format!(" Argo CD has retried the operation {n} time(s), waiting {base} before the first retry and doubling the wait up to {cap}; a retry cannot pass until the cause is fixed.")
+            let times = crate::text::count(n as usize, "time", "times");
+            format!(" Argo CD has retried the operation {times}, waiting {base} before the first retry and doubling the wait up to {cap}; a retry cannot pass until the cause is fixed.")
         });
     let mut out: Vec<SyncError> = Vec::new();
     for one in &seen {

@@ -351,8 +351,15 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
     ) -> Result<String, String> {
         let label = format!("{} side", side.name());
         let bytes = read_bytes(path, &label, stdin_used, max_bytes)?;
-        decode_text(bytes, side)
-            .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())
+        let text = decode_text(bytes, side)
+            .map_err(|e: InputError| terminal_inert(&e.to_string()).into_owned())?;
+        // The parser skips a terminal's prompt and log lines: say which.
+        if side != Side::Diff {
+            if let Some(p) = drift_doctor::input::preamble(&text) {
+                eprintln!("note: {}", terminal_inert(&p.note(side)));
+            }
+        }
+        Ok(text)
     }
 
     /// The texts of every `--events` and `--logs` file.

@@ -534,10 +534,11 @@ pub fn read_diff_text(text: &str) -> Result<DiffText, DiffTextError> {
             warnings.push(DiffTextWarning {
                 line,
                 message: format!(
-                    "the hunk of {}/{} {}/{} says it spans {announced} line(s) but the text holds {given}: \
+                    "the hunk of {}/{} {}/{} says it spans {} but the text holds {given}: \
                      the paste is cut off, so differences after line {last} are unknown and the last ones \
                      shown may be incomplete",
-                    r.group, r.kind, r.namespace, r.name
+                    r.group, r.kind, r.namespace, r.name,
+                    crate::text::count(announced, "line", "lines")
                 ),
             });
         }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 /// the rest, and [`super::parse_side_preparsed`] takes the values. Empty for JSON.
 pub fn yaml_units(text: &str) -> Vec<String> {
     let text = super::without_bom(text);
-    if super::starts_as_json(text) || text.contains('\0') {
+    if super::starts_as_json(super::after_preamble(text).0) || text.contains('\0') {
         return Vec::new();
     }
     let mut units = Vec::new();

@@ -345,9 +345,9 @@ fn audit_section(out: &mut String, report: &Report) {
     for a in &report.audit {
         let _ = writeln!(
             out,
-            "- {}: hides {} difference(s){}",
+            "- {}: hides {}{}",
             text(&a.rule),
-            a.hides,
+            super::count(a.hides, "difference", "differences"),
             if a.findings.is_empty() {
                 ", no finding"
             } else {

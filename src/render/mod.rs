@@ -40,6 +40,8 @@ pub fn inline_value(v: &Value, max: usize) -> String {
 }
 
 /// What drift-doctor says of a resource Argo CD's verdict names.
+use crate::text::count;
+
 fn our_verdict(status: Option<Status>) -> &'static str {
     match status {
         Some(Status::Synced) => "Synced",

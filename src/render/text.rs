@@ -51,9 +51,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     let s = &report.summary;
     let _ = write!(
         out,
-        "{}: {} resource(s), {} synced, {} out of sync",
+        "{}: {}, {} synced, {} out of sync",
         st.bold("drift-doctor"),
-        s.resources,
+        super::count(s.resources, "resource", "resources"),
         s.synced,
         s.out_of_sync
     );
@@ -231,8 +231,9 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             if f.instance_wide > 0 {
                 let _ = writeln!(
                     out,
-                    "    the argocd-cm form also covers {} other object(s) of this kind here (and every app on the instance), hiding {} difference(s) there",
-                    f.instance_wide, f.instance_wide_hidden
+                    "    the argocd-cm form also covers {} of this kind here (and every app on the instance), hiding {} there",
+                    super::count(f.instance_wide, "other object", "other objects"),
+                    super::count(f.instance_wide_hidden, "difference", "differences")
                 );
             }
             for line in f.snippet.lines() {
@@ -260,10 +261,10 @@ fn observed_section(out: &mut String, st: &Style, o: &crate::model::ObservedRepo
     let t = |s: &str| terminal_inert(s).into_owned();
     let _ = writeln!(
         out,
-        "\n{} {} event(s), {} log line(s)",
+        "\n{} {}, {}",
         st.bold("Events and logs:"),
-        o.events,
-        o.log_lines
+        super::count(o.events, "event", "events"),
+        super::count(o.log_lines, "log line", "log lines")
     );
     if let Some(l) = &o.sync_loop {
         let _ = writeln!(
@@ -422,10 +423,10 @@ fn audit_section(out: &mut String, report: &Report, st: &Style) {
         let verdict = if a.findings.is_empty() { "ok" } else { "check" };
         let _ = writeln!(
             out,
-            "  {} {}: hides {} difference(s)",
+            "  {} {}: hides {}",
             verdict,
             terminal_inert(&a.rule),
-            a.hides
+            super::count(a.hides, "difference", "differences")
         );
         for f in &a.findings {
             let _ = writeln!(out, "    {}: {}", f.kind.id(), terminal_inert(&f.message));

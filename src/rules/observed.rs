@@ -191,8 +191,9 @@ fn after_sync(e: &Explanation, observed: &Observed) -> Option<String> {
     (after <= AFTER_SYNC).then(|| {
         let n = syncs.iter().filter(|s| matches!(s, When::At(_))).count();
         format!(
-            "`{}` wrote it {after}s after the last of Argo CD's {n} recorded sync(s), at {}: it rewrites the field right after each sync.",
+            "`{}` wrote it {after}s after the last of Argo CD's {}, at {}: it rewrites the field right after each sync.",
             w.manager,
+            crate::text::count(n, "recorded sync", "recorded syncs"),
             w.time.as_deref().unwrap_or("")
         )
     })

@@ -14,7 +14,9 @@ use super::report_panel::ReportPanel;
 use super::rules_view::RulesView;
 use super::sharing::reveal_card;
 use super::state::{Action, PageState, ShareFor, View};
-use super::util::{copy_to_clipboard, focus_element, set_select_value, COPIED_SHOWN_MS};
+use super::util::{
+    close_around_focus, copy_to_clipboard, focus_element, set_select_value, COPIED_SHOWN_MS,
+};
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use std::cell::{Cell, RefCell};
@@ -103,6 +105,25 @@ pub fn App(props: &AppProps) -> Html {
             move || drop(listener)
         });
     }
+    // Escape closes what was opened around the focus (not while editing a
+    // text: there it is the editor's).
+    use_effect_with((), |_| {
+        let listener = web_sys::window().and_then(|w| w.document()).map(|d| {
+            EventListener::new(&d, "keydown", |e| {
+                let Some(k) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                let editing = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.active_element())
+                    .is_some_and(|a| a.tag_name() == "TEXTAREA");
+                if k.key() == "Escape" && !k.default_prevented() && !editing && close_around_focus() {
+                    k.prevent_default();
+                }
+            })
+        });
+        move || drop(listener)
+    });
     // Send each analysis asked for (after the render that asked, so the
     // fields hold what it must read).
     {

@@ -61,6 +61,7 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     causes.dedup();
 
     let body_id = format!("card-body-{}", props.index);
+    let yaml_id = format!("card-yaml-{}", props.index);
     {
         let open = open.clone();
         use_effect_with(props.selected, move |selected| {
@@ -144,11 +145,13 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                         <FixList resource={props.resource.clone()} index={props.index} rules={props.rules.clone()} />
                     }
                     <button type="button" class="button small yaml-toggle" aria-expanded={if *show_yaml { "true" } else { "false" }}
-                        onclick={toggle_yaml}>
+                        aria-controls={yaml_id.clone()} onclick={toggle_yaml}>
                         { if *show_yaml { "Hide the YAML side by side" } else { "Show the YAML side by side" } }
                     </button>
                     if *show_yaml {
-                        <DiffView state={props.diff.clone().unwrap_or(DiffState::Loading)} />
+                        <div id={yaml_id}>
+                            <DiffView state={props.diff.clone().unwrap_or(DiffState::Loading)} />
+                        </div>
                     }
                 </div>
             }
@@ -176,7 +179,7 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
             if let Some(reason) = &d.hidden_reason {
-                <p class="hidden-reason"><strong>{ "Not counted by Argo CD: " }</strong>{ reason.to_string() }</p>
+                <p class="hidden-reason"><strong>{ "Not counted by Argo CD: " }</strong>{ inline_code(&reason.to_string()) }</p>
             }
         </li>
     }

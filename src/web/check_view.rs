@@ -101,7 +101,7 @@ pub fn CheckPanel(props: &CheckProps) -> Html {
         <section id="check" class="check-panel" aria-labelledby="check-h">
             <div class="results-head">
                 <h2 id="check-h">{ "Check before it ships" }</h2>
-                <button type="button" class="button small" onclick={on_close}>{ "Close" }</button>
+                <button type="button" class="button small check-close" onclick={on_close}>{ "Close" }</button>
             </div>
             <p class="muted">{ "The prevention checklist on the Git side alone (and the second render, the settings, when given), as drift-doctor check runs it in CI." }</p>
             { body }

@@ -409,12 +409,29 @@ impl Controller {
         })
     }
 
-    /// Load an embedded example (the user chose it and pressed Load).
+    /// What the fields hold now, kept as the user's own input when it is
+    /// (not an example as loaded, not empty); returned as the undo point.
+    fn keep_own(&self, state: &PageState) -> Option<Undo> {
+        let now = self.undo_point(state)?;
+        if state.example.is_none() {
+            self.dispatch(Action::KeepOwn(now.clone()));
+        }
+        Some(now)
+    }
+
+    /// Load an embedded example (the user chose it and pressed Load); the
+    /// empty choice, "your own input", brings back the user's own.
     pub fn load_example(&self, name: &str, state: &PageState) {
         let Some(ex) = examples::find(name) else {
+            self.load_own(state);
             return;
         };
-        let undo = self.undo_point(state);
+        // Undo walks back past examples (the menu has them all) to the
+        // user's own input.
+        let undo = match self.keep_own(state) {
+            Some(now) if state.example.is_none() => Some(now),
+            now => state.own.clone().or(now),
+        };
         let mut input = Input::sides(ex.git, ex.live);
         // Keep the user's own settings and options: the example is only the two sides.
         let (before, _) = self.0.refs.analysis_input(state.mode, false);
@@ -435,6 +452,37 @@ impl Controller {
             example: Some(ex.name),
             undo,
             notice,
+            sender: None,
+        })));
+    }
+
+    /// Put back the user's own input, kept when an example or Clear
+    /// replaced it.
+    fn load_own(&self, state: &PageState) {
+        if state.example.is_none() && self.undo_point(state).is_some() {
+            self.dispatch(Action::Notice(Some(Notice::info(
+                "The editors hold your own input already.",
+            ))));
+            return;
+        }
+        let Some(own) = state.own.clone() else {
+            self.dispatch(Action::Notice(Some(Notice::info(
+                "No input of your own to bring back yet: paste Git and live YAML or diff output.",
+            ))));
+            return;
+        };
+        let undo = self.undo_point(state);
+        self.0.refs.apply(&own.input);
+        self.dispatch(Action::Loaded(Box::new(Loaded {
+            mode: own.input.mode,
+            big: self.big(),
+            example: None,
+            notice: Some(Notice {
+                error: false,
+                text: "Your own input is back.".into(),
+                undo: undo.is_some(),
+            }),
+            undo,
             sender: None,
         })));
     }
@@ -479,7 +527,7 @@ impl Controller {
 
     /// "Clear", with an undo.
     pub fn clear(&self, state: &PageState) {
-        let undo = self.undo_point(state);
+        let undo = self.keep_own(state);
         self.wipe(undo);
     }
 

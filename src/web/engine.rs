@@ -8,6 +8,7 @@ use super::protocol::{
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
+use crate::input::preamble;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
 use crate::{CompareOptions, Options, Report, Side, Strategy};
@@ -80,6 +81,16 @@ pub fn analyze_with(
     executor: Option<&Executor>,
     parsed: &mut crate::ParseCache,
 ) -> Result<Report, ErrorInfo> {
+    analyze_as(input, timed_out, executor, parsed).map(|(report, _)| report)
+}
+
+/// [`analyze_with`], and the diff strategy it compared with.
+fn analyze_as(
+    input: &Input,
+    timed_out: &[JqExpression],
+    executor: Option<&Executor>,
+    parsed: &mut crate::ParseCache,
+) -> Result<(Report, Strategy), ErrorInfo> {
     let mut opts = options(input)?;
     if let Some(executor) = executor {
         opts.compare.jq.set_executor(executor.clone());
@@ -96,10 +107,26 @@ pub fn analyze_with(
         observed: None,
     };
     let result = match input.mode {
-        Mode::Sides => crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence),
+        Mode::Sides => {
+            crate::analyze_cached(parsed, &input.git, &input.live, &opts, evidence).map(|mut r| {
+                // The reader learns which pasted lines were not read.
+                let sides = [
+                    (input.git.as_str(), Side::Git),
+                    (input.live.as_str(), Side::Live),
+                ];
+                let notes = sides
+                    .into_iter()
+                    .chain(git_again.map(|t| (t, Side::SecondRender)))
+                    .filter_map(|(text, side)| preamble(text).map(|p| p.note(side)));
+                r.warnings.splice(0..0, notes);
+                r
+            })
+        }
         Mode::Diff => crate::analyze_diff_with(&input.diff, &opts, evidence),
     };
-    result.map_err(|e| ErrorInfo::from(&e))
+    result
+        .map(|r| (r, opts.compare.strategy))
+        .map_err(|e| ErrorInfo::from(&e))
 }
 
 /// Encode a state for a link, or for a share file when the link would be too long.
@@ -174,6 +201,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
         lines,
         first_json: serde_json::to_string(&shown)?,
         first,
+        strategy: String::new(),
     })
 }
 
@@ -204,16 +232,26 @@ impl Engine {
                 timed_out,
             } => {
                 let start = now();
-                let outcome = analyze_with(
+                let outcome = analyze_as(
                     &input,
                     &timed_out,
                     self.jq_executor.as_ref(),
                     &mut self.parsed,
                 )
-                .and_then(|mut report| {
-                    let window = report_window(&mut report).map_err(|e| {
-                        ErrorInfo::general(format!("could not encode the report: {e}"))
-                    });
+                .and_then(|(mut report, strategy)| {
+                    let window = report_window(&mut report)
+                        .map(|w| ReportWindow {
+                            // Diff output shows what was compared already.
+                            strategy: if input.mode == Mode::Sides {
+                                strategy.id().into()
+                            } else {
+                                String::new()
+                            },
+                            ..w
+                        })
+                        .map_err(|e| {
+                            ErrorInfo::general(format!("could not encode the report: {e}"))
+                        });
                     self.report = Some((seq, report));
                     window
                 });

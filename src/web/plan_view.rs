@@ -132,7 +132,14 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
         <section id="plan" class="plan" aria-labelledby="plan-h">
             <div class="plan-head">
                 <h3 id="plan-h">{ "Plan" }</h3>
-                <VerifiedBadge verified={plan.verified} />
+                if plan.verified == Verified::Resolves && !plan.drift.is_empty() {
+                    // The loop ends, yet real drift stays until a sync: no
+                    // bare "Resolves".
+                    <span class="badge verified verified-drift-left" data-verified="drift-left">
+                        { "Drift left: a sync ends it" }</span>
+                } else {
+                    <VerifiedBadge verified={plan.verified} />
+                }
                 <button type="button" id="copy-plan-markdown" class="button small" onclick={on_markdown}>{ "Copy the plan as Markdown" }</button>
                 <span class="copy-status" role="status">
                     { match *copied { Some(true) => "Copied.", Some(false) => "Could not copy (clipboard unavailable).", None => "" } }

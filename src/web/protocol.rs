@@ -140,6 +140,9 @@ pub struct ReportWindow {
     pub first: Vec<usize>,
     /// Those resources, as a JSON array.
     pub first_json: String,
+    /// The diff strategy compared with (`Strategy::id`), after the
+    /// Application's and settings' own: the summary names it.
+    pub strategy: String,
 }
 
 /// A jq expression of the user's settings and the rule it belongs to.

@@ -159,11 +159,6 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
         let dispatch = state.dispatcher();
         Callback::from(move |f| dispatch.dispatch(Action::Filter(f)))
     };
-    let example_title = state
-        .example
-        .and_then(super::examples::find)
-        .map(|e| e.title);
-
     html! {
         <section id="report" class="results" aria-labelledby="report-h" data-state={state.status()}
             data-seq={state.shown.as_ref().map(|s| s.seq.to_string()).unwrap_or_default()}
@@ -202,7 +197,16 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
             if let Some(e) = state.general_error() {
                 <p class="error-text" role="alert">{ e.text.clone() }</p>
             }
-            if state.error.is_some() && state.shown.is_some() {
+            if let (true, Some(shown)) = (state.stale(), &state.shown) {
+                <p class="stale-note stale-banner" id="stale-note">
+                    <strong>{ "Not the answer for the input in the editors." }</strong>
+                    { if state.general_error().is_some() {
+                        format!(" Its analysis could not run (see above). Greyed below: the last report, computed from {}.", shown.source())
+                    } else {
+                        format!(" It has an error (see the input). Greyed below: the last report, computed from {}.", shown.source())
+                    } }
+                </p>
+            } else if state.error.is_some() && state.shown.is_some() {
                 <p class="stale-note">{ if state.general_error().is_some() {
                     // Not the input's fault: the worker stopped or could not start.
                     "The analysis could not run (see above): this is the last report made."
@@ -211,13 +215,18 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 } }</p>
             }
             if let Some(shown) = &state.shown {
-                <Summary report={shown.report.clone()} example={example_title.map(AttrValue::from)} filter={state.filter} on_filter={on_filter} />
-                <Warnings report={shown.report.clone()} />
-                <Emergency report={shown.report.clone()} />
-                <ArgocdStatusPanel report={shown.report.clone()} />
-                <PlanPanel report={shown.report.clone()} />
-                <AuditPanel report={shown.report.clone()} />
-                { resource_list(state, shown, ctl) }
+                // Greyed, not removed: the reader may still page through it,
+                // but its numbers and steps no longer read as the answer.
+                <div id="report-body" class={classes!("report-body", state.stale().then_some("stale-report"))}
+                    aria-describedby={state.stale().then_some("stale-note")}>
+                    <Summary report={shown.report.clone()} strategy={AttrValue::from(shown.strategy.clone())} example={shown.example.and_then(super::examples::find).map(|e| AttrValue::from(e.title))} filter={state.filter} on_filter={on_filter} />
+                    <Warnings report={shown.report.clone()} />
+                    <Emergency report={shown.report.clone()} />
+                    <ArgocdStatusPanel report={shown.report.clone()} />
+                    <PlanPanel report={shown.report.clone()} />
+                    <AuditPanel report={shown.report.clone()} />
+                    { resource_list(state, shown, ctl) }
+                </div>
             } else if let (Some(w), None) = (&state.waiting, &state.error) {
                 { waiting_note(w) }
             } else if state.error.is_none() && state.latest == 0 {

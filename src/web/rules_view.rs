@@ -197,11 +197,11 @@ fn rule(r: &RuleDoc, focused: bool) -> Html {
                     <h4>{ "Example: " }<code>{ ex.id.clone() }</code>{ ", field " }<code>{ jq_path(&ex.pointer) }</code></h4>
                     if ex.diff.is_empty() {
                         <div class="rule-example-sides">
-                            <div><p class="rule-example-side">{ "Git" }</p><pre class="snippet-text">{ ex.git.clone() }</pre></div>
-                            <div><p class="rule-example-side">{ "Live" }</p><pre class="snippet-text">{ ex.live.clone() }</pre></div>
+                            <div><p class="rule-example-side">{ "Git" }</p><pre class="snippet-text" tabindex="0">{ ex.git.clone() }</pre></div>
+                            <div><p class="rule-example-side">{ "Live" }</p><pre class="snippet-text" tabindex="0">{ ex.live.clone() }</pre></div>
                         </div>
                     } else {
-                        <div><p class="rule-example-side">{ "Diff output" }</p><pre class="snippet-text" data-example="diff">{ ex.diff.clone() }</pre></div>
+                        <div><p class="rule-example-side">{ "Diff output" }</p><pre class="snippet-text" tabindex="0" data-example="diff">{ ex.diff.clone() }</pre></div>
                     }
                 </section>
             }

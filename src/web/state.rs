@@ -78,9 +78,22 @@ pub struct Shown {
     /// Made when the page was built (`first_report`): the worker's own
     /// analysis of the same input is still to come.
     pub built: bool,
+    /// The example the fields held, unedited, when it was asked for.
+    pub example: Option<&'static str>,
+    /// The diff strategy compared with (`Strategy::id`; empty for diff output).
+    pub strategy: String,
 }
 
 impl Shown {
+    /// What the report was computed from, for a note that it is not the
+    /// answer for what the editors hold now.
+    pub fn source(&self) -> String {
+        match self.example.and_then(super::examples::find) {
+            Some(e) => format!("the example “{}”", e.title),
+            None => "an earlier input".into(),
+        }
+    }
+
     /// The places of `indices` not received in full yet.
     pub fn missing(&self, indices: &[usize]) -> Vec<usize> {
         indices
@@ -221,6 +234,8 @@ pub struct PageState {
     /// The example the fields hold, unedited.
     pub example: Option<&'static str>,
     // Analyses.
+    /// `example` when analysis `latest` was asked for: what its report is of.
+    pub asked_example: Option<&'static str>,
     /// The newest analysis asked for, and whether the user asked explicitly.
     pub latest: u32,
     pub explicit: bool,
@@ -254,6 +269,10 @@ pub struct PageState {
     // Messages and sharing.
     pub notice: Option<Notice>,
     pub undo: Option<Undo>,
+    /// The user's own input, kept when an example or Clear replaced it:
+    /// examples never overwrite it, and the menu's "your own input" brings
+    /// it back.
+    pub own: Option<Undo>,
     pub share: Option<ShareView>,
     pub share_for: ShareFor,
     pub markdown_copied: Option<bool>,
@@ -266,6 +285,13 @@ pub struct PageState {
 impl PageState {
     pub fn busy(&self) -> bool {
         self.latest != self.answered
+    }
+
+    /// The report shown was computed from other inputs than the ones of
+    /// the newest analysis, which ended in an error: it is not the answer
+    /// for what the editors hold.
+    pub fn stale(&self) -> bool {
+        self.error.is_some() && self.shown.as_ref().is_some_and(|s| s.seq != self.answered)
     }
 
     /// `busy`, `error`, `ready` or `empty` (the report's `data-state`): a
@@ -444,6 +470,8 @@ pub enum Action {
     },
     /// New text in the fields; analysed at once.
     Loaded(Box<Loaded>),
+    /// Keep this as the user's own input (an example or Clear replaces it).
+    KeepOwn(Undo),
     /// The fields were wiped (answers still on their way are dropped).
     Cleared {
         big: [Option<BigInfo>; 3],
@@ -573,6 +601,7 @@ impl PageState {
     fn request(&mut self, explicit: bool) {
         self.latest += 1;
         self.explicit = explicit;
+        self.asked_example = self.example;
     }
 
     fn report_arrived(
@@ -593,6 +622,7 @@ impl PageState {
                 .map(|(i, r)| (i, Shared(Rc::new(r))))
                 .collect();
         let order = out_of_sync_first(&window.lines);
+        let strategy = window.strategy;
         let announcement = report_announcement(&report);
         let shown = Shown {
             seq,
@@ -604,6 +634,8 @@ impl PageState {
             helped,
             total_ms,
             built,
+            example: self.asked_example,
+            strategy,
         };
         // The worker's answer for the input of a report made when the page
         // was built is the same report: the reader stays where they were.
@@ -831,6 +863,7 @@ impl PageState {
                     answered: self.latest + 1,
                     rules: self.rules.clone(),
                     rule_titles: self.rule_titles.clone(),
+                    own: self.own.clone(),
                     show_hidden: self.show_hidden,
                     view: self.view.clone(),
                     big,
@@ -841,6 +874,7 @@ impl PageState {
                     ..PageState::default()
                 };
             }
+            Action::KeepOwn(own) => next.own = Some(own),
             Action::SetMode { mode, note, big } => {
                 next.mode = mode;
                 next.mode_note = note;

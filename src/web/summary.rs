@@ -25,6 +25,8 @@ pub struct SummaryProps {
     pub report: Shared<Report>,
     /// The title of the example the input is, unedited.
     pub example: Option<AttrValue>,
+    /// The diff strategy compared with (`Strategy::id`; empty for diff output).
+    pub strategy: AttrValue,
     pub filter: Option<Cause>,
     pub on_filter: Callback<Option<Cause>>,
 }
@@ -66,7 +68,7 @@ pub fn Summary(props: &SummaryProps) -> Html {
                 }
             </div>
             if !props.report.argocd_version.is_empty() {
-                <p class="compared-as muted" id="compared-as">{ format!("Compared as Argo CD {} does.", props.report.argocd_version) }</p>
+                <p class="compared-as muted" id="compared-as">{ compared_as(&props.report.argocd_version, &props.strategy) }</p>
             }
             if s.skipped > 0 {
                 <p class="skipped-note" id="skipped-note"><strong>{ format!("{} skipped: ", s.skipped) }</strong>{ skipped_help }</p>
@@ -86,6 +88,17 @@ pub fn Summary(props: &SummaryProps) -> Html {
             }
         </section>
     }
+}
+
+/// The release and the diff strategy the report compared as, in words.
+fn compared_as(release: &str, strategy: &str) -> String {
+    let how = match crate::Strategy::from_id(strategy) {
+        Some(crate::Strategy::Legacy) => ", with client-side three-way diff (the default)",
+        Some(crate::Strategy::ServerSideApply) => ", with server-side apply (ServerSideApply=true)",
+        Some(crate::Strategy::ServerSideDiff) => ", with server-side diff",
+        None => "",
+    };
+    format!("Compared as Argo CD {release} does{how}.")
 }
 
 fn cause_row(cause: Cause, n: usize, max: usize, props: &SummaryProps) -> Html {
@@ -128,7 +141,7 @@ pub fn Warnings(props: &EmergencyProps) -> Html {
             <h3 id="warnings-h">{ "Not everything could be used" }</h3>
             <ul>
                 for warning in report.warnings.iter() {
-                    <li>{ warning.clone() }</li>
+                    <li>{ inline_code(warning) }</li>
                 }
             </ul>
         </section>

@@ -147,3 +147,58 @@ pub fn focus_element(id: &str) {
         let _ = h.focus();
     }
 }
+
+/// Escape closes what was opened around the keyboard focus, innermost
+/// first: an expanded toggle (focused, or the one controlling a region
+/// the focus is in), an open `<details>`, the check panel. The toggle or
+/// summary gets the focus back. Returns whether something closed.
+pub fn close_around_focus() -> bool {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return false;
+    };
+    let Some(mut el) = doc.active_element() else {
+        return false;
+    };
+    let click_and_focus = |e: web_sys::Element| {
+        if let Ok(h) = e.dyn_into::<web_sys::HtmlElement>() {
+            h.click();
+            let _ = h.focus();
+        }
+    };
+    if el.tag_name() == "BUTTON" && el.get_attribute("aria-expanded").as_deref() == Some("true") {
+        click_and_focus(el);
+        return true;
+    }
+    loop {
+        if el.tag_name() == "DETAILS" && el.has_attribute("open") {
+            let _ = el.remove_attribute("open");
+            if let Ok(Some(summary)) = el.query_selector(":scope > summary") {
+                if let Ok(h) = summary.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = h.focus();
+                }
+            }
+            return true;
+        }
+        let id = el.id();
+        if !id.is_empty() {
+            let toggle = doc
+                .query_selector(&format!("[aria-expanded=\"true\"][aria-controls=\"{id}\"]"))
+                .ok()
+                .flatten();
+            if let Some(toggle) = toggle {
+                click_and_focus(toggle);
+                return true;
+            }
+            if id == "check" {
+                if let Ok(Some(close)) = el.query_selector(".check-close") {
+                    click_and_focus(close);
+                }
+                return true;
+            }
+        }
+        match el.parent_element() {
+            Some(parent) => el = parent,
+            None => return false,
+        }
+    }
+}

@@ -37,3 +37,270 @@ fn page_errors_point_at_the_cause() {
         }
     });
 }
+
+/// What the report shown is, in one object: the stale banner's text (""
+/// when none), whether the report is greyed, whether any summary or
+/// "Stop the loop first" is outside the greyed part, and the example the
+/// summary names.
+async fn stale_state(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "const note = document.getElementById('stale-note');
+         const body = document.getElementById('report-body');
+         const outside = [...document.querySelectorAll('#report .summary, #report .emergency, #report .plan')]
+             .filter(e => !e.closest('.stale-report')).length;
+         return {
+             note: note ? note.textContent : '',
+             greyed: !!(body && body.classList.contains('stale-report')),
+             outside,
+             example: (document.getElementById('example-name') || {}).textContent || '',
+         };",
+        vec![],
+    )
+    .await
+}
+
+/// After an input error the last report is never shown as the answer: it
+/// is greyed under a banner naming what it was computed from (the
+/// built-in example, or an earlier input), in every flow; a good input
+/// brings back a report of its own, not greyed.
+#[test]
+fn an_input_error_never_shows_another_inputs_report_as_the_answer() {
+    with_page("stale", |c, _| async move {
+        let fresh = stale_state(&c).await;
+        assert_eq!(fresh["note"], json!(""), "{fresh}");
+        assert_eq!(fresh["greyed"], json!(false), "{fresh}");
+        let title = drift_doctor::web::examples::find("mixed-app")
+            .unwrap()
+            .title;
+        assert!(
+            fresh["example"].as_str().unwrap().contains(title),
+            "{fresh}"
+        );
+
+        let (git, live) = (
+            fixture("webhook-cabundle-cainjector", "git"),
+            fixture("webhook-cabundle-cainjector", "live"),
+        );
+        let tab =
+            format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n");
+        let quote = format!("{live}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"quoted\ndata:\n  k: v\n");
+        // Over the example: the banner names it.
+        for (what, bad) in [("tab", &tab), ("unclosed quote", &quote)] {
+            load_example(&c, "mixed-app").await;
+            wait_until(&c, "document.getElementById('live-error').textContent === '' && document.getElementById('report').dataset.state === 'ready'", "the example's report", 60).await;
+            paste(&c, &git, bad, "insertFromPaste").await;
+            wait_until(
+                &c,
+                "document.getElementById('stale-note')",
+                &format!("{what}: the stale banner"),
+                30,
+            )
+            .await;
+            let s = stale_state(&c).await;
+            let note = s["note"].as_str().unwrap();
+            assert!(
+                note.starts_with("Not the answer for the input in the editors."),
+                "{what}: {s}"
+            );
+            assert!(
+                note.contains(&format!("computed from the example “{title}”")),
+                "{what}: {s}"
+            );
+            assert_eq!(s["greyed"], json!(true), "{what}: {s}");
+            assert_eq!(
+                s["outside"],
+                json!(0),
+                "{what}: nothing of it reads as the answer: {s}"
+            );
+        }
+        // A good input of the user's own: its report, not greyed, naming no example.
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the pasted pair's report").await;
+        let own = stale_state(&c).await;
+        assert_eq!(
+            (
+                own["note"].clone(),
+                own["greyed"].clone(),
+                own["example"].clone()
+            ),
+            (json!(""), json!(false), json!("")),
+            "{own}"
+        );
+        // An error after it: the report is of an earlier input.
+        paste(&c, &git, &tab, "insertFromPaste").await;
+        wait_until(
+            &c,
+            "document.getElementById('stale-note')",
+            "the stale banner over the user's report",
+            30,
+        )
+        .await;
+        let s = stale_state(&c).await;
+        assert!(
+            s["note"]
+                .as_str()
+                .unwrap()
+                .contains("computed from an earlier input"),
+            "{s}"
+        );
+        assert_eq!(s["greyed"], json!(true), "{s}");
+        // Fixed: the answer again.
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the fixed input's report").await;
+        let s = stale_state(&c).await;
+        assert_eq!(
+            (s["note"].clone(), s["greyed"].clone()),
+            (json!(""), json!(false)),
+            "{s}"
+        );
+    });
+}
+
+/// A terminal paste (the prompt with its command, the CLI's log lines
+/// above the YAML) is read without them: the report is the pasted input's,
+/// not the example's greyed, with a note naming the lines skipped.
+#[test]
+fn a_shell_prompt_above_the_yaml_is_skipped_with_a_note() {
+    with_page("prompt", |c, _| async move {
+        let (git, live) = (
+            fixture("webhook-cabundle-cainjector", "git"),
+            fixture("webhook-cabundle-cainjector", "live"),
+        );
+        let pasted = format!("$ argocd app manifests shop --source live\nWARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.\n{live}");
+        let report = core_report(&git, &live);
+        let before = report_seq(&c).await;
+        paste(&c, &git, &pasted, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the terminal paste's report").await;
+        let s = stale_state(&c).await;
+        assert_eq!(
+            (s["note"].clone(), s["greyed"].clone(), s["example"].clone()),
+            (json!(""), json!(false), json!("")),
+            "{s}"
+        );
+        assert_eq!(page_summary(&c).await, core_summary(&report));
+        assert_eq!(text(&c, "#live-error").await, "");
+        let warnings = text(&c, "#report .warnings").await;
+        assert!(
+            warnings.contains("The live side starts with 2 lines that are not YAML (line 1 “$ argocd app manifests shop --source live”, line 2 “WARN[0000] Failed to invoke grpc call. Use flag --grpc-web in grpc calls.”): skipped."),
+            "{warnings}"
+        );
+        assert!(!warnings.contains("git side"), "{warnings}");
+    });
+}
+
+/// What the two YAML editors hold.
+async fn sides_shown(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "return [document.getElementById('git-input').value, document.getElementById('live-input').value];",
+        vec![],
+    )
+    .await
+}
+
+/// Wait for a report newer than `before` and return what the editors hold.
+async fn after(c: &Client, before: &str, what: &str) -> serde_json::Value {
+    wait_new_report(c, before, what).await;
+    sides_shown(c).await
+}
+
+/// The user's own input has a slot of its own: Undo after two examples in
+/// a row brings it back (not the first example), so does the menu's
+/// "— your own input —" entry, and Clear is undone the same ways.
+#[test]
+fn undo_walks_back_to_the_users_own_input() {
+    with_page("undo", |c, _| async move {
+        let git = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n  namespace: shop\ndata:\n  k: from-git\n";
+        let live = git.replace("from-git", "edited-live");
+        let own = json!([git, live]);
+        let example = |name: &str| json!([fixture(name, "git"), fixture(name, "live")]);
+        let before = report_seq(&c).await;
+        paste(&c, git, &live, "insertFromPaste").await;
+        assert_eq!(after(&c, &before, "the user's report").await, own);
+
+        // Two examples in a row, then Undo.
+        for name in ["autoscaler-hpa-replicas", "real-drift"] {
+            let before = report_seq(&c).await;
+            load_example(&c, name).await;
+            assert_eq!(after(&c, &before, name).await, example(name));
+        }
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(
+            after(&c, &before, "Undo after two examples").await,
+            own,
+            "Undo brings back the user's input"
+        );
+
+        // The menu's own entry, after an example.
+        let before = report_seq(&c).await;
+        load_example(&c, "restart-annotation").await;
+        assert_eq!(
+            after(&c, &before, "an example again").await,
+            example("restart-annotation")
+        );
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(
+            after(&c, &before, "— your own input —").await,
+            own,
+            "the menu brings it back"
+        );
+        assert_eq!(
+            js(
+                &c,
+                "return document.getElementById('example').value;",
+                vec![]
+            )
+            .await,
+            json!("")
+        );
+
+        // Clear, then Undo; Clear, then the menu.
+        click(&c, "#clear-all").await;
+        wait_until(&c, "document.getElementById('git-input').value === '' && document.getElementById('report').dataset.state === 'empty'", "cleared", 20).await;
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(after(&c, &before, "Undo after Clear").await, own);
+        click(&c, "#clear-all").await;
+        wait_until(
+            &c,
+            "document.getElementById('git-input').value === ''",
+            "cleared again",
+            20,
+        )
+        .await;
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(after(&c, &before, "the menu after Clear").await, own);
+
+        // An example cleared comes back as that example.
+        let before = report_seq(&c).await;
+        load_example(&c, "real-drift").await;
+        after(&c, &before, "an example to clear").await;
+        click(&c, "#clear-all").await;
+        wait_until(
+            &c,
+            "document.getElementById('git-input').value === ''",
+            "the example cleared",
+            20,
+        )
+        .await;
+        let before = report_seq(&c).await;
+        click(&c, "#undo").await;
+        assert_eq!(
+            after(&c, &before, "Undo of clearing an example").await,
+            example("real-drift")
+        );
+        // ... and the user's own input is still in its slot.
+        let before = report_seq(&c).await;
+        load_example(&c, "").await;
+        assert_eq!(
+            after(&c, &before, "the user's input, still kept").await,
+            own
+        );
+    });
+}

@@ -21,6 +21,7 @@
 #[path = "../browser/mod.rs"]
 mod browser;
 
+mod access;
 mod application;
 mod bench;
 mod careful_user;

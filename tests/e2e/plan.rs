@@ -29,7 +29,13 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
         let fixes: usize = report.resources.iter().map(|r| r.fixes.len()).sum();
         assert_eq!(shown[0], json!(plan.verification));
         assert_eq!(shown[1], json!(plan.application));
-        assert_eq!(shown[2], json!(plan.verified.id()));
+        // Real drift is left: the badge says so, not a bare "Resolves".
+        assert!(!plan.drift.is_empty() && plan.verified == drift_doctor::Verified::Resolves);
+        assert_eq!(shown[2], json!("drift-left"));
+        assert_eq!(
+            text(&c, "#plan .plan-head [data-verified]").await,
+            "Drift left: a sync ends it"
+        );
         assert_eq!(shown[3], json!(true), "the plan comes before the resources");
         assert!(shown[4].as_u64().unwrap() >= 1 && shown[4].as_u64().unwrap() as usize <= fixes);
 
@@ -148,5 +154,79 @@ fn long_plan_lists_are_cut_until_asked_for() {
         paste(&c, &more, live, "insertFromPaste").await;
         wait_new_report(&c, &before, "the longer plan").await;
         assert_eq!(js(&c, count, vec![]).await, json!([20, 1]));
+    });
+}
+
+/// The report's prose as a reader sees it, in every example: text outside
+/// code (`<code>`, `<pre>`) holds no literal backtick, and a plan's badge
+/// is a bare "Resolves" only when nothing is left.
+#[test]
+fn the_reports_words_say_exactly_what_happened() {
+    with_page("words", |c, _| async move {
+        let prose = "const out = []; const w = document.createTreeWalker(document.getElementById('report'), NodeFilter.SHOW_TEXT);
+             while (w.nextNode()) { const n = w.currentNode; if (!n.parentElement.closest('code, pre, textarea')) out.push(n.textContent); }
+             return out.join('');";
+        // Hidden differences too, with their reasons.
+        let before = report_seq(&c).await;
+        click(&c, "#show-hidden").await;
+        wait_new_report(&c, &before, "hidden differences shown").await;
+        for ex in drift_doctor::web::examples::EXAMPLES {
+            let before = report_seq(&c).await;
+            load_example(&c, ex.name).await;
+            wait_new_report(&c, &before, ex.name).await;
+            js(
+                &c,
+                "document.querySelectorAll('.card-toggle[aria-expanded=false]').forEach(b => b.click()); return true;",
+                vec![],
+            )
+            .await;
+            wait_ready(&c, "every card open").await;
+            let text = js(&c, prose, vec![]).await;
+            let text = text.as_str().unwrap();
+            if let Some(i) = text.find('`') {
+                let (head, tail) = text.split_at(i);
+                let head: String = head
+                    .chars()
+                    .rev()
+                    .take(60)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let tail: String = tail.chars().take(60).collect();
+                panic!(
+                    "{}: a literal backtick in the report: …{head}{tail}…",
+                    ex.name
+                );
+            }
+            for odd in ["(s)", " are 1 ", " is 2 "] {
+                assert!(
+                    !text.contains(odd),
+                    "{}: {odd:?} in the report: {text}",
+                    ex.name
+                );
+            }
+            let report = core_report(ex.git, ex.live);
+            if let Some(plan) = &report.plan {
+                // "Compared again with every step applied" only with steps.
+                let shown = js(
+                    &c,
+                    "const p = document.getElementById('plan');
+                     return [p.querySelectorAll('.plan-step, .snippet').length, p.querySelector('.plan-verification').textContent];",
+                    vec![],
+                )
+                .await;
+                let steps = shown[0].as_u64().unwrap();
+                let compared = shown[1]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("Compared again with every step applied");
+                assert_eq!(steps > 0, compared, "{}: {shown}", ex.name);
+                let badge = super::text(&c, "#plan .plan-head [data-verified]").await;
+                let bare =
+                    plan.drift.is_empty() && plan.verified == drift_doctor::Verified::Resolves;
+                assert_eq!(badge == "Resolves", bare, "{}: {badge}", ex.name);
+            }
+        }
     });
 }

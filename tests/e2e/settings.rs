@@ -81,10 +81,55 @@ fn page_imitates_the_release_the_user_chooses() {
         assert_eq!(
             shown,
             json!(format!(
-                "Compared as Argo CD {} does.",
+                "Compared as Argo CD {} does, with client-side three-way diff (the default).",
                 drift_doctor::argocd_release::NEWEST
             ))
         );
+        // The strategy compared with is named too: chosen on the page, or
+        // by the pasted Application's sync option.
+        let before = report_seq(&c).await;
+        js(
+            &c,
+            "const s = document.getElementById('strategy'); s.value = 'server-side-diff'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+        wait_new_report(&c, &before, "the report with server-side diff").await;
+        assert_eq!(
+            text(&c, "#compared-as").await,
+            format!(
+                "Compared as Argo CD {} does, with server-side diff.",
+                drift_doctor::argocd_release::NEWEST
+            )
+        );
+        let before = report_seq(&c).await;
+        js(
+            &c,
+            "const s = document.getElementById('strategy'); s.value = 'legacy'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+        wait_new_report(&c, &before, "the default strategy again").await;
+        js(
+            &c,
+            "document.querySelector('details.evidence').open = true; return true;",
+            vec![],
+        )
+        .await;
+        let before = report_seq(&c).await;
+        let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  destination:\n    namespace: shop\n  syncPolicy:\n    syncOptions:\n      - ServerSideApply=true\n";
+        type_into(&c, "application-input", app, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with the Application").await;
+        assert_eq!(
+            text(&c, "#compared-as").await,
+            format!(
+                "Compared as Argo CD {} does, with server-side apply (ServerSideApply=true).",
+                drift_doctor::argocd_release::NEWEST
+            )
+        );
+        let before = report_seq(&c).await;
+        type_into(&c, "application-input", "", "deleteContentBackward").await;
+        wait_new_report(&c, &before, "the report without the Application").await;
         let before = report_seq(&c).await;
         js(
             &c,
@@ -99,7 +144,10 @@ fn page_imitates_the_release_the_user_chooses() {
             vec![],
         )
         .await;
-        assert_eq!(shown, json!("Compared as Argo CD 2.14 does."));
+        assert_eq!(
+            shown,
+            json!("Compared as Argo CD 2.14 does, with client-side three-way diff (the default).")
+        );
         let link = copy_link(&c).await;
         let state = drift_doctor::share::decode_share_file(&link).expect("the link decodes");
         assert_eq!(state.release().to_string(), "2.14");
@@ -145,8 +193,15 @@ fn page_survives_a_jq_rule_that_never_ends() {
         wait_new_report(&c, &before, "the report with the runaway rule skipped").await;
         let warnings = text(&c, "section.warnings").await;
         assert!(
-            warnings.contains("jq expression `.data[(1, 1) as $v0")
+            warnings.contains("jq expression .data[(1, 1) as $v0")
                 && warnings.contains("timed out after 200ms; skipped"),
+            "{warnings}"
+        );
+        // The expression is code, not text between backticks.
+        assert!(
+            text(&c, "section.warnings code")
+                .await
+                .starts_with(".data[(1, 1) as $v0"),
             "{warnings}"
         );
         assert_eq!(page_summary(&c).await.1, 1, "the difference still counts");

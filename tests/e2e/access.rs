@@ -1,0 +1,180 @@
+//! Reachable in every state: no sideways scroll, scrolling blocks that the
+//! keyboard can reach, Escape closing what was opened.
+
+use super::*;
+
+/// Whether the page scrolls sideways, and what sticks out.
+async fn sideways(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "const w = document.documentElement.clientWidth;
+         const wide = [...document.querySelectorAll('body *')]
+           .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > w + 1
+                        && !e.closest('.code-input, .sbs, .value, .snippet-text'))
+           .map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.') + ' ' + Math.round(e.getBoundingClientRect().right));
+         return { scrolls: document.documentElement.scrollWidth > w, width: w, wide: wide.slice(0, 10) };",
+        vec![],
+    )
+    .await
+}
+
+/// At 1440 px, the audit of a rule under a long `argocd-cm` key does not
+/// make the page scroll sideways; on the Rules tab every example block
+/// that scrolls can be reached and scrolled with the keyboard.
+#[test]
+fn wide_content_never_scrolls_the_page_and_scrolling_blocks_take_focus() {
+    with_page("access-wide", |c, _| async move {
+        cdp(
+            &c,
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .await;
+        js(
+            &c,
+            "document.querySelector('details.settings').open = true; return true;",
+            vec![],
+        )
+        .await;
+        let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |\n    jsonPointers:\n    - /webhooks/0/clientConfig/caBundle\n";
+        let before = report_seq(&c).await;
+        type_into(&c, "settings-input", settings, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with the argocd-cm rule").await;
+        assert!(
+            text(&c, "#audit")
+                .await
+                .contains("MutatingWebhookConfiguration"),
+            "the rule is audited"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let s = sideways(&c).await;
+        assert_eq!(
+            s["scrolls"],
+            json!(false),
+            "the page scrolls sideways at 1440 px: {s}"
+        );
+
+        // The Rules tab: a block that scrolls is a tab stop.
+        js(&c, "location.hash = '#rules'; return true;", vec![]).await;
+        wait_until(
+            &c,
+            "document.querySelectorAll('.rules pre').length > 0",
+            "the rules' examples",
+            20,
+        )
+        .await;
+        js(
+            &c,
+            "document.querySelectorAll('.rules details').forEach(d => d.open = true); return true;",
+            vec![],
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let blocks = js(
+            &c,
+            "const all = [...document.querySelectorAll('.rules pre')].filter(p => p.getClientRects().length);
+             const scrolling = all.filter(p => p.scrollWidth > p.clientWidth || p.scrollHeight > p.clientHeight);
+             return { all: all.length, scrolling: scrolling.length, unreachable: scrolling.filter(p => p.tabIndex < 0).length };",
+            vec![],
+        )
+        .await;
+        assert!(
+            blocks["scrolling"].as_u64().unwrap() > 0,
+            "some example blocks scroll: {blocks}"
+        );
+        assert_eq!(blocks["unreachable"], json!(0), "{blocks}");
+    });
+}
+
+/// Press Escape where the focus is (the page listens on the document).
+async fn escape(c: &Client) {
+    js(
+        c,
+        "(document.activeElement || document.body).dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true, cancelable: true})); return true;",
+        vec![],
+    )
+    .await;
+}
+
+/// Focus the first element matching `selector`.
+async fn focus(c: &Client, selector: &str) {
+    js(
+        c,
+        "const e = document.querySelector(arguments[0]); if (!e) throw new Error('no ' + arguments[0]); e.focus(); return document.activeElement === e;",
+        vec![json!(selector)],
+    )
+    .await;
+}
+
+/// Where the focus is: its id or class, and a toggle's state.
+async fn focused(c: &Client) -> serde_json::Value {
+    js(
+        c,
+        "const a = document.activeElement; return [a.id || a.className, a.getAttribute('aria-expanded')];",
+        vec![],
+    )
+    .await
+}
+
+/// Escape closes what was opened, innermost first, and gives the focus to
+/// what opened it: the YAML view, then its card, a settings section, the
+/// check panel.
+#[test]
+fn escape_closes_what_opened() {
+    with_page("access-escape", |c, _| async move {
+        let card = ".card.out";
+        assert!(
+            !text(
+                &c,
+                &format!("{card} .card-toggle[aria-expanded=true] .card-kind")
+            )
+            .await
+            .is_empty(),
+            "the example's cards are open"
+        );
+        click(&c, &format!("{card} .yaml-toggle")).await;
+        wait_until(&c, "document.querySelector('.card.out .yaml-toggle').getAttribute('aria-expanded') === 'true'", "the YAML view", 10).await;
+        focus(&c, &format!("{card} .yaml-toggle")).await;
+        escape(&c).await;
+        wait_until(&c, "document.querySelector('.card.out .yaml-toggle').getAttribute('aria-expanded') === 'false'", "the YAML view closed", 10).await;
+        assert_eq!(
+            focused(&c).await,
+            json!(["button small yaml-toggle", "false"])
+        );
+        // The card around the focus.
+        escape(&c).await;
+        wait_until(&c, "document.querySelector('.card.out .card-toggle').getAttribute('aria-expanded') === 'false'", "the card closed", 10).await;
+        assert_eq!(focused(&c).await, json!(["card-toggle", "false"]));
+        // Escape on a closed toggle closes nothing else.
+        escape(&c).await;
+        assert_eq!(focused(&c).await, json!(["card-toggle", "false"]));
+
+        // A section of the input opened by its summary.
+        click(&c, "details.settings > summary").await;
+        focus(&c, "details.settings > summary").await;
+        escape(&c).await;
+        assert_eq!(
+            js(&c, "const d = document.querySelector('details.settings'); return [d.open, document.activeElement === d.querySelector('summary')];", vec![]).await,
+            json!([false, true])
+        );
+
+        // The check panel.
+        click(&c, "#check-render").await;
+        wait_until(
+            &c,
+            "document.querySelector('#check .check-close')",
+            "the check panel",
+            30,
+        )
+        .await;
+        js(&c, "document.querySelector('#check h2').tabIndex = -1; document.querySelector('#check h2').focus(); return true;", vec![]).await;
+        escape(&c).await;
+        wait_until(
+            &c,
+            "!document.getElementById('check')",
+            "the check panel closed",
+            10,
+        )
+        .await;
+    });
+}
