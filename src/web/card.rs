@@ -114,14 +114,16 @@ pub fn ResourceCard(props: &CardProps) -> Html {
             <h3 class="card-h">
                 <button type="button" class="card-toggle" aria-expanded={if *open { "true" } else { "false" }}
                     aria-controls={body_id.clone()} onclick={toggle}>
+                    // The spaces keep the parts separate words in the
+                    // button's name (a screen reader reads it whole).
                     <span class="chev" aria-hidden="true"></span>
-                    <span class="card-kind">{ r.kind.clone() }</span>
-                    <span class="card-name">{ location }</span>
+                    <span class="card-kind">{ r.kind.clone() }</span>{ " " }
+                    <span class="card-name">{ location }</span>{ " " }
                     <span class={classes!("badge", "status", if out { "status-out" } else { "status-synced" })}>
                         { if out { "OutOfSync" } else { "Synced" } }
-                    </span>
+                    </span>{ " " }
                     <span class="card-causes">
-                        for c in causes.iter() { <CauseBadge cause={*c} /> }
+                        for c in causes.iter() { <CauseBadge cause={*c} />{ " " } }
                     </span>
                     <span class="card-count">{ plural(visible.len(), "difference", "differences") }</span>
                 </button>
@@ -164,10 +166,10 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
     html! {
         <li class={classes!("diff", (!d.visible).then_some("diff-hidden"))} data-pointer={d.pointer.clone()}>
             <div class="diff-head">
-                <code class="path" title={d.pointer.clone()}>{ d.jq.clone() }</code>
-                <span class="change">{ d.change.id() }</span>
-                <CauseBadge cause={d.cause} />
-                <span class={classes!("confidence", format!("conf-{}", d.confidence.id()))}>{ format!("{} confidence", d.confidence.id()) }</span>
+                <code class="path" title={d.pointer.clone()}>{ d.jq.clone() }</code>{ " " }
+                <span class="change">{ d.change.id() }</span>{ " " }
+                <CauseBadge cause={d.cause} />{ " " }
+                <span class={classes!("confidence", format!("conf-{}", d.confidence.id()))}>{ format!("{} confidence", d.confidence.id()) }</span>{ " " }
                 <a class="rule-link" href={format!("#rule-{}", d.rule)}>
                     { format!("Rule {}", d.rule) }
                     if let Some(t) = title { <span class="rule-title">{ format!(": {t}") }</span> }

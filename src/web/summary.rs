@@ -115,7 +115,7 @@ fn cause_row(cause: Cause, n: usize, max: usize, props: &SummaryProps) -> Html {
             <button type="button" class={classes!("cause-row", pressed.then_some("pressed"))}
                 aria-pressed={if pressed { "true" } else { "false" }} data-cause={id} {onclick}>
                 <span class={classes!("swatch", format!("cause-{id}"))} aria-hidden="true"></span>
-                <span class="cause-label">{ cause.label() }</span>
+                <span class="cause-label">{ cause.label() }</span>{ " " }
                 <span class="bar" aria-hidden="true"><span class={classes!("fill", format!("cause-{id}"), width_class(n, max))}></span></span>
                 <span class="cause-count">{ n }</span>
             </button>

@@ -178,3 +178,31 @@ fn escape_closes_what_opened() {
         .await;
     });
 }
+
+/// Badges and labels are separate words to a screen reader: the text a
+/// card's toggle, a difference's heading and a cause's filter button are
+/// read as holds a space between each part (CSS gaps are no spaces to a
+/// screen reader).
+#[test]
+fn badges_are_separate_words_to_a_screen_reader() {
+    with_page("access-words", |c, _| async move {
+        let glued = js(
+            &c,
+            "const parts = el => [...el.children].filter(k => k.getAttribute('aria-hidden') !== 'true' && k.textContent.trim() !== '');
+             const out = [];
+             for (const el of document.querySelectorAll('#report .card-toggle, #report .diff-head, #report .cause-row, #report .card-causes')) {
+                 const text = el.textContent;
+                 const kids = parts(el);
+                 for (let i = 1; i < kids.length; i++) {
+                     const a = kids[i - 1].textContent, b = kids[i].textContent;
+                     if (!/\\s$/.test(a) && !/^\\s/.test(b) && text.includes(a + b)) out.push(el.className + ': ' + JSON.stringify(a + b));
+                 }
+             }
+             return {checked: document.querySelectorAll('#report .card-toggle, #report .diff-head').length, glued: out.slice(0, 10)};",
+            vec![],
+        )
+        .await;
+        assert!(glued["checked"].as_u64().unwrap() > 2, "{glued}");
+        assert_eq!(glued["glued"], json!([]), "{glued}");
+    });
+}
