@@ -404,3 +404,31 @@ fn every_pattern_names_a_rule_of_its_cause() {
         }
     }
 }
+
+/// The Markdown a ticket gets carries what the events and logs showed: the
+/// lines quoted as code beside the field they prove, the loop, and Argo
+/// CD's own errors, with no credential from the lines.
+#[test]
+fn the_markdown_quotes_the_events_and_logs_and_masks_their_credentials() {
+    let report = analyse("autoscaler-1", true);
+    let md = drift_doctor::render::markdown::render(&report, None);
+    assert!(md.contains("### Events and logs"), "{md}");
+    let proof = md
+        .lines()
+        .find(|l| l.contains("Seen, and it proves it: EV001"))
+        .unwrap_or_else(|| panic!("{md}"));
+    // The event's line, quoted as code: whatever it says stays text.
+    assert!(
+        proof.contains(": `") && proof.ends_with('`') && proof.contains("New size: 6; reason: cpu"),
+        "{proof}"
+    );
+    assert!(!md.contains("(s)"), "{md}");
+    let report = analyse("argocd-errors-1", true);
+    let md = drift_doctor::render::markdown::render(&report, None);
+    for code in ["SE020", "SE005", "SE017", "SE019"] {
+        assert!(md.contains(&format!("- **{code}**")), "{code}: {md}");
+    }
+    for secret in ["gh_p4ssw0rd_9Xq", "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ"] {
+        assert!(!md.contains(secret), "{secret} leaked");
+    }
+}

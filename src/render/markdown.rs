@@ -115,6 +115,9 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if let Some(status) = &report.argocd_status {
         argocd_status(&mut out, status);
     }
+    if let Some(observed) = &report.observed {
+        observed_section(&mut out, observed);
+    }
     plan_section(&mut out, report);
     audit_section(&mut out, report);
     let out_of_sync: Vec<&ResourceReport> = report
@@ -162,6 +165,24 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         out.push('\n');
         for d in r.differences.iter().filter(|d| d.visible) {
             let _ = writeln!(out, "- **{}**: {}", d.rule, text(&d.evidence));
+            for o in &d.observed {
+                let _ = writeln!(
+                    out,
+                    "  - {} {} {}{}: {}",
+                    if o.proves {
+                        "Seen, and it proves it:"
+                    } else {
+                        "Seen:"
+                    },
+                    o.code,
+                    text(&o.location),
+                    o.time
+                        .as_deref()
+                        .map(|t| format!(", {}", text(t)))
+                        .unwrap_or_default(),
+                    code(&o.quote)
+                );
+            }
         }
         out.push('\n');
         for f in &r.fixes {
@@ -282,6 +303,39 @@ fn argocd_status(out: &mut String, a: &ArgocdStatus) {
                 cell(&text(&v.message))
             );
         }
+        out.push('\n');
+    }
+}
+
+/// What the pasted events and logs say about the app: the sync loop and
+/// Argo CD's own errors, quoted as code (user text, never markup).
+fn observed_section(out: &mut String, o: &crate::model::ObservedReport) {
+    let _ = writeln!(
+        out,
+        "### Events and logs\n\nRead: {} and {}.\n",
+        crate::text::count(o.events, "event", "events"),
+        crate::text::count(o.log_lines, "log line", "log lines")
+    );
+    if let Some(l) = &o.sync_loop {
+        let _ = writeln!(out, "> **Sync loop:** {}\n", text(&l.message));
+    }
+    for e in &o.argocd_errors {
+        let cause = e
+            .cause
+            .map_or_else(|| "unrecognised".to_string(), |c| format!("`{}`", c.id()));
+        let _ = writeln!(
+            out,
+            "- **{}** {} in {}: {}",
+            e.code,
+            cause,
+            text(&e.source),
+            text(&e.title)
+        );
+        let _ = writeln!(out, "  - Message: {}", code(&e.message));
+        let _ = writeln!(out, "  - Why: {}", text(&e.evidence));
+        let _ = writeln!(out, "  - Fix: {}", text(&e.fix));
+    }
+    if !o.argocd_errors.is_empty() {
         out.push('\n');
     }
 }
