@@ -761,6 +761,23 @@ pub struct Plan {
     pub unresolved: Vec<PlanField>,
 }
 
+impl Plan {
+    /// The plan ends the loop, yet real drift stays until a sync: never
+    /// shown as a bare "resolves".
+    pub fn drift_left(&self) -> bool {
+        self.verified == Verified::Resolves && !self.drift.is_empty()
+    }
+
+    /// The plan's outcome in words: its `verified` id, or that drift is left.
+    pub fn outcome(&self) -> &'static str {
+        if self.drift_left() {
+            "drift left: a sync ends it"
+        } else {
+            self.verified.id()
+        }
+    }
+}
+
 /// One change of a plan that is not an ignore rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {

@@ -51,8 +51,11 @@ pub fn text(report: &CheckReport, names: &dyn InputNames) -> String {
     let s = &report.summary;
     let _ = writeln!(
         out,
-        "{} object(s) checked: {} error(s), {} warning(s), {} note(s).",
-        s.objects, s.errors, s.warnings, s.notes
+        "{} checked: {}, {}, {}.",
+        crate::text::count(s.objects, "object", "objects"),
+        crate::text::count(s.errors, "error", "errors"),
+        crate::text::count(s.warnings, "warning", "warnings"),
+        crate::text::count(s.notes, "note", "notes")
     );
     out
 }

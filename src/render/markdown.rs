@@ -356,7 +356,7 @@ fn plan_section(out: &mut String, report: &Report) {
     let Some(plan) = &report.plan else {
         return;
     };
-    let _ = writeln!(out, "### Plan ({})\n", plan.verified.id());
+    let _ = writeln!(out, "### Plan ({})\n", plan.outcome());
     let _ = writeln!(out, "{}\n", text(&plan.verification));
     if !plan.application.is_empty() {
         let _ = writeln!(out, "**Add to the Application:**\n");

@@ -365,7 +365,14 @@ fn plan_section(out: &mut String, report: &Report, st: &Style) {
         out,
         "\n{} ({}): {}",
         st.bold("plan"),
-        st.paint(verified_colour(plan.verified), plan.verified.id()),
+        st.paint(
+            if plan.drift_left() {
+                verified_colour(Verified::Partial)
+            } else {
+                verified_colour(plan.verified)
+            },
+            plan.outcome()
+        ),
         terminal_inert(&plan.verification)
     );
     if !plan.application.is_empty() {

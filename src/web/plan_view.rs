@@ -132,7 +132,7 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
         <section id="plan" class="plan" aria-labelledby="plan-h">
             <div class="plan-head">
                 <h3 id="plan-h">{ "Plan" }</h3>
-                if plan.verified == Verified::Resolves && !plan.drift.is_empty() {
+                if plan.drift_left() {
                     // The loop ends, yet real drift stays until a sync: no
                     // bare "Resolves".
                     <span class="badge verified verified-drift-left" data-verified="drift-left">
