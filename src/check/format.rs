@@ -124,15 +124,7 @@ fn uri_reference(path: &str) -> String {
 
 /// A check's documentation as SARIF `help` text and Markdown.
 fn help(c: &Check) -> Value {
-    let d = &c.docs;
-    let sections = [
-        ("What it means", &d.meaning),
-        ("Who changes it", &d.who),
-        ("Why it loops", &d.why_loops),
-        ("How to fix it in Git", &d.git_fix),
-        ("How to ignore it safely", &d.ignore),
-        ("What the ignore could hide", &d.risk),
-    ];
+    let sections = c.docs.sections();
     let text: Vec<String> = sections
         .iter()
         .map(|(t, b)| format!("{t}: {}", b.trim()))

@@ -261,29 +261,11 @@ fn argocd_status(out: &mut String, a: &ArgocdStatus) {
         let _ = writeln!(out, "#### Sync errors\n");
     }
     for e in &a.sync_errors {
-        let cause = e
-            .cause
-            .map_or_else(|| "unrecognised".to_string(), |c| format!("`{}`", c.id()));
-        let _ = writeln!(
+        sync_error_item(
             out,
-            "- **{}** {} on {}: {}",
-            e.code,
-            cause,
-            code(e.resource.as_deref().unwrap_or("the app")),
-            text(&e.title)
+            e,
+            &format!("on {}", code(e.resource.as_deref().unwrap_or("the app"))),
         );
-        let _ = writeln!(out, "  - Message: {}", code(&e.message));
-        let _ = writeln!(out, "  - Why: {}", text(&e.evidence));
-        let _ = writeln!(out, "  - Fix: {}", text(&e.fix));
-        if let Some(r) = &e.risk {
-            let _ = writeln!(out, "  - Risk: {}", text(r));
-        }
-        let snippet = e.snippet.trim_end();
-        if !snippet.is_empty() {
-            let fence = fence(snippet, 2);
-            let indented: String = snippet.lines().map(|l| format!("  {l}\n")).collect();
-            let _ = writeln!(out, "\n  {fence}yaml\n{indented}  {fence}");
-        }
     }
     if !a.sync_errors.is_empty() {
         out.push('\n');
@@ -320,23 +302,38 @@ fn observed_section(out: &mut String, o: &crate::model::ObservedReport) {
         let _ = writeln!(out, "> **Sync loop:** {}\n", text(&l.message));
     }
     for e in &o.argocd_errors {
-        let cause = e
-            .cause
-            .map_or_else(|| "unrecognised".to_string(), |c| format!("`{}`", c.id()));
-        let _ = writeln!(
-            out,
-            "- **{}** {} in {}: {}",
-            e.code,
-            cause,
-            text(&e.source),
-            text(&e.title)
-        );
-        let _ = writeln!(out, "  - Message: {}", code(&e.message));
-        let _ = writeln!(out, "  - Why: {}", text(&e.evidence));
-        let _ = writeln!(out, "  - Fix: {}", text(&e.fix));
+        sync_error_item(out, e, &format!("in {}", text(&e.source)));
     }
     if !o.argocd_errors.is_empty() {
         out.push('\n');
+    }
+}
+
+/// One classified error of Argo CD's as a list item: where it was read,
+/// what it means, the fix and its snippet.
+fn sync_error_item(out: &mut String, e: &crate::model::SyncError, place: &str) {
+    let cause = e
+        .cause
+        .map_or_else(|| "unrecognised".to_string(), |c| format!("`{}`", c.id()));
+    let _ = writeln!(
+        out,
+        "- **{}** {} {}: {}",
+        e.code,
+        cause,
+        place,
+        text(&e.title)
+    );
+    let _ = writeln!(out, "  - Message: {}", code(&e.message));
+    let _ = writeln!(out, "  - Why: {}", text(&e.evidence));
+    let _ = writeln!(out, "  - Fix: {}", text(&e.fix));
+    if let Some(r) = &e.risk {
+        let _ = writeln!(out, "  - Risk: {}", text(r));
+    }
+    let snippet = e.snippet.trim_end();
+    if !snippet.is_empty() {
+        let fence = fence(snippet, 2);
+        let indented: String = snippet.lines().map(|l| format!("  {l}\n")).collect();
+        let _ = writeln!(out, "\n  {fence}yaml\n{indented}  {fence}");
     }
 }
 

@@ -258,7 +258,6 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
 /// What the Application says about itself, above the resources.
 /// What the events and logs say about the app: the loop and Argo CD's own errors.
 fn observed_section(out: &mut String, st: &Style, o: &crate::model::ObservedReport) {
-    let t = |s: &str| terminal_inert(s).into_owned();
     let _ = writeln!(
         out,
         "\n{} {}, {}",
@@ -267,29 +266,46 @@ fn observed_section(out: &mut String, st: &Style, o: &crate::model::ObservedRepo
         super::count(o.log_lines, "log line", "log lines")
     );
     if let Some(l) = &o.sync_loop {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            st.paint("1;33", "sync loop:"),
-            t(&l.message)
-        );
+        sync_loop_line(out, st, &l.message);
     }
     for e in &o.argocd_errors {
-        let cause = e
-            .cause
-            .map_or_else(|| "unrecognised".to_string(), |c| st.cause(c));
-        let _ = writeln!(
-            out,
-            "  {} {} {} {}: {}",
-            st.paint("1;31", "Argo CD error"),
-            st.dim(&e.code),
-            cause,
-            t(&e.source),
-            t(&e.title)
-        );
-        let _ = writeln!(out, "    message: {}", t(&e.message));
-        let _ = writeln!(out, "    {}", t(&e.evidence));
-        let _ = writeln!(out, "    fix: {}", t(&e.fix));
+        sync_error(out, st, "Argo CD error", &e.source, e);
+    }
+}
+
+/// The sync loop, in one line.
+fn sync_loop_line(out: &mut String, st: &Style, message: &str) {
+    let _ = writeln!(
+        out,
+        "  {} {}",
+        st.paint("1;33", "sync loop:"),
+        terminal_inert(message)
+    );
+}
+
+/// One classified error of Argo CD's: where it was read, what it means, the fix.
+fn sync_error(out: &mut String, st: &Style, label: &str, place: &str, e: &crate::model::SyncError) {
+    let t = |s: &str| terminal_inert(s).into_owned();
+    let cause = e
+        .cause
+        .map_or_else(|| "unrecognised".to_string(), |c| st.cause(c));
+    let _ = writeln!(
+        out,
+        "  {} {} {} {}: {}",
+        st.paint("1;31", label),
+        st.dim(&e.code),
+        cause,
+        t(place),
+        t(&e.title)
+    );
+    let _ = writeln!(out, "    message: {}", t(&e.message));
+    let _ = writeln!(out, "    {}", t(&e.evidence));
+    let _ = writeln!(out, "    fix: {}", t(&e.fix));
+    if let Some(r) = &e.risk {
+        let _ = writeln!(out, "    risk: {}", t(r));
+    }
+    for line in e.snippet.lines() {
+        let _ = writeln!(out, "      {}", t(line));
     }
 }
 
@@ -304,35 +320,16 @@ fn argocd_status(out: &mut String, st: &Style, a: &ArgocdStatus) {
         let _ = writeln!(out, "  setting: {}", t(s));
     }
     if let Some(l) = &a.sync_loop {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            st.paint("1;33", "sync loop:"),
-            t(&l.message)
-        );
+        sync_loop_line(out, st, &l.message);
     }
     for e in &a.sync_errors {
-        let cause = e
-            .cause
-            .map_or_else(|| "unrecognised".to_string(), |c| st.cause(c));
-        let _ = writeln!(
+        sync_error(
             out,
-            "  {} {} {} {}: {}",
-            st.paint("1;31", "sync error"),
-            st.dim(&e.code),
-            cause,
-            t(e.resource.as_deref().unwrap_or("(the app)")),
-            t(&e.title)
+            st,
+            "sync error",
+            e.resource.as_deref().unwrap_or("(the app)"),
+            e,
         );
-        let _ = writeln!(out, "    message: {}", t(&e.message));
-        let _ = writeln!(out, "    {}", t(&e.evidence));
-        let _ = writeln!(out, "    fix: {}", t(&e.fix));
-        if let Some(r) = &e.risk {
-            let _ = writeln!(out, "    risk: {}", t(r));
-        }
-        for line in e.snippet.lines() {
-            let _ = writeln!(out, "      {}", t(line));
-        }
     }
     for v in &a.verdicts {
         let ours = our_verdict(v.drift_doctor);

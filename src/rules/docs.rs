@@ -18,7 +18,7 @@ pub fn explain(rule: &Rule) -> String {
     if let Some(why) = &rule.retired {
         let _ = writeln!(out, "retired: {why}");
     }
-    for (title, body) in sections(rule) {
+    for (title, body) in rule.docs.sections() {
         let _ = writeln!(out, "\n{title}\n  {}", body.trim().replace('\n', "\n  "));
     }
     out
@@ -41,25 +41,10 @@ pub fn explain_check(check: &Check) -> String {
             check.loops_as.join(", ")
         );
     }
-    for (title, body) in doc_sections(&check.docs) {
+    for (title, body) in check.docs.sections() {
         let _ = writeln!(out, "\n{title}\n  {}", body.trim().replace('\n', "\n  "));
     }
     out
-}
-
-fn sections(rule: &Rule) -> [(&'static str, &str); 6] {
-    doc_sections(&rule.docs)
-}
-
-fn doc_sections(d: &super::Docs) -> [(&'static str, &str); 6] {
-    [
-        ("What it means", d.meaning.as_str()),
-        ("Who changes it", d.who.as_str()),
-        ("Why it loops", d.why_loops.as_str()),
-        ("How to fix it in Git", d.git_fix.as_str()),
-        ("How to ignore it safely", d.ignore.as_str()),
-        ("What the ignore could hide", d.risk.as_str()),
-    ]
 }
 
 /// The whole catalogue as Markdown, kept in step with the data by a test.
@@ -92,7 +77,7 @@ pub fn catalogue_markdown(catalog: &Catalog) -> String {
         if let Some(why) = &r.retired {
             let _ = writeln!(out, "Retired: {why}\n");
         }
-        for (title, body) in sections(r) {
+        for (title, body) in r.docs.sections() {
             let _ = writeln!(out, "**{title}.** {}\n", body.trim());
         }
     }
@@ -123,7 +108,7 @@ pub fn catalogue_markdown(catalog: &Catalog) -> String {
                     format!(" · explained once it loops by {}", c.loops_as.join(", "))
                 }
             );
-            for (title, body) in doc_sections(&c.docs) {
+            for (title, body) in c.docs.sections() {
                 let _ = writeln!(out, "**{title}.** {}\n", body.trim());
             }
         }

@@ -200,6 +200,20 @@ pub struct Docs {
     pub risk: String,
 }
 
+impl Docs {
+    /// The sections with the headings every shell shows them under.
+    pub fn sections(&self) -> [(&'static str, &str); 6] {
+        [
+            ("What it means", self.meaning.as_str()),
+            ("Who changes it", self.who.as_str()),
+            ("Why it loops", self.why_loops.as_str()),
+            ("How to fix it in Git", self.git_fix.as_str()),
+            ("How to ignore it safely", self.ignore.as_str()),
+            ("What the ignore could hide", self.risk.as_str()),
+        ]
+    }
+}
+
 /// An input a rule must explain: the Git and live sides, and which
 /// difference it gives the rule's cause.
 #[derive(Debug, Clone, Deserialize)]

@@ -439,15 +439,7 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
         .rules
         .iter()
         .map(|r| {
-            let d = &r.docs;
-            let sections = [
-                ("What it means", &d.meaning),
-                ("Who changes it", &d.who),
-                ("Why it loops", &d.why_loops),
-                ("How to fix it in Git", &d.git_fix),
-                ("How to ignore it safely", &d.ignore),
-                ("What the ignore could hide", &d.risk),
-            ];
+            let sections = r.docs.sections();
             RuleDoc {
                 code: r.code.clone(),
                 title: r.title.clone(),
