@@ -180,6 +180,18 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
                 <div><dt>{ "Live" }</dt><dd>{ value_box(&d.live) }</dd></div>
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
+            if !d.observed.is_empty() {
+                <ul class="observed">
+                    { for d.observed.iter().map(|o| html! {
+                        <li class={classes!("observation", o.proves.then_some("proves"))} data-code={o.code.clone()}>
+                            <strong>{ if o.proves { "Seen, and it proves it: " } else { "Seen: " } }</strong>
+                            { format!("{} {}{}: ", o.code, o.location, o.time.as_deref().map(|t| format!(", {t}")).unwrap_or_default()) }
+                            // The pasted line, masked by the core: text, never markup.
+                            <code class="quote">{ o.quote.clone() }</code>
+                        </li>
+                    }) }
+                </ul>
+            }
             if let Some(reason) = &d.hidden_reason {
                 <p class="hidden-reason"><strong>{ "Not counted by Argo CD: " }</strong>{ inline_code(&reason.to_string()) }</p>
             }

@@ -3,8 +3,8 @@
 
 use super::protocol::{
     ErrorInfo, Export, Input, JqExpression, Line, Mode, ReportWindow, Request, ResourceLine,
-    Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME,
-    SETTINGS_SIDE,
+    Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE, EVENTS_SIDE, LINE_GIT, LINE_LIVE,
+    LINE_SAME, LOGS_SIDE, SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
@@ -66,6 +66,40 @@ fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>,
     Ok(Some(app))
 }
 
+/// The pasted events and logs, read (None when both are empty); an error
+/// names its field and line.
+fn observed(input: &Input) -> Result<Option<crate::evidence::Observed>, ErrorInfo> {
+    if input.events.trim().is_empty() && input.logs.trim().is_empty() {
+        return Ok(None);
+    }
+    let texts = |t: &str| -> Vec<String> {
+        (!t.trim().is_empty())
+            .then(|| t.to_string())
+            .into_iter()
+            .collect()
+    };
+    let (events, logs) = (texts(&input.events), texts(&input.logs));
+    let events: Vec<&str> = events.iter().map(String::as_str).collect();
+    let logs: Vec<&str> = logs.iter().map(String::as_str).collect();
+    crate::evidence::read(&events, &logs)
+        .map(Some)
+        .map_err(|e| {
+            let side = if e.input.starts_with("events") {
+                EVENTS_SIDE
+            } else {
+                LOGS_SIDE
+            };
+            ErrorInfo {
+                side: side.to_string(),
+                document: 0,
+                line: e.line,
+                column: 0,
+                message: e.message.clone(),
+                text: format!("{side}, line {}: {}", e.line, e.message),
+            }
+        })
+}
+
 /// Analyse an input as the page asks: both sides, or the pasted diff text,
 /// with the Application and the second render when given.
 pub fn analyze(input: &Input) -> Result<Report, ErrorInfo> {
@@ -101,10 +135,11 @@ fn analyze_as(
     let app = application(input, &mut opts)?;
     let git_again = (input.mode == Mode::Sides && !input.git_again.trim().is_empty())
         .then_some(input.git_again.as_str());
+    let observed = observed(input)?;
     let evidence = crate::Evidence {
         application: app.as_ref(),
         git_again,
-        observed: None,
+        observed: observed.as_ref(),
     };
     let result = match input.mode {
         Mode::Sides => {

@@ -136,6 +136,8 @@ pub fn InputPanel(props: &PanelProps) -> Html {
     let settings_error = state.error_for(Field::Settings);
     let evidence_open =
         state.error_for(Field::Application).is_some() || state.error_for(Field::GitAgain).is_some();
+    let observed_open =
+        state.error_for(Field::Events).is_some() || state.error_for(Field::Logs).is_some();
     let editor = |field: Field, side: &'static str, title: &'static str, hint: &'static str| {
         let big = field.big_slot().and_then(|i| state.big[i]);
         html! {
@@ -249,6 +251,13 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                     { editor(Field::GitAgain, "git-again", "Second render of the same commit",
                         "Run argocd app manifests APP --source git (or helm template) again for the same commit and paste it: fields the two renders disagree on are a non-deterministic render.") }
                 </div>
+            </details>
+            <details class="observed-inputs" open={observed_open}>
+                <summary>{ "Events and logs (optional): who changed it, in the cluster's and Argo CD's own words" }</summary>
+                { editor(Field::Events, "events", "Events",
+                    "What kubectl -n NAMESPACE get events --sort-by=.lastTimestamp printed (a table, -o yaml or -o json, or the Events of kubectl describe): a line that names a differing object's writer decides the cause, and Argo CD's sync events count the loop. Tokens and passwords in them are masked.") }
+                { editor(Field::Logs, "logs", "Logs",
+                    "Lines of kubectl -n argocd logs deploy/argocd-application-controller or deploy/argocd-repo-server (text or JSON), or a controller's own log: lines naming a differing object are quoted on it, and Argo CD's own errors are classified. Tokens and passwords in them are masked.") }
             </details>
             <details class="settings" open={settings_error.is_some()}>
                 <summary>{ "Your Argo CD settings (optional): ignoreDifferences already in place" }</summary>

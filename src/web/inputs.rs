@@ -4,7 +4,7 @@
 
 use super::editor::{BigInfo, LARGE_INPUT};
 use super::js_text::{Attached, JsText, Measure};
-use super::protocol::{Input, Mode, APPLICATION_SIDE, SETTINGS_SIDE};
+use super::protocol::{Input, Mode, APPLICATION_SIDE, EVENTS_SIDE, LOGS_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
 use crate::input::Side;
@@ -24,16 +24,22 @@ pub enum Field {
     Application,
     /// A second render of the same commit.
     GitAgain,
+    /// The namespace's events.
+    Events,
+    /// Argo CD's or a controller's logs.
+    Logs,
 }
 
 impl Field {
-    pub const ALL: [Field; 6] = [
+    pub const ALL: [Field; 8] = [
         Field::Git,
         Field::Live,
         Field::Diff,
         Field::Settings,
         Field::Application,
         Field::GitAgain,
+        Field::Events,
+        Field::Logs,
     ];
 
     /// The field as a sentence names it.
@@ -45,6 +51,8 @@ impl Field {
             Field::Settings => "your Argo CD settings",
             Field::Application => "the Application",
             Field::GitAgain => "the second render",
+            Field::Events => "the events",
+            Field::Logs => "the logs",
         }
     }
 
@@ -57,6 +65,8 @@ impl Field {
             Field::Settings => "kubectl get application APP -n argocd -o yaml",
             Field::Application => "argocd app get APP -o yaml",
             Field::GitAgain => "argocd app manifests APP --source git",
+            Field::Events => "kubectl -n NAMESPACE get events --sort-by=.lastTimestamp",
+            Field::Logs => "kubectl -n argocd logs deploy/argocd-application-controller",
         }
     }
 
@@ -78,7 +88,11 @@ impl Field {
             Field::Git => Some(0),
             Field::Live => Some(1),
             Field::Diff => Some(2),
-            Field::Settings | Field::Application | Field::GitAgain => None,
+            Field::Settings
+            | Field::Application
+            | Field::GitAgain
+            | Field::Events
+            | Field::Logs => None,
         }
     }
 
@@ -91,6 +105,8 @@ impl Field {
             Field::Settings => SETTINGS_SIDE,
             Field::Application => APPLICATION_SIDE,
             Field::GitAgain => Side::SecondRender.name(),
+            Field::Events => EVENTS_SIDE,
+            Field::Logs => LOGS_SIDE,
         }
     }
 
@@ -100,7 +116,9 @@ impl Field {
             Field::Live => Side::Live,
             Field::Diff => Side::Diff,
             Field::GitAgain => Side::SecondRender,
-            Field::Git | Field::Settings | Field::Application => Side::Git,
+            Field::Git | Field::Settings | Field::Application | Field::Events | Field::Logs => {
+                Side::Git
+            }
         }
     }
 }
@@ -115,6 +133,8 @@ pub struct Refs {
     pub settings: NodeRef,
     pub application: NodeRef,
     pub git_again: NodeRef,
+    pub events: NodeRef,
+    pub logs: NodeRef,
     pub namespace: NodeRef,
     pub strategy: NodeRef,
     pub aggregated: NodeRef,
@@ -142,6 +162,8 @@ impl Refs {
             Field::Settings => &self.settings,
             Field::Application => &self.application,
             Field::GitAgain => &self.git_again,
+            Field::Events => &self.events,
+            Field::Logs => &self.logs,
         }
     }
 
@@ -269,6 +291,8 @@ impl Refs {
             settings: self.text(Field::Settings),
             application: self.text(Field::Application),
             git_again: text(Field::GitAgain, mode == Mode::Sides),
+            events: self.text(Field::Events),
+            logs: self.text(Field::Logs),
             namespace: input_value(&self.namespace),
             strategy: select_value(&self.strategy),
             ignore_aggregated_roles: input_checked(&self.aggregated),
@@ -286,6 +310,8 @@ impl Refs {
         self.set_text(Field::Settings, input.settings.clone());
         self.set_text(Field::Application, input.application.clone());
         self.set_text(Field::GitAgain, input.git_again.clone());
+        self.set_text(Field::Events, input.events.clone());
+        self.set_text(Field::Logs, input.logs.clone());
         if let Some(i) = self.namespace.cast::<web_sys::HtmlInputElement>() {
             i.set_value(&input.namespace);
         }

@@ -48,6 +48,12 @@ pub struct Input {
     /// A second render of the same commit (sides mode), possibly empty.
     #[serde(default)]
     pub git_again: String,
+    /// `kubectl get events` (any form `--events` reads), possibly empty.
+    #[serde(default)]
+    pub events: String,
+    /// Argo CD's or a controller's log lines, possibly empty.
+    #[serde(default)]
+    pub logs: String,
     pub namespace: String,
     /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
     pub strategy: String,
@@ -241,6 +247,10 @@ impl From<&crate::InputError> for ErrorInfo {
 pub const SETTINGS_SIDE: &str = "settings";
 /// The `ErrorInfo::side` of an error in the pasted Application.
 pub const APPLICATION_SIDE: &str = "application";
+/// The side name of errors in the pasted events.
+pub const EVENTS_SIDE: &str = "events";
+/// The side name of errors in the pasted logs.
+pub const LOGS_SIDE: &str = "logs";
 
 /// Which side a diff line belongs to.
 pub const LINE_SAME: u8 = 0;
@@ -337,6 +347,8 @@ impl Input {
             settings: String::new(),
             application: String::new(),
             git_again: String::new(),
+            events: String::new(),
+            logs: String::new(),
             namespace: String::new(),
             strategy: crate::Strategy::default().id().to_string(),
             ignore_aggregated_roles: false,
@@ -374,6 +386,10 @@ impl Input {
         );
         state.set_release(self.release());
         state.set_evidence(&self.application, &self.git_again);
+        state.set_observed(
+            std::slice::from_ref(&self.events),
+            std::slice::from_ref(&self.logs),
+        );
         state
     }
 
@@ -381,6 +397,7 @@ impl Input {
     /// page's link still opens).
     pub fn from_share(state: &ShareState) -> Input {
         let strategy = state.option(OPTION_STRATEGY);
+        let (events, logs) = state.observed_texts();
         Input {
             mode: Mode::from_name(&state.mode),
             git: state.git.clone(),
@@ -389,6 +406,9 @@ impl Input {
             settings: state.option(OPTION_SETTINGS),
             application: state.option(crate::share::OPTION_APPLICATION),
             git_again: state.option(crate::share::OPTION_GIT_AGAIN),
+            // The page has one field each: several texts of a link join.
+            events: events.join("\n"),
+            logs: logs.join("\n"),
             namespace: state.namespace.clone(),
             strategy: if crate::Strategy::from_id(&strategy).is_some() {
                 strategy

@@ -304,3 +304,70 @@ fn undo_walks_back_to_the_users_own_input() {
         );
     });
 }
+
+/// Events pasted in their own field are evidence: the HPA's rescale event
+/// proves the autoscaler on `spec.replicas`, quoted on the card as text,
+/// with a bearer token in the lines masked; a text of no known shape is
+/// refused in the events field, naming it.
+#[test]
+fn pasted_events_prove_the_writer_on_its_card() {
+    with_page("events", |c, _| async move {
+        let dir = root().join("tests/fixtures/events/autoscaler-1");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        let (git, live) = (read("git.yaml"), read("live.yaml"));
+        let events = format!(
+            "{}checkout    20s                Warning  Failed               pod/orders-1                     Failed to pull: Authorization: Bearer tok_live_8f7e6d5c4b3a\n",
+            read("events.txt")
+        );
+        let before = report_seq(&c).await;
+        paste(&c, &git, &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the pair's report").await;
+        assert_eq!(page_causes(&c).await, ["drift"], "without events");
+        click(&c, "details.observed-inputs > summary").await;
+        let before = report_seq(&c).await;
+        type_into(&c, "events-input", &events, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with events").await;
+        assert_eq!(page_causes(&c).await, ["autoscaler"], "the event proves it");
+        let proof = js(
+            &c,
+            "const o = document.querySelector('#report .observation.proves'); return o ? [o.dataset.code, o.querySelector('code.quote').textContent, o.querySelectorAll('code.quote *').length] : null;",
+            vec![],
+        )
+        .await;
+        assert_eq!(proof[0], json!("EV001"), "{proof}");
+        assert!(
+            proof[1]
+                .as_str()
+                .unwrap()
+                .contains("New size: 6; reason: cpu"),
+            "{proof}"
+        );
+        assert_eq!(proof[2], json!(0), "the quote is text: {proof}");
+        let page_text = text(&c, "body").await;
+        assert!(
+            !page_text.contains("tok_live_8f7e6d5c4b3a"),
+            "a token on the page"
+        );
+
+        let before_error = js(
+            &c,
+            "return document.getElementById('events-error').textContent;",
+            vec![],
+        )
+        .await;
+        type_into(
+            &c,
+            "events-input",
+            "hello from a chat window\nnot an event at all\n",
+            "insertFromPaste",
+        )
+        .await;
+        wait_until(
+            &c,
+            &format!("document.getElementById('events-error').textContent !== '' && document.getElementById('events-error').textContent !== {before_error}"),
+            "the events error",
+            30,
+        )
+        .await;
+    });
+}
