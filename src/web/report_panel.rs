@@ -10,7 +10,7 @@ use super::plan_view::{AuditPanel, PlanPanel};
 use super::protocol::Export;
 use super::sharing::{share_file, SharePanel};
 use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO};
-use super::status_view::ArgocdStatusPanel;
+use super::status_view::{ArgocdStatusPanel, ObservedPanel};
 use super::summary::{Emergency, Summary, Warnings};
 use super::util::{focus_element, inline_code, plural};
 use yew::prelude::*;
@@ -223,6 +223,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                     <Warnings report={shown.report.clone()} />
                     <Emergency report={shown.report.clone()} />
                     <ArgocdStatusPanel report={shown.report.clone()} />
+                    <ObservedPanel report={shown.report.clone()} />
                     <PlanPanel report={shown.report.clone()} />
                     <AuditPanel report={shown.report.clone()} />
                     { resource_list(state, shown, ctl) }

@@ -348,6 +348,12 @@ fn pasted_events_prove_the_writer_on_its_card() {
             !page_text.contains("tok_live_8f7e6d5c4b3a"),
             "a token on the page"
         );
+        // The loop Argo CD's own events record, above the resources.
+        let observed_loop = text(&c, "#observed-loop").await;
+        assert!(
+            observed_loop.contains("4 automated syncs"),
+            "{observed_loop}"
+        );
 
         let before_error = js(
             &c,
