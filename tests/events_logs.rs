@@ -432,3 +432,28 @@ fn the_markdown_quotes_the_events_and_logs_and_masks_their_credentials() {
         assert!(!md.contains(secret), "{secret} leaked");
     }
 }
+
+/// Events prove the writer of a field read from pasted diff output too: the
+/// HPA's rescale beside `argocd app diff`'s replicas hunk.
+#[test]
+fn events_beside_pasted_diff_output_prove_the_autoscaler() {
+    let pasted = "===== apps/Deployment checkout/orders ======\n--- /tmp/argocd-diff1/orders-live.yaml\n+++ /tmp/argocd-diff1/orders\n@@ -5,7 +5,7 @@\n   namespace: checkout\n spec:\n   progressDeadlineSeconds: 600\n-  replicas: 6\n+  replicas: 2\n   revisionHistoryLimit: 10\n   selector:\n     matchLabels:\n";
+    let without = drift_doctor::analyze_diff(pasted, &Options::default()).unwrap();
+    let id = "apps/Deployment/checkout/orders";
+    assert_eq!(diff(&without, id, "/spec/replicas").cause, Cause::Drift);
+    let obs = observed("autoscaler-1");
+    let report = drift_doctor::analyze_diff_with(
+        pasted,
+        &Options::default(),
+        Evidence {
+            observed: Some(&obs),
+            ..Evidence::default()
+        },
+    )
+    .unwrap();
+    common::assert_valid(&report);
+    let d = diff(&report, id, "/spec/replicas");
+    assert_eq!(d.cause, Cause::Autoscaler, "{}", d.evidence);
+    assert_eq!(proving(d).code, "EV001");
+    assert!(report.observed.as_ref().unwrap().sync_loop.is_some());
+}
