@@ -377,3 +377,55 @@ fn pasted_events_prove_the_writer_on_its_card() {
         .await;
     });
 }
+
+/// "Check before it ships" on the page finds what `drift-doctor check` finds
+/// on the same Git side: each finding's code, in order, with its line.
+#[test]
+fn the_pages_check_finds_what_the_cli_finds() {
+    with_page("check", |c, _| async move {
+        let git = fixture("autoscaler-hpa-replicas", "git");
+        let core = drift_doctor::check::check(&drift_doctor::check::CheckInput {
+            git: &git,
+            git_again: None,
+            app: None,
+            argocd_cm: None,
+            release: drift_doctor::ArgoCdRelease::default(),
+            namespace: None,
+        })
+        .expect("the core checks the fixture");
+        let want: Vec<String> = core
+            .findings
+            .iter()
+            .map(|f| format!("{} line {}", f.rule, f.line))
+            .collect();
+        assert!(
+            want.iter().any(|w| w.starts_with("CK001")),
+            "the fixture pins replicas an HPA owns: {want:?}"
+        );
+        let before = report_seq(&c).await;
+        paste(
+            &c,
+            &git,
+            &fixture("autoscaler-hpa-replicas", "live"),
+            "insertFromPaste",
+        )
+        .await;
+        wait_new_report(&c, &before, "the fixture's report").await;
+        click(&c, "#check-render").await;
+        wait_until(
+            &c,
+            "document.querySelectorAll('#check .check-finding').length > 0",
+            "the check's findings",
+            60,
+        )
+        .await;
+        let shown = js(
+            &c,
+            "return [...document.querySelectorAll('#check .check-finding')].map(f => f.querySelector('.check-head code').textContent + ' ' + (f.querySelector('.check-place').textContent.match(/line \\d+/) || [''])[0]);",
+            vec![],
+        )
+        .await;
+        let shown: Vec<String> = serde_json::from_value(shown).unwrap();
+        assert_eq!(shown, want);
+    });
+}
