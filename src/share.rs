@@ -41,7 +41,8 @@ pub struct ShareState {
     /// The Application's destination namespace, if given.
     pub namespace: String,
     /// Options as name -> value, sorted; defaults are left out. The page and the CLI's `link` write the same keys:
-    /// "strategy" -> a [`crate::Strategy::id`] other than "legacy" ("server-side-apply", "server-side-diff"),
+    /// "strategy" -> a [`crate::Strategy::id`] ("server-side-apply", "server-side-diff", or "legacy" when the page's
+    /// user chose it over the Application's; absent: the Application's own, legacy without one),
     /// "ignoreAggregatedRoles" -> "true", "argocdVersion" -> the Argo CD release imitated (`MAJOR.MINOR`) when it is
     /// not the newest ([`crate::argocd_release::NEWEST`]), "argocdSettings" -> the pasted Application and/or argocd-cm YAML (the CLI
     /// joins its `--app` and `--argocd-cm` files with "\n---\n"), read with [`crate::settings::apply_user_settings`].

@@ -729,3 +729,31 @@ data:
     let err = apply_user_settings(bad, &mut compare).unwrap_err();
     assert!(err.to_string().contains("resource.exclusions"), "{err}");
 }
+
+/// The page's strategy wins over a pasted Application's only when chosen:
+/// "as the Application says" (empty) takes its `ServerSideApply=true`, an
+/// explicit legacy choice keeps the client-side diff, and a link keeps the
+/// difference between the two.
+#[test]
+fn the_pages_strategy_wins_over_the_application_only_when_chosen() {
+    use drift_doctor::web::{engine, protocol::Input};
+    let git = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\ndata: {mode: a}\n";
+    let live = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flags, namespace: shop}\ndata: {mode: a}\n";
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  destination: {namespace: shop}\n  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n";
+    let settings_of = |strategy: &str| {
+        let mut input = Input::sides(git, live);
+        input.application = app.to_string();
+        input.strategy = strategy.to_string();
+        let report = engine::analyze(&input).unwrap();
+        let back = Input::from_share(&input.to_share(None));
+        assert_eq!(back.strategy, strategy, "a link keeps the choice");
+        report.argocd_status.unwrap().settings.join(" ")
+    };
+    let own = settings_of("");
+    assert!(own.contains("Compared as `server-side-apply`"), "{own}");
+    let chosen = settings_of("legacy");
+    assert!(
+        chosen.contains("asks for `server-side-apply`, but the comparison given (`legacy`)"),
+        "{chosen}"
+    );
+}

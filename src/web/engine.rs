@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
     let namespace = input.namespace.trim();
     let mut compare = CompareOptions {
-        strategy: Strategy::from_id(&input.strategy).unwrap_or_default(),
+        strategy: input.strategy_given().unwrap_or_default(),
         ignore_aggregated_roles: input.ignore_aggregated_roles,
         include_hidden: input.include_hidden,
         ..CompareOptions::for_release(input.release())
@@ -54,8 +54,7 @@ fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>,
         return Ok(None);
     }
     let app = Application::parse(&input.application).map_err(|e| error_of(&e, APPLICATION_SIDE))?;
-    let strategy_given =
-        Strategy::from_id(&input.strategy).unwrap_or_default() != Strategy::default();
+    let strategy_given = input.strategy_given().is_some();
     app.apply_to(
         &mut opts.namespace,
         &mut opts.compare,

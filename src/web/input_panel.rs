@@ -187,7 +187,8 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                     <label for="strategy">{ "Diff strategy" }</label>
                     <select id="strategy" ref={refs.strategy.clone()} onchange={on_option_now.clone()}
                         disabled={diff_mode} title={diff_mode.then_some(IN_DIFF_OUTPUT)}>
-                        <option value="legacy" selected=true>{ "Client-side three-way (default)" }</option>
+                        <option value="" selected=true>{ "As the Application says (client-side three-way without one)" }</option>
+                        <option value="legacy">{ "Client-side three-way, whatever the Application says" }</option>
                         <option value="server-side-apply">{ "Server-side apply" }</option>
                         <option value="server-side-diff">{ "Server-side diff" }</option>
                     </select>

@@ -55,7 +55,9 @@ pub struct Input {
     #[serde(default)]
     pub logs: String,
     pub namespace: String,
-    /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`).
+    /// A `Strategy` id (`legacy`, `server-side-apply`, `server-side-diff`),
+    /// which wins over a pasted Application's; empty for the Application's
+    /// own (legacy without one).
     pub strategy: String,
     pub ignore_aggregated_roles: bool,
     /// The Argo CD release to imitate (`MAJOR.MINOR`); empty for the newest.
@@ -350,11 +352,17 @@ impl Input {
             events: String::new(),
             logs: String::new(),
             namespace: String::new(),
-            strategy: crate::Strategy::default().id().to_string(),
+            strategy: String::new(),
             ignore_aggregated_roles: false,
             argocd_version: String::new(),
             include_hidden: false,
         }
+    }
+
+    /// The strategy the page's user chose, which wins over the Application's;
+    /// None for "as the Application says".
+    pub fn strategy_given(&self) -> Option<crate::Strategy> {
+        crate::Strategy::from_id(&self.strategy)
     }
 
     /// The Argo CD release the input asks for (the newest when it names
@@ -384,6 +392,12 @@ impl Input {
             self.ignore_aggregated_roles,
             &self.settings,
         );
+        if self.strategy_given() == Some(crate::Strategy::Legacy) {
+            // Chosen over the Application: the link says so.
+            state
+                .options
+                .insert(OPTION_STRATEGY.into(), crate::Strategy::Legacy.id().into());
+        }
         state.set_release(self.release());
         state.set_evidence(&self.application, &self.git_again);
         state.set_observed(
@@ -413,7 +427,7 @@ impl Input {
             strategy: if crate::Strategy::from_id(&strategy).is_some() {
                 strategy
             } else {
-                "legacy".into()
+                String::new()
             },
             ignore_aggregated_roles: state.option(OPTION_AGGREGATED_ROLES) == "true",
             argocd_version: if state
