@@ -105,7 +105,7 @@ fn page_imitates_the_release_the_user_chooses() {
         let before = report_seq(&c).await;
         js(
             &c,
-            "const s = document.getElementById('strategy'); s.value = 'legacy'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            "const s = document.getElementById('strategy'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
             vec![],
         )
         .await;
@@ -127,6 +127,25 @@ fn page_imitates_the_release_the_user_chooses() {
                 drift_doctor::argocd_release::NEWEST
             )
         );
+        // A strategy chosen on the page wins over the Application's, legacy too.
+        let before = report_seq(&c).await;
+        js(
+            &c,
+            "const s = document.getElementById('strategy'); s.value = 'legacy'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+        wait_new_report(&c, &before, "legacy chosen over the Application").await;
+        let shown = text(&c, "#compared-as").await;
+        assert!(shown.contains("with client-side three-way diff"), "{shown}");
+        let before = report_seq(&c).await;
+        js(
+            &c,
+            "const s = document.getElementById('strategy'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+            vec![],
+        )
+        .await;
+        wait_new_report(&c, &before, "the Application's strategy again").await;
         let before = report_seq(&c).await;
         type_into(&c, "application-input", "", "deleteContentBackward").await;
         wait_new_report(&c, &before, "the report without the Application").await;
