@@ -554,3 +554,23 @@ fn settings_findings_point_at_their_own_rule() {
         vec![("CK011".to_string(), 6), ("CK011".to_string(), 13)]
     );
 }
+
+/// CK005 stays quiet for the destination namespace an Application creates
+/// before any wave (`CreateNamespace=true`), and speaks for any other.
+#[test]
+fn a_namespace_the_application_creates_first_is_no_ordering_problem() {
+    let git = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations: {argocd.argoproj.io/sync-wave: \"2\"}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cart, namespace: shop}\ndata: {a: b}\n";
+    let codes = |app: Option<&str>| -> Vec<String> {
+        run(git, None, app)
+            .findings
+            .iter()
+            .map(|f| f.rule.clone())
+            .collect()
+    };
+    assert!(codes(None).contains(&"CK005".to_string()));
+    let app = |ns: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: shop}}\nspec:\n  destination: {{namespace: {ns}}}\n  syncPolicy:\n    syncOptions: [CreateNamespace=true]\n")
+    };
+    assert!(!codes(Some(&app("shop"))).contains(&"CK005".to_string()));
+    assert!(codes(Some(&app("billing"))).contains(&"CK005".to_string()));
+}

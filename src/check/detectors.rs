@@ -188,6 +188,23 @@ pub(super) fn skips_dry_run_in_app(text: &str) -> bool {
     })
 }
 
+/// The destination namespace the Application creates before it syncs
+/// anything (`CreateNamespace=true`), if it does.
+pub(super) fn namespace_created_by_app(text: &str) -> Option<String> {
+    let docs = crate::input::parse_values(text, Side::Git).ok()?;
+    docs.iter().find_map(|(v, _, _)| {
+        let creates = v
+            .at("/spec/syncPolicy/syncOptions")
+            .and_then(Value::as_array)
+            .is_some_and(|o| o.iter().any(|o| o.as_str() == Some("CreateNamespace=true")));
+        creates
+            .then(|| v.at("/spec/destination/namespace").and_then(Value::as_str))
+            .flatten()
+            .filter(|ns| !ns.is_empty())
+            .map(str::to_string)
+    })
+}
+
 /// CK004: a custom resource in the same sync step as its CRD, with no
 /// `SkipDryRunOnMissingResource=true` and no later wave.
 pub(super) fn custom_resource_with_its_crd(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
@@ -242,6 +259,10 @@ pub(super) fn before_its_namespace(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
     ctx.objects
         .iter()
         .filter_map(|o| {
+            // Argo CD creates the destination namespace before any wave.
+            if ctx.app_creates_namespace.as_deref() == Some(o.key.namespace.as_str()) {
+                return None;
+            }
             let ns = namespaces.get(o.key.namespace.as_str())?;
             let earlier = o.wave() < ns.wave() || (pre_sync(o) && !pre_sync(ns));
             earlier.then(|| {

@@ -221,6 +221,9 @@ struct Ctx<'a> {
     settings: Vec<SettingsInput<'a>>,
     /// `SkipDryRunOnMissingResource=true` in the Application's sync options.
     app_skips_dry_run: bool,
+    /// The destination namespace the Application creates first
+    /// (`CreateNamespace=true`).
+    app_creates_namespace: Option<String>,
 }
 
 type Detector = fn(&Ctx<'_>, &Check) -> Vec<Hit>;
@@ -325,6 +328,7 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
         compare,
         settings,
         app_skips_dry_run,
+        app_creates_namespace: input.app.and_then(namespace_created_by_app),
     };
     let mut learnt = InputContext::default();
     for o in &ctx.objects {
