@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use drift_doctor::ignore::IgnoreRule;
 use drift_doctor::settings::apply_user_settings;
 use drift_doctor::verify::{fix_rule, FixForm};
 use drift_doctor::{analyze, CompareOptions, FixKind, Options, Report};
@@ -14,6 +15,28 @@ fn options(name: &str) -> Options {
     let mut opts = common::Scenario::load(name).analysis_options();
     opts.compare.include_hidden = true;
     opts
+}
+
+/// group, kind, name, namespace, jsonPointers, jqPathExpressions.
+type Selection<'r> = (
+    &'r str,
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    &'r [String],
+    &'r [String],
+);
+
+/// What a rule selects and ignores (its source and jq runtime aside).
+fn selects(r: &IgnoreRule) -> Selection<'_> {
+    (
+        &r.group,
+        &r.kind,
+        r.name.as_deref(),
+        r.namespace.as_deref(),
+        &r.json_pointers,
+        &r.jq_path_expressions,
+    )
 }
 
 /// Whether `pointer` of resource `id` is a visible difference.
@@ -60,36 +83,12 @@ fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
                         "argocd-cm form" => &[FixForm::ArgocdCm],
                         _ => &[FixForm::Application, FixForm::ArgocdCm],
                     };
-                    let own: Vec<_> = forms
+                    let own_rules: Vec<IgnoreRule> = forms
                         .iter()
-                        .map(|&f| {
-                            let r = fix_rule(fix, f, &opts.compare).expect("an ignore fix's rule");
-                            (
-                                r.group,
-                                r.kind,
-                                r.name,
-                                r.namespace,
-                                r.json_pointers,
-                                r.jq_path_expressions,
-                            )
-                        })
+                        .map(|&f| fix_rule(fix, f, &opts.compare).expect("an ignore fix's rule"))
                         .collect();
-                    let read: Vec<_> = opts
-                        .compare
-                        .ignore_rules
-                        .iter()
-                        .map(|r| {
-                            let r = r.clone();
-                            (
-                                r.group,
-                                r.kind,
-                                r.name,
-                                r.namespace,
-                                r.json_pointers,
-                                r.jq_path_expressions,
-                            )
-                        })
-                        .collect();
+                    let own: Vec<_> = own_rules.iter().map(selects).collect();
+                    let read: Vec<_> = opts.compare.ignore_rules.iter().map(selects).collect();
                     assert_eq!(
                         read, own,
                         "{name} {}: the {form} reads as another rule",

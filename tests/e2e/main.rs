@@ -286,6 +286,17 @@ async fn paste_event(c: &Client, id: &str, text: &str) {
     .await;
 }
 
+/// Choose `value` in the select `id`, as a user does (a `change` event).
+async fn choose(c: &Client, id: &str, value: &str) {
+    js(
+        c,
+        "const s = document.getElementById(arguments[0]); s.value = arguments[1];
+         s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+        vec![json!(id), json!(value)],
+    )
+    .await;
+}
+
 /// Choose an example in the menu and press Load.
 async fn load_example(c: &Client, name: &str) {
     js(

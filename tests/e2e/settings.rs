@@ -88,12 +88,7 @@ fn page_imitates_the_release_the_user_chooses() {
         // The strategy compared with is named too: chosen on the page, or
         // by the pasted Application's sync option.
         let before = report_seq(&c).await;
-        js(
-            &c,
-            "const s = document.getElementById('strategy'); s.value = 'server-side-diff'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "strategy", "server-side-diff").await;
         wait_new_report(&c, &before, "the report with server-side diff").await;
         assert_eq!(
             text(&c, "#compared-as").await,
@@ -103,12 +98,7 @@ fn page_imitates_the_release_the_user_chooses() {
             )
         );
         let before = report_seq(&c).await;
-        js(
-            &c,
-            "const s = document.getElementById('strategy'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "strategy", "").await;
         wait_new_report(&c, &before, "the default strategy again").await;
         js(
             &c,
@@ -129,33 +119,18 @@ fn page_imitates_the_release_the_user_chooses() {
         );
         // A strategy chosen on the page wins over the Application's, legacy too.
         let before = report_seq(&c).await;
-        js(
-            &c,
-            "const s = document.getElementById('strategy'); s.value = 'legacy'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "strategy", "legacy").await;
         wait_new_report(&c, &before, "legacy chosen over the Application").await;
         let shown = text(&c, "#compared-as").await;
         assert!(shown.contains("with client-side three-way diff"), "{shown}");
         let before = report_seq(&c).await;
-        js(
-            &c,
-            "const s = document.getElementById('strategy'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "strategy", "").await;
         wait_new_report(&c, &before, "the Application's strategy again").await;
         let before = report_seq(&c).await;
         type_into(&c, "application-input", "", "deleteContentBackward").await;
         wait_new_report(&c, &before, "the report without the Application").await;
         let before = report_seq(&c).await;
-        js(
-            &c,
-            "const s = document.getElementById('argocd-version'); s.value = '2.14'; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "argocd-version", "2.14").await;
         wait_new_report(&c, &before, "the report as 2.14 compares").await;
         let shown = js(
             &c,
@@ -170,12 +145,7 @@ fn page_imitates_the_release_the_user_chooses() {
         let link = copy_link(&c).await;
         let state = drift_doctor::share::decode_share_file(&link).expect("the link decodes");
         assert_eq!(state.release().to_string(), "2.14");
-        js(
-            &c,
-            "const s = document.getElementById('argocd-version'); s.value = ''; s.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-            vec![],
-        )
-        .await;
+        choose(&c, "argocd-version", "").await;
     });
 }
 
