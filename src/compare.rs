@@ -408,7 +408,7 @@ pub fn compare_with_crd(
         k8s::apply_defaults(group, kind, &mut live_n);
     }
     if let Some(s) = crd_defaults {
-        crate::context::apply_schema_defaults(s, &mut live_n);
+        crate::k8s::apply_schema_defaults(s, &mut live_n);
     }
     let predict = |desired: &Value, original: &Value, live_n: &Value| -> Vec<RawDiff> {
         let mut predicted = match schema.filter(|_| typed) {
@@ -422,7 +422,7 @@ pub fn compare_with_crd(
             k8s::apply_defaults(group, kind, &mut predicted);
         }
         if let Some(s) = crd_defaults {
-            crate::context::apply_schema_defaults(s, &mut predicted);
+            crate::k8s::apply_schema_defaults(s, &mut predicted);
         }
         let mut out = Vec::new();
         diff_values(&predicted, live_n, schema, &mut Vec::new(), &mut out);
@@ -451,7 +451,7 @@ pub fn compare_with_crd(
                 k8s::apply_defaults(group, kind, &mut l);
             }
             if let Some(s) = crd_defaults {
-                crate::context::apply_schema_defaults(s, &mut l);
+                crate::k8s::apply_schema_defaults(s, &mut l);
             }
             predict(&d, &o, &l)
         };
@@ -720,7 +720,7 @@ fn hidden_reason(d: &RawDiff, why: &HiddenContext<'_>, pointer: &str) -> crate::
                 let default = version
                     .schema
                     .as_ref()
-                    .and_then(|s| crate::context::schema_default_at(s, &d.path));
+                    .and_then(|s| crate::k8s::schema_default_at(s, &d.path));
                 if default.is_some_and(|v| d.live.as_ref().is_some_and(|l| json_eq(l, &v))) {
                     return Why::CrdDefault {
                         crd: crd.name.clone(),

@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 use crate::identity::{api_group, ResourceKey};
+use crate::k8s;
 use crate::path::Pointer;
 use crate::path::Seg;
 use serde_json::Value;
@@ -264,8 +265,8 @@ impl CrdDefinition {
                         Some(CrdVersion {
                             name,
                             storage: v.get("storage").and_then(Value::as_bool).unwrap_or(false),
-                            keyed_lists: schema.map(keyed_lists).unwrap_or_default(),
-                            schema: schema.filter(|s| has_default(s, 0)).cloned(),
+                            keyed_lists: schema.map(k8s::crd_keyed_lists).unwrap_or_default(),
+                            schema: schema.filter(|s| k8s::crd_schema_has_default(s)).cloned(),
                             status_subresource: v
                                 .at("/subresources/status")
                                 .map_or(shared_status, |s| !s.is_null()),
@@ -280,8 +281,10 @@ impl CrdDefinition {
             versions.push(CrdVersion {
                 name,
                 storage: true,
-                keyed_lists: shared_schema.map(keyed_lists).unwrap_or_default(),
-                schema: shared_schema.filter(|s| has_default(s, 0)).cloned(),
+                keyed_lists: shared_schema.map(k8s::crd_keyed_lists).unwrap_or_default(),
+                schema: shared_schema
+                    .filter(|s| k8s::crd_schema_has_default(s))
+                    .cloned(),
                 status_subresource: shared_status,
             });
         }
@@ -313,123 +316,6 @@ impl CrdDefinition {
             .or_else(|| self.versions.iter().find(|v| v.storage))
             .or_else(|| self.versions.first())
     }
-}
-
-/// The lists a structural schema keys by `x-kubernetes-list-map-keys`.
-fn keyed_lists(schema: &Value) -> Vec<Vec<String>> {
-    fn walk(schema: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>, depth: usize) {
-        if depth > crate::limits::MAX_WALK_DEPTH {
-            return;
-        }
-        let keyed = schema
-            .get("x-kubernetes-list-map-keys")
-            .and_then(Value::as_array)
-            .is_some_and(|keys| !keys.is_empty());
-        if keyed && schema.get("type").and_then(Value::as_str) == Some("array") {
-            out.push(at.clone());
-        }
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            for (name, sub) in props {
-                at.push(name.clone());
-                walk(sub, at, out, depth + 1);
-                at.pop();
-            }
-        }
-        if let Some(sub) = schema.get("additionalProperties").filter(|s| s.is_object()) {
-            at.push("*".into());
-            walk(sub, at, out, depth + 1);
-            at.pop();
-        }
-        if let Some(items) = schema.get("items").filter(|s| s.is_object()) {
-            walk(items, at, out, depth + 1);
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out, 0);
-    out
-}
-
-/// Whether a schema declares a `default` anywhere.
-fn has_default(schema: &Value, depth: usize) -> bool {
-    if depth > crate::limits::MAX_WALK_DEPTH {
-        return false;
-    }
-    match schema {
-        Value::Object(m) => {
-            m.contains_key("default") || m.values().any(|v| has_default(v, depth + 1))
-        }
-        Value::Array(a) => a.iter().any(|v| has_default(v, depth + 1)),
-        _ => false,
-    }
-}
-
-/// Fill a custom resource's missing fields with its CRD schema's `default`
-/// values, as the API server does (apiextensions-apiserver structural
-/// defaulting): in every object, each property with a `default` that is
-/// absent (or null without `nullable`) gets it, then defaulting continues
-/// into every field through `properties`, `additionalProperties` and list
-/// `items`, including values a default just filled.
-pub fn apply_schema_defaults(schema: &Value, obj: &mut Value) {
-    default_walk(schema, obj, 0);
-}
-
-fn default_walk(schema: &Value, obj: &mut Value, depth: usize) {
-    if depth > crate::limits::MAX_WALK_DEPTH {
-        return;
-    }
-    match obj {
-        Value::Object(m) => {
-            let props = schema.get("properties").and_then(Value::as_object);
-            if let Some(props) = props {
-                for (k, p) in props {
-                    let Some(default) = p.get("default") else {
-                        continue;
-                    };
-                    let nullable = p.get("nullable").and_then(Value::as_bool).unwrap_or(false);
-                    let missing = match m.get(k) {
-                        None => true,
-                        Some(Value::Null) => !nullable,
-                        Some(_) => false,
-                    };
-                    if missing {
-                        m.insert(k.clone(), default.clone());
-                    }
-                }
-            }
-            let extra = schema.get("additionalProperties").filter(|a| a.is_object());
-            for (k, v) in m.iter_mut() {
-                if let Some(child) = props.and_then(|p| p.get(k)).or(extra) {
-                    default_walk(child, v, depth + 1);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items").filter(|i| i.is_object()) {
-                for v in items {
-                    default_walk(item_schema, v, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The value the API server would fill in at `path` from the schema's
-/// `default` (itself defaulted further), if the schema declares one there.
-pub fn schema_default_at(schema: &Value, path: &[Seg]) -> Option<Value> {
-    let mut node = schema;
-    for seg in path {
-        node = match seg {
-            Seg::Key(k) => node
-                .get("properties")
-                .and_then(|p| p.get(k))
-                .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))?,
-            Seg::Item { .. } => node.get("items").filter(|i| i.is_object())?,
-        };
-    }
-    let mut value = node.get("default")?.clone();
-    apply_schema_defaults(node, &mut value);
-    Some(value)
 }
 
 fn scale_target(obj: &Value, field: &str) -> Option<(String, String, String)> {
@@ -870,14 +756,14 @@ mod tests {
         let schema = def.version("v1").unwrap().schema.clone().unwrap();
         let mut obj = json!({"spec": {"ports": [{"port": 80}, {"port": 53, "protocol": "UDP"}],
             "labels": {"a": {}}}});
-        apply_schema_defaults(&schema, &mut obj);
+        k8s::apply_schema_defaults(&schema, &mut obj);
         assert_eq!(
             obj,
             json!({"spec": {"mode": "fast", "tls": {"enabled": false},
                 "ports": [{"port": 80, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
                 "labels": {"a": {"weight": 1}}}})
         );
-        let at = |p: &[Seg]| schema_default_at(&schema, p);
+        let at = |p: &[Seg]| k8s::schema_default_at(&schema, p);
         assert_eq!(
             at(&[Seg::key("spec"), Seg::key("tls")]),
             Some(json!({"enabled": false}))

@@ -71,25 +71,43 @@ pub const OPTION_LOGS: &str = "logs";
 pub const OPTION_ARGOCD_VERSION: &str = "argocdVersion";
 
 impl ShareState {
-    /// Record the comparison options, leaving defaults out so that links stay
-    /// short (the page and `drift-doctor link` both write them this way).
-    pub fn set_options(
+    /// Record what `request` asks for and the pasted settings, leaving
+    /// defaults out so that links stay short (the page and `drift-doctor
+    /// link` both write them this way). The strategy is written as
+    /// [`crate::Request::strategy_to_share`] says, `with_application` when
+    /// the link also carries an Application.
+    pub fn set_request(
         &mut self,
-        strategy: crate::Strategy,
-        ignore_aggregated_roles: bool,
+        request: &crate::Request,
         settings: &str,
+        with_application: bool,
     ) {
-        if strategy != crate::Strategy::Legacy {
+        self.namespace = request.namespace.clone().unwrap_or_default();
+        if let Some(strategy) = request.strategy_to_share(with_application) {
             self.options
                 .insert(OPTION_STRATEGY.into(), strategy.id().to_string());
         }
-        if ignore_aggregated_roles {
+        if request.ignore_aggregated_roles {
             self.options
                 .insert(OPTION_AGGREGATED_ROLES.into(), "true".into());
         }
         if !settings.trim().is_empty() {
             self.options
                 .insert(OPTION_SETTINGS.into(), settings.to_string());
+        }
+        self.set_release(request.release);
+    }
+
+    /// What the link asks for; a value this build cannot read is left at
+    /// its default, so a newer page's link still opens.
+    pub fn request(&self) -> crate::Request {
+        let namespace = self.namespace.trim();
+        crate::Request {
+            namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+            strategy: crate::Strategy::from_id(&self.option(OPTION_STRATEGY)),
+            release: self.release(),
+            ignore_aggregated_roles: self.option(OPTION_AGGREGATED_ROLES) == "true",
+            include_hidden: false,
         }
     }
 
@@ -139,7 +157,7 @@ impl ShareState {
     }
 
     /// Record the Argo CD release imitated, left out when it is the newest.
-    pub fn set_release(&mut self, release: crate::ArgoCdRelease) {
+    fn set_release(&mut self, release: crate::ArgoCdRelease) {
         if release == crate::argocd_release::NEWEST {
             self.options.remove(OPTION_ARGOCD_VERSION);
         } else {

@@ -54,6 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "pipeline",
         &[
             "application",
+            "request",
             "analyze",
             "verify",
             "plan",

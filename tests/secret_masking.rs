@@ -125,10 +125,10 @@ fn argocd_secret_in_the_settings_never_reaches_the_link() {
         &badinput("sec/data_git.yaml"),
         &badinput("sec/data_live.yaml"),
     );
-    state.set_options(
-        drift_doctor::Strategy::Legacy,
-        false,
+    state.set_request(
+        &drift_doctor::Request::default(),
         &badinput("sec/argocd_cm_with_secret.yaml"),
+        false,
     );
     assert_no_sentinel(&outputs(&state));
     // The argocd-cm part of the settings is kept as written.
@@ -144,7 +144,7 @@ fn a_rule_naming_the_secret_kind_is_kept_and_a_listed_secret_masked() {
     let settings = "kind: Application\nmetadata:\n  name: a\nspec:\n  ignoreDifferences:\n  - kind: Secret\n    name: db\n    jsonPointers: [/data]\n";
     let listed = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: db}\n  stringData:\n    password: hunter2-listed\n";
     let mut state = sides(listed, listed);
-    state.set_options(drift_doctor::Strategy::Legacy, false, settings);
+    state.set_request(&drift_doctor::Request::default(), settings, false);
     let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
     assert_eq!(
         shared.options[drift_doctor::share::OPTION_SETTINGS],
@@ -274,10 +274,10 @@ fn a_link_shows_the_masks_the_sender_saw() {
     let live = format!("{other}apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: n\ndata:\n  a: c2Vjb25kLXZhbHVl\n  b: c2hhcmVkLXZhbHVl\n");
     let (git, live) = (git.as_str(), live.as_str());
     let mut state = sides(git, live);
-    state.set_options(
-        drift_doctor::Strategy::Legacy,
-        false,
+    state.set_request(
+        &drift_doctor::Request::default(),
         &badinput("sec/argocd_cm_with_secret.yaml"),
+        false,
     );
     let sent = analyze(git, live, &Options::default()).unwrap();
     let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
@@ -359,7 +359,7 @@ proptest! {
             assert_nothing_of(&values, &outputs(&state));
             // the same Secrets pasted as Argo CD settings travel in the link's options
             let settings = format!("{git}\n---\n{live}");
-            state.set_options(drift_doctor::Strategy::Legacy, false, &settings);
+            state.set_request(&drift_doctor::Request::default(), &settings, false);
             let shared = decode_fragment(&encode_fragment(&state).0).unwrap();
             assert_nothing_of(&values, &[("link settings".into(), serde_json::to_string(&shared).unwrap())]);
         }

@@ -32,7 +32,7 @@ mod cli {
     use drift_doctor::application::Application;
     use drift_doctor::input::{decode_text, InputError, Side};
     use drift_doctor::render::terminal_inert;
-    use drift_doctor::{render, rules, CompareOptions, Options, Report, Status, Strategy};
+    use drift_doctor::{render, rules, Options, Report, Status, Strategy};
     use std::io::{IsTerminal, Read, Write};
 
     const EXAMPLES: &str = "\
@@ -296,8 +296,6 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         },
     }
 
-    /// Read one input, refusing it before reading it whole when it is larger
-    /// than `max_bytes`.
     /// Read one input's bytes, refusing it before reading it whole when it
     /// is larger than `max_bytes`; `label` names it in messages.
     fn read_bytes(
@@ -473,66 +471,66 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         )
     }
 
-    /// Read the inputs and settings and analyse them; the exit status on failure.
+    /// What the flags ask for, as every shell says it.
+    fn request(
+        inputs: &InputArgs,
+        settings: &SettingsArgs,
+        include_hidden: bool,
+    ) -> drift_doctor::Request {
+        drift_doctor::Request {
+            namespace: inputs.namespace.clone(),
+            strategy: settings.strategy.map(StrategyArg::strategy),
+            release: settings.argocd_version.unwrap_or_default(),
+            ignore_aggregated_roles: settings.ignore_aggregated_roles,
+            include_hidden,
+        }
+    }
+
+    /// `request` resolved with the settings files and the Application, with
+    /// this process's clock and jq executor; errors name the option and file.
+    fn resolve(
+        request: &drift_doctor::Request,
+        settings: &[(String, String)],
+        application: Option<&(String, Application)>,
+    ) -> Result<Options, String> {
+        let texts: Vec<(&str, &str)> = settings
+            .iter()
+            .map(|(name, text)| (name.as_str(), text.as_str()))
+            .collect();
+        let opts = request
+            .resolve(&texts, application.map(|(name, app)| (name.as_str(), app)))
+            .map_err(|e| located(e.source, e.error))?;
+        opts.compare.jq.set_clock(elapsed);
+        opts.compare.jq.set_executor(jq_executor());
+        Ok(opts)
+    }
+
+    /// Read the inputs and settings and analyse them.
     fn run_analysis(
         inputs: &InputArgs,
         settings: &SettingsArgs,
         include_hidden: bool,
-    ) -> Result<drift_doctor::Report, i32> {
+    ) -> Result<drift_doctor::Report, String> {
         let mut stdin_used = false;
-        let mut compare = CompareOptions {
-            strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
-            ignore_aggregated_roles: settings.ignore_aggregated_roles,
-            include_hidden,
-            ..CompareOptions::for_release(settings.argocd_version.unwrap_or_default())
-        };
-        if let Err(e) = read_settings(settings, &mut compare, &mut stdin_used, inputs.max_bytes()) {
-            eprintln!("drift-doctor: {e}");
-            return Err(2);
-        }
-        let sides = match read_sides(inputs, &mut stdin_used) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("drift-doctor: {e}");
-                return Err(2);
-            }
-        };
-        let mut opts = Options {
-            namespace: inputs.namespace.clone(),
-            compare,
-        };
-        let app = match read_application(
-            settings,
-            &mut opts,
-            inputs.namespace.is_some(),
-            &mut stdin_used,
-            inputs.max_bytes(),
-        ) {
-            Ok(app) => app,
-            Err(e) => {
-                eprintln!("drift-doctor: {e}");
-                return Err(2);
-            }
-        };
+        let max_bytes = inputs.max_bytes();
+        let settings_texts = read_settings(settings, &mut stdin_used, max_bytes)?;
+        let sides = read_sides(inputs, &mut stdin_used)?;
+        let app = read_application(settings, &mut stdin_used, max_bytes)?;
+        let opts = resolve(
+            &request(inputs, settings, include_hidden),
+            &settings_texts,
+            app.as_ref(),
+        )?;
         let git_again = match &inputs.git_again {
-            Some(path) => match read_input(path, Side::Git, &mut stdin_used, inputs.max_bytes()) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    eprintln!("drift-doctor: --git-again: {e}");
-                    return Err(2);
-                }
-            },
+            Some(path) => Some(
+                read_input(path, Side::Git, &mut stdin_used, max_bytes)
+                    .map_err(|e| format!("--git-again: {e}"))?,
+            ),
             None => None,
         };
-        let observed = match read_observed(inputs, &mut stdin_used) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("drift-doctor: {e}");
-                return Err(2);
-            }
-        };
+        let observed = read_observed(inputs, &mut stdin_used)?;
         let evidence = drift_doctor::Evidence {
-            application: app.as_ref(),
+            application: app.as_ref().map(|(_, a)| a),
             git_again: git_again.as_deref(),
             observed: observed.as_ref(),
         };
@@ -541,10 +539,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             Sides::Pair { git, live } => drift_doctor::analyze_owned(git, live, &opts, evidence),
             Sides::Diff(diff) => drift_doctor::analyze_diff_with(&diff, &opts, evidence),
         };
-        result.map_err(|e| {
-            eprintln!("drift-doctor: {}", terminal_inert(&e.to_string()));
-            2
-        })
+        result.map_err(|e| e.to_string())
     }
 
     fn use_color(color: Color) -> bool {
@@ -557,17 +552,13 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         }
     }
 
-    /// Read the --app and --argocd-cm files and apply them to `compare`;
-    /// returns their texts. Errors name the option and file and, inside
-    /// it, the document, line and column.
+    /// The --app and --argocd-cm files, each with the name its errors
+    /// carry, in the order Argo CD's settings apply.
     fn read_settings(
         settings: &SettingsArgs,
-        compare: &mut CompareOptions,
         stdin_used: &mut bool,
         max_bytes: u64,
-    ) -> Result<Vec<String>, String> {
-        compare.jq.set_clock(elapsed);
-        compare.jq.set_executor(jq_executor());
+    ) -> Result<Vec<(String, String)>, String> {
         let files = settings.app.iter().map(|p| ("--app", p));
         let files = files.chain(settings.argocd_cm.iter().map(|p| ("--argocd-cm", p)));
         let mut texts = Vec::new();
@@ -575,9 +566,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             let name = format!("{option} {path}");
             let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
             let text = decode_text(bytes, Side::Git).map_err(|e| located(&name, e))?;
-            drift_doctor::settings::apply_user_settings(&text, compare)
-                .map_err(|e| located(&name, e))?;
-            texts.push(text);
+            texts.push((name, text));
         }
         Ok(texts)
     }
@@ -595,15 +584,12 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         terminal_inert(&format!("{name}{at}: {}", e.message)).into_owned()
     }
 
-    /// Read `--application` and apply its settings to `opts`, unless the
-    /// flags gave their own namespace or strategy.
+    /// `--application`, read, with the name its errors carry.
     fn read_application(
         settings: &SettingsArgs,
-        opts: &mut Options,
-        namespace_given: bool,
         stdin_used: &mut bool,
         max_bytes: u64,
-    ) -> Result<Option<Application>, String> {
+    ) -> Result<Option<(String, Application)>, String> {
         let Some(path) = &settings.application else {
             return Ok(None);
         };
@@ -611,14 +597,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
         let bytes = read_bytes(path, &name, stdin_used, max_bytes)?;
         let text = decode_text(bytes, Side::Git).map_err(|e| located(&name, e))?;
         let app = Application::parse(&text).map_err(|e| located(&name, e))?;
-        app.apply_to(
-            &mut opts.namespace,
-            &mut opts.compare,
-            namespace_given,
-            settings.strategy.is_some(),
-        )
-        .map_err(|e| located(&name, e))?;
-        Ok(Some(app))
+        Ok(Some((name, app)))
     }
 
     /// What `--git` and `--live`, or `--diff`, hold.
@@ -683,7 +662,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
     }
 
     /// `drift-doctor check`: read the inputs, run the checks, print the form asked for.
-    fn run_check(a: CheckArgs) -> i32 {
+    fn run_check(a: CheckArgs) -> Result<i32, String> {
         use drift_doctor::check::{self, format, Input};
         use drift_doctor::rules::checks::Level;
         let mut stdin_used = false;
@@ -707,13 +686,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             };
             Ok((git, again, app, cm))
         })();
-        let (git, again, app, cm) = match texts {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("drift-doctor: {}", terminal_inert(&e));
-                return 2;
-            }
-        };
+        let (git, again, app, cm) = texts?;
         let input = check::CheckInput {
             git: &git,
             git_again: again.as_deref(),
@@ -731,12 +704,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                     Input::App => a.app.clone().unwrap_or_default(),
                     Input::ArgocdCm => a.argocd_cm.clone().unwrap_or_default(),
                 };
-                eprintln!(
-                    "drift-doctor: {}: {}",
-                    terminal_inert(&file),
-                    terminal_inert(&e.to_string())
-                );
-                return 2;
+                return Err(format!("{file}: {e}"));
             }
         };
         let name = |i: Input| -> String {
@@ -774,14 +742,26 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             LevelArg::Error => Some(Level::Error),
             LevelArg::Never => None,
         };
-        match fail_on {
+        Ok(match fail_on {
             Some(level) if report.fails(level) => 1,
             _ => 0,
+        })
+    }
+
+    /// The command line's one exit: a command's status, or 2 with its
+    /// error on standard error.
+    pub fn run() -> i32 {
+        match dispatch(Cli::parse()) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("drift-doctor: {}", terminal_inert(&message));
+                2
+            }
         }
     }
 
-    pub fn run() -> i32 {
-        let cli = Cli::parse();
+    /// Run one command: its exit status, or the error that stopped it.
+    fn dispatch(cli: Cli) -> Result<i32, String> {
         match cli.command {
             Command::Check {
                 git,
@@ -813,10 +793,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 include_hidden,
                 color,
             } => {
-                let report = match run_analysis(&inputs, &settings, include_hidden) {
-                    Ok(r) => r,
-                    Err(code) => return code,
-                };
+                let report = run_analysis(&inputs, &settings, include_hidden)?;
                 // A closed standard output (`| head`) is not an error of ours.
                 let _ = match format {
                     Format::Json => write_json(&report),
@@ -832,7 +809,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                         eprintln!("drift-doctor: warning: {w}");
                     }
                 }
-                exit_code(&report)
+                Ok(exit_code(&report))
             }
             Command::Plan {
                 inputs,
@@ -840,10 +817,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 format,
                 color,
             } => {
-                let report = match run_analysis(&inputs, &settings, false) {
-                    Ok(r) => r,
-                    Err(code) => return code,
-                };
+                let report = run_analysis(&inputs, &settings, false)?;
                 let _ = match format {
                     PlanFormat::Json => write_json(
                         &serde_json::json!({ "plan": report.plan, "audit": report.audit }),
@@ -860,7 +834,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 for w in &report.warnings {
                     eprintln!("drift-doctor: warning: {w}");
                 }
-                exit_code(&report)
+                Ok(exit_code(&report))
             }
             Command::Link {
                 inputs,
@@ -869,79 +843,40 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 share_file,
             } => {
                 let mut stdin_used = false;
-                let mut state = drift_doctor::share::ShareState {
-                    namespace: inputs.namespace.clone().unwrap_or_default(),
-                    ..Default::default()
-                };
+                let max_bytes = inputs.max_bytes();
                 // Checked as `analyze` would read them, so a broken file fails here.
-                let release = settings.argocd_version.unwrap_or_default();
-                state.set_release(release);
-                let mut check = CompareOptions::for_release(release);
-                let mut texts =
-                    match read_settings(&settings, &mut check, &mut stdin_used, inputs.max_bytes())
-                    {
-                        Ok(texts) => texts,
-                        Err(e) => {
-                            eprintln!("drift-doctor: {e}");
-                            return 2;
-                        }
-                    };
-                // The page reads the Application's settings; its namespace and strategy are set here.
-                let mut opts = Options {
-                    namespace: inputs.namespace.clone(),
-                    compare: CompareOptions {
-                        strategy: settings.strategy.unwrap_or(StrategyArg::Legacy).strategy(),
-                        ..CompareOptions::for_release(release)
-                    },
+                let settings_texts = read_settings(&settings, &mut stdin_used, max_bytes)?;
+                let app = read_application(&settings, &mut stdin_used, max_bytes)?;
+                let request = request(&inputs, &settings, false);
+                let opts = resolve(&request, &settings_texts, app.as_ref())?;
+                // The link carries the Application's settings, and the
+                // namespace and strategy it resolved to, so the page needs
+                // no Application to compare the same way.
+                let mut texts: Vec<String> = settings_texts.into_iter().map(|(_, t)| t).collect();
+                texts.extend(app.iter().map(|(_, a)| a.settings_text()));
+                let shared = drift_doctor::Request {
+                    namespace: opts.namespace.clone(),
+                    strategy: Some(opts.compare.strategy),
+                    ..request
                 };
-                match read_application(
-                    &settings,
-                    &mut opts,
-                    inputs.namespace.is_some(),
-                    &mut stdin_used,
-                    inputs.max_bytes(),
-                ) {
-                    Ok(Some(app)) => texts.push(app.settings_text()),
-                    Ok(None) => {}
-                    Err(e) => {
-                        eprintln!("drift-doctor: {e}");
-                        return 2;
-                    }
-                }
-                state.namespace = opts.namespace.clone().unwrap_or_default();
-                state.set_options(
-                    opts.compare.strategy,
-                    settings.ignore_aggregated_roles,
-                    &texts.join("\n---\n"),
-                );
-                match read_sides(&inputs, &mut stdin_used) {
-                    Ok(Sides::Diff(diff)) => {
+                let mut state = drift_doctor::share::ShareState::default();
+                state.set_request(&shared, &texts.join("\n---\n"), false);
+                match read_sides(&inputs, &mut stdin_used)? {
+                    Sides::Diff(diff) => {
                         state.mode = "diff".into();
                         state.diff = diff;
                     }
-                    Ok(Sides::Pair { git, live }) => {
+                    Sides::Pair { git, live } => {
                         state.mode = "sides".into();
                         state.git = git;
                         state.live = live;
                     }
-                    Err(e) => {
-                        eprintln!("drift-doctor: {e}");
-                        return 2;
-                    }
                 }
-                match read_observed_texts(&inputs, &mut stdin_used) {
-                    Ok((events, logs)) => state.set_observed(&events, &logs),
-                    Err(e) => {
-                        eprintln!("drift-doctor: {e}");
-                        return 2;
-                    }
-                }
+                let (events, logs) = read_observed_texts(&inputs, &mut stdin_used)?;
+                state.set_observed(&events, &logs);
                 if let Some(path) = &share_file {
                     let (text, _) = drift_doctor::share::encode_share_file(&state);
-                    if let Err(e) = std::fs::write(path, text) {
-                        eprintln!("drift-doctor: cannot write {path}: {e}");
-                        return 2;
-                    }
+                    std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))?;
                 }
                 let (url, masked) = drift_doctor::share::share_url(&base, &state);
                 if masked > 0 {
@@ -959,14 +894,13 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                         Some(path) => format!("{path} holds the share file: attach it and open it with the page's \"Open share file…\""),
                         None => "give --share-file FILE to write a share file, attach it, and open it with the page's \"Open share file…\"".to_string(),
                     };
-                    eprintln!(
-                        "drift-doctor: the link would be {fragment_len} characters, more than the {} a link may carry; {advice}",
+                    return Err(format!(
+                        "the link would be {fragment_len} characters, more than the {} a link may carry; {advice}",
                         drift_doctor::share::MAX_LINK_FRAGMENT
-                    );
-                    return 2;
+                    ));
                 }
                 println!("{url}");
-                0
+                Ok(0)
             }
             Command::Rules {
                 markdown,
@@ -981,14 +915,11 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                             .iter()
                             .map(|p| format!("{:<6} {:<24} {}\n", p.code, p.cause.id(), p.title))
                             .collect(),
-                        Err(e) => {
-                            eprintln!("drift-doctor: {e}");
-                            return 2;
-                        }
+                        Err(e) => return Err(e.to_string()),
                     }
                 };
                 let _ = std::io::stdout().write_all(text.as_bytes());
-                0
+                Ok(0)
             }
             Command::Explain { code } if code.to_uppercase().starts_with("SE") => {
                 let found = drift_doctor::application::sync_errors::patterns()
@@ -998,15 +929,11 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                     Some(p) => {
                         let text = drift_doctor::application::sync_errors::explain(p);
                         let _ = std::io::stdout().write_all(text.as_bytes());
-                        0
+                        Ok(0)
                     }
-                    None => {
-                        eprintln!(
-                            "drift-doctor: no sync error {}; `drift-doctor rules --sync-errors` lists them",
-                            terminal_inert(&code)
-                        );
-                        2
-                    }
+                    None => Err(format!(
+                        "no sync error {code}; `drift-doctor rules --sync-errors` lists them"
+                    )),
                 }
             }
             Command::Rules { markdown, .. } => {
@@ -1030,7 +957,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                     out
                 };
                 let _ = std::io::stdout().write_all(out.as_bytes());
-                0
+                Ok(0)
             }
             Command::Explain { code } => {
                 let c = rules::catalog();
@@ -1042,12 +969,9 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                 match text {
                     Some(text) => {
                         let _ = std::io::stdout().write_all(text.as_bytes());
-                        0
+                        Ok(0)
                     }
-                    None => {
-                        eprintln!("drift-doctor: no rule {code}; `drift-doctor rules` lists them");
-                        2
-                    }
+                    None => Err(format!("no rule {code}; `drift-doctor rules` lists them")),
                 }
             }
         }

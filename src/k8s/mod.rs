@@ -11,17 +11,23 @@
 //! * API-server defaulting of built-in kinds, as a table of rules per schema type (so every
 //!   place a `PodSpec`, `Container`, `Probe`... appears gets them), and `default_for` to explain
 //!   a live-only value as "a server default".
+//! * A custom resource's CRD schema: the `default` values the API server fills in and the lists
+//!   it keys (`crd_schema`).
 //!
 //! Everything here is pure (no I/O, no clock) and never panics on any input.
 
 #![warn(missing_docs)]
 
+mod crd_schema;
 mod defaults;
 mod duration;
 mod known_types;
 mod quantity;
 mod schema;
 
+pub use crd_schema::{
+    apply_schema_defaults, crd_keyed_lists, crd_schema_has_default, schema_default_at,
+};
 pub use defaults::{apply_defaults, default_for};
 pub(crate) use duration::parse_go_duration;
 pub use known_types::{drop_omitted_zero_values, normalize_as_type, normalize_known_types};

@@ -647,7 +647,7 @@ fn live_equals_crd_default(f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?;
     let crd = f.input.crd(&f.key.group, &f.key.kind)?;
     let version = crd.served(&[Some(f.live_obj?)])?;
-    let default = crate::context::schema_default_at(version.schema.as_ref()?, f.path)?;
+    let default = crate::k8s::schema_default_at(version.schema.as_ref()?, f.path)?;
     crate::compare::json_eq(live, &default).then(|| {
         vec![
             var("crd", crd.name.clone()),

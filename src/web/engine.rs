@@ -11,33 +11,14 @@ use crate::ignore::jq::Executor;
 use crate::input::preamble;
 use crate::share;
 use crate::view::{self, LineTag, ResourceTexts};
-use crate::{CompareOptions, Options, Report, Side, Strategy};
+use crate::{Options, Report, Side, Strategy};
 use std::collections::BTreeMap;
 
-/// The options the page passes to the core, with the user's pasted Argo CD
-/// settings (ignoreDifferences rules, compare options) applied.
+/// The options the page passes to the core: the page's own fields, the
+/// pasted Argo CD settings and the pasted Application, resolved as every
+/// shell resolves them ([`crate::Request::resolve`]).
 pub fn options(input: &Input) -> Result<Options, ErrorInfo> {
-    let namespace = input.namespace.trim();
-    let mut compare = CompareOptions {
-        strategy: input.strategy_given().unwrap_or_default(),
-        ignore_aggregated_roles: input.ignore_aggregated_roles,
-        include_hidden: input.include_hidden,
-        ..CompareOptions::for_release(input.release())
-    };
-    // The worker's clock for each jq rule's time budget (the core has none).
-    #[cfg(target_arch = "wasm32")]
-    compare
-        .jq
-        .set_clock(|| std::time::Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0));
-    crate::settings::apply_user_settings(&input.settings, &mut compare).map_err(|e| {
-        let mut info = ErrorInfo::from(&e);
-        info.side = SETTINGS_SIDE.to_string();
-        info
-    })?;
-    Ok(Options {
-        namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
-        compare,
-    })
+    options_and_application(input).map(|(opts, _)| opts)
 }
 
 /// An error of one of the page's own fields.
@@ -47,22 +28,26 @@ fn error_of(e: &crate::InputError, side: &str) -> ErrorInfo {
     info
 }
 
-/// The pasted Application, read, with its settings applied to `opts` (the
-/// page's own namespace and strategy win when set).
-fn application(input: &Input, opts: &mut Options) -> Result<Option<Application>, ErrorInfo> {
-    if input.application.trim().is_empty() {
-        return Ok(None);
-    }
-    let app = Application::parse(&input.application).map_err(|e| error_of(&e, APPLICATION_SIDE))?;
-    let strategy_given = input.strategy_given().is_some();
-    app.apply_to(
-        &mut opts.namespace,
-        &mut opts.compare,
-        !input.namespace.trim().is_empty(),
-        strategy_given,
-    )
-    .map_err(|e| error_of(&e, APPLICATION_SIDE))?;
-    Ok(Some(app))
+/// [`options`], and the pasted Application, read.
+fn options_and_application(input: &Input) -> Result<(Options, Option<Application>), ErrorInfo> {
+    let app = if input.application.trim().is_empty() {
+        None
+    } else {
+        Some(Application::parse(&input.application).map_err(|e| error_of(&e, APPLICATION_SIDE))?)
+    };
+    let opts = input
+        .request()
+        .resolve(
+            &[(SETTINGS_SIDE, input.settings.as_str())],
+            app.as_ref().map(|a| (APPLICATION_SIDE, a)),
+        )
+        .map_err(|e| error_of(&e.error, e.source))?;
+    // The worker's clock for each jq rule's time budget (the core has none).
+    #[cfg(target_arch = "wasm32")]
+    opts.compare
+        .jq
+        .set_clock(|| std::time::Duration::from_secs_f64(js_sys::Date::now().max(0.0) / 1000.0));
+    Ok((opts, app))
 }
 
 /// The pasted events and logs, read (None when both are empty); an error
@@ -124,14 +109,13 @@ fn analyze_as(
     executor: Option<&Executor>,
     parsed: &mut crate::ParseCache,
 ) -> Result<(Report, Strategy), ErrorInfo> {
-    let mut opts = options(input)?;
+    let (opts, app) = options_and_application(input)?;
     if let Some(executor) = executor {
         opts.compare.jq.set_executor(executor.clone());
     }
     for e in timed_out {
         opts.compare.jq.mark_timed_out(&e.source, &e.expr);
     }
-    let app = application(input, &mut opts)?;
     let git_again = (input.mode == Mode::Sides && !input.git_again.trim().is_empty())
         .then_some(input.git_again.as_str());
     let observed = observed(input)?;
@@ -404,9 +388,7 @@ impl Engine {
             };
         }
         if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
-            let opts = match options(input)
-                .and_then(|mut opts| application(input, &mut opts).map(|_| opts))
-            {
+            let opts = match options(input) {
                 Ok(opts) => opts,
                 Err(e) => return (None, e.text),
             };

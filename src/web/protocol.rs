@@ -1,7 +1,7 @@
 //! Messages between the page and the analysis worker (bincode-encoded with
 //! gloo's codec, so only plain data: the report travels as its JSON text).
 
-use crate::share::{ShareState, OPTION_AGGREGATED_ROLES, OPTION_SETTINGS, OPTION_STRATEGY};
+use crate::share::{ShareState, OPTION_SETTINGS};
 use serde::{Deserialize, Serialize};
 
 /// What the page analyses: both sides, or pasted diff output.
@@ -371,6 +371,18 @@ impl Input {
         crate::ArgoCdRelease::parse(self.argocd_version.trim()).unwrap_or_default()
     }
 
+    /// What the page's fields ask for, as every shell says it.
+    pub fn request(&self) -> crate::Request {
+        let namespace = self.namespace.trim();
+        crate::Request {
+            namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+            strategy: self.strategy_given(),
+            release: self.release(),
+            ignore_aggregated_roles: self.ignore_aggregated_roles,
+            include_hidden: self.include_hidden,
+        }
+    }
+
     /// The state a link carries: this input, and the resource the user had
     /// open. Defaults are left out so that links stay short.
     pub fn to_share(&self, selected: Option<String>) -> ShareState {
@@ -387,18 +399,13 @@ impl Input {
             }
             Mode::Diff => state.diff = self.diff.clone(),
         }
-        state.set_options(
-            crate::Strategy::from_id(&self.strategy).unwrap_or_default(),
-            self.ignore_aggregated_roles,
+        state.set_request(
+            &self.request(),
             &self.settings,
+            !self.application.trim().is_empty(),
         );
-        if self.strategy_given() == Some(crate::Strategy::Legacy) {
-            // Chosen over the Application: the link says so.
-            state
-                .options
-                .insert(OPTION_STRATEGY.into(), crate::Strategy::Legacy.id().into());
-        }
-        state.set_release(self.release());
+        // The field as typed: a namespace with spaces around it still reads the same.
+        state.namespace = self.namespace.clone();
         state.set_evidence(&self.application, &self.git_again);
         state.set_observed(
             std::slice::from_ref(&self.events),
@@ -410,7 +417,7 @@ impl Input {
     /// The input a link restores (unknown options are ignored: a newer
     /// page's link still opens).
     pub fn from_share(state: &ShareState) -> Input {
-        let strategy = state.option(OPTION_STRATEGY);
+        let request = state.request();
         let (events, logs) = state.observed_texts();
         Input {
             mode: Mode::from_name(&state.mode),
@@ -424,17 +431,16 @@ impl Input {
             events: events.join("\n"),
             logs: logs.join("\n"),
             namespace: state.namespace.clone(),
-            strategy: if crate::Strategy::from_id(&strategy).is_some() {
-                strategy
-            } else {
-                String::new()
-            },
-            ignore_aggregated_roles: state.option(OPTION_AGGREGATED_ROLES) == "true",
+            strategy: request
+                .strategy
+                .map(|s| s.id().to_string())
+                .unwrap_or_default(),
+            ignore_aggregated_roles: request.ignore_aggregated_roles,
             argocd_version: if state
                 .options
                 .contains_key(crate::share::OPTION_ARGOCD_VERSION)
             {
-                state.release().to_string()
+                request.release.to_string()
             } else {
                 String::new()
             },
