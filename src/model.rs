@@ -180,8 +180,8 @@ pub enum FixKind {
 pub struct Report {
     /// [`REPORT_VERSION`].
     pub version: u32,
-    /// The Argo CD release (`MAJOR.MINOR`) whose comparison the analysis
-    /// imitates.
+    /// The Argo CD release whose comparison the analysis imitates, as given:
+    /// `MAJOR.MINOR`, or `MAJOR.MINOR.PATCH` when the patch release was named.
     #[serde(default)]
     pub argocd_version: String,
     /// The counts.

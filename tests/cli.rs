@@ -333,7 +333,7 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
     // server-side diff, whose dry run fills the CRD default.
     for (version, code, stated) in [
         (Some("3.4"), 1, "3.4"),
-        (Some("v3.5.1"), 1, "3.5"),
+        (Some("v3.5.1"), 1, "3.5.1"),
         (Some("3.6"), 0, "3.6"),
         (
             None,

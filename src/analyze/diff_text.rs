@@ -251,6 +251,9 @@ fn analyze_diff_text(
     report.warnings = opts.compare.jq.warnings();
     report
         .warnings
+        .extend(opts.compare.release.undecided_warning());
+    report
+        .warnings
         .extend(warnings.iter().map(ToString::to_string));
     Ok(report)
 }

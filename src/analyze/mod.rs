@@ -467,6 +467,9 @@ fn analyze_masked(
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
     report.warnings = opts.compare.jq.warnings();
+    report
+        .warnings
+        .extend(opts.compare.release.undecided_warning());
     if !excluded.is_empty() && opts.compare.resource_filter.is_some() {
         report.warnings.push(format!(
             "Not compared: {} (in Git) of a kind your argocd-cm's `resource.exclusions` / `resource.inclusions` leave out (or one Argo CD always leaves out, such as Event and Lease): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or change those settings if it must be synced.",
@@ -502,7 +505,7 @@ pub(crate) fn build_report(
     let emergency = fixes::emergency_steps(&resources, application.as_deref().or(named_app));
     Report {
         version: REPORT_VERSION,
-        argocd_version: release.line().to_string(),
+        argocd_version: release.to_string(),
         summary: Summary {
             resources: resources.len(),
             synced: resources.len() - out_of_sync,
