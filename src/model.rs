@@ -905,6 +905,22 @@ pub enum HiddenReason {
         /// Argo CD's manager.
         manager: String,
     },
+    /// Under server-side diff before 3.4.6 / 3.5.0, the webhook filter took
+    /// the whole `x-kubernetes-preserve-unknown-fields` object above this
+    /// field from live (argo-cd PR #28819).
+    PreservedUnknownFields {
+        /// The Argo CD release imitated.
+        release: String,
+    },
+    /// Before 3.2 the API server refused the server-side dry run of this
+    /// object, whose required field the user's ignore rules removed first
+    /// (gitops-engine PR #747): the comparison fails, no difference shows.
+    ComparisonError {
+        /// The required field, as the API server names it.
+        field: String,
+        /// The Argo CD release imitated.
+        release: String,
+    },
     /// Git declares it but applying Git would not change it.
     RemovedAgain,
     /// Equal after Argo CD's normalisation.
@@ -993,6 +1009,14 @@ impl std::fmt::Display for HiddenReason {
             HiddenReason::AppliedClientSide { manager } => write!(
                 f,
                 "only the cluster has this field now, and `{manager}` wrote it with a client-side apply (managedFields operation Update): a server-side apply removes only the fields its manager owns through Apply, so Argo CD's server-side diff shows no difference and a sync leaves the field live (argo-cd #25205); remove it by hand once, or sync once with ServerSideApply=true, which moves the ownership to Apply from Argo CD 3.1"
+            ),
+            HiddenReason::PreservedUnknownFields { release } => write!(
+                f,
+                "under server-side diff, Argo CD {release} takes the whole `x-kubernetes-preserve-unknown-fields` object above this field from live when it filters out webhook changes, so changes under it do not show (argo-cd PR #28819, fixed in 3.4.6 and 3.5.0)"
+            ),
+            HiddenReason::ComparisonError { field, release } => write!(
+                f,
+                "Argo CD {release} cannot compare this object: under server-side diff it removes the ignored fields from desired before the dry run, and the API server refuses the object (`ComparisonError ... {field}: Required value`), so the app is Unknown and shows no difference (gitops-engine PR #747, fixed in 3.2)"
             ),
             HiddenReason::RemovedAgain => f.write_str(
                 "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)",

@@ -547,3 +547,115 @@ spec:
         without.resources[0].differences
     );
 }
+
+/// The release and options of one analysis, an Application applied as
+/// `--application` does.
+fn with_application(git: &str, live: &str, release: &str, app: &str) -> drift_doctor::Report {
+    let app = drift_doctor::application::Application::parse(app).unwrap();
+    let mut opts = Options {
+        namespace: None,
+        compare: CompareOptions {
+            include_hidden: true,
+            ..CompareOptions::for_release(drift_doctor::ArgoCdRelease::parse(release).unwrap())
+        },
+    };
+    app.apply_to(&mut opts.namespace, &mut opts.compare, false, false)
+        .unwrap();
+    let evidence = drift_doctor::Evidence {
+        application: Some(&app),
+        ..Default::default()
+    };
+    drift_doctor::analyze_with(git, live, &opts, evidence).unwrap()
+}
+
+const DEPLOYMENT_GIT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: 'shop/web:2'}\n";
+
+/// Before 3.2 server-side diff applied the ignore rules to desired before
+/// the dry run (gitops-engine PR #747): a rule on a container's `image`
+/// sent a pod template without one, the API server refused it, and the
+/// app's comparison failed (`ComparisonError ... Required value`, Unknown).
+/// The report says so instead of predicting a difference; from 3.2 the
+/// rule hides the image and the other difference shows.
+#[test]
+fn an_ignore_rule_on_a_required_field_failed_server_side_diff_before_3_2() {
+    let live = DEPLOYMENT_GIT
+        .replace("replicas: 3", "replicas: 2")
+        .replace("shop/web:2", "shop/web:1");
+    let app = |rule: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=true\nspec:\n  destination: {{namespace: shop}}\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [{rule}]\n"
+        )
+    };
+    let image = app("/spec/template/spec/containers/0/image");
+    let old = with_application(DEPLOYMENT_GIT, &live, "3.1", &image);
+    let web = &old.resources[0];
+    assert!(
+        web.differences.iter().all(|d| !d.visible),
+        "{:?}",
+        web.differences
+    );
+    let replicas = web
+        .differences
+        .iter()
+        .find(|d| d.pointer == "/spec/replicas")
+        .expect("kept as a hidden difference");
+    assert!(
+        replicas.hidden_reason.as_ref().is_some_and(|r| r
+            .to_string()
+            .contains("spec.template.spec.containers[0].image: Required value")),
+        "{:?}",
+        replicas.hidden_reason
+    );
+    assert!(
+        old.warnings.iter().any(|w| w.contains("ComparisonError")
+            && w.contains("apps/Deployment/shop/web")
+            && w.contains("gitops-engine PR #747")),
+        "{:?}",
+        old.warnings
+    );
+    let new = with_application(DEPLOYMENT_GIT, &live, "3.2", &image);
+    assert!(new.warnings.iter().all(|w| !w.contains("ComparisonError")));
+    assert!(new.resources[0]
+        .differences
+        .iter()
+        .any(|d| d.visible && d.pointer == "/spec/replicas"));
+    // A rule on a field the API server does not require compares as usual.
+    let replicas_rule = with_application(DEPLOYMENT_GIT, &live, "3.1", &app("/spec/replicas"));
+    assert!(replicas_rule
+        .warnings
+        .iter()
+        .all(|w| !w.contains("ComparisonError")));
+    // The legacy diff never asked the API server.
+    let legacy = with_application(
+        DEPLOYMENT_GIT,
+        &live,
+        "3.1",
+        &image.replace("ServerSideDiff=true", "ServerSideDiff=false"),
+    );
+    assert!(legacy
+        .warnings
+        .iter()
+        .all(|w| !w.contains("ComparisonError")));
+}
+
+/// Under server-side diff with `IncludeMutationWebhook=true`, releases
+/// before 3.3.11 / 3.4.0 compared `metadata.resourceVersion` (argo-cd PR
+/// #27406): whether it flaps depends on when the object is written, so the
+/// report warns rather than predicting a difference.
+#[test]
+fn resource_version_flapped_under_server_side_diff_with_webhooks_before_3_4_0() {
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=true,IncludeMutationWebhook=true\nspec:\n  destination: {namespace: shop}\n";
+    let flaps = |release: &str, app: &str| {
+        with_application(DEPLOYMENT_GIT, DEPLOYMENT_GIT, release, app)
+            .warnings
+            .iter()
+            .any(|w| w.contains("metadata.resourceVersion") && w.contains("#27406"))
+    };
+    assert!(flaps("3.3.10", app));
+    assert!(!flaps("3.3.11", app));
+    assert!(!flaps("3.4", app));
+    assert!(!flaps(
+        "3.3.10",
+        &app.replace(",IncludeMutationWebhook=true", "")
+    ));
+}

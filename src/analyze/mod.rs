@@ -470,6 +470,9 @@ fn analyze_masked(
     report
         .warnings
         .extend(opts.compare.release.undecided_warning());
+    report
+        .warnings
+        .extend(release_warnings(&pairs, &opts.compare));
     if !excluded.is_empty() && opts.compare.resource_filter.is_some() {
         report.warnings.push(format!(
             "Not compared: {} (in Git) of a kind your argocd-cm's `resource.exclusions` / `resource.inclusions` leave out (or one Argo CD always leaves out, such as Event and Lease): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or change those settings if it must be synced.",
@@ -483,6 +486,43 @@ fn analyze_masked(
         ));
     }
     Ok(report)
+}
+
+/// What the imitated release does to this app that no difference can
+/// show: a comparison that fails before 3.2 (gitops-engine PR #747), and
+/// `resourceVersion` flapping under server-side diff with
+/// `IncludeMutationWebhook=true` before 3.3.11 / 3.4.0 (argo-cd PR #27406),
+/// which depends on when the object is written, not on the input.
+fn release_warnings(pairs: &[Pair], copts: &CompareOptions) -> Vec<String> {
+    use crate::argocd_release::Behaviour;
+    let mut out = Vec::new();
+    let refused: Vec<String> = pairs
+        .iter()
+        .filter_map(|p| {
+            let field = compare::refused_dry_run(p.key, p.git?, copts)?;
+            Some(format!("{} (`{field}`)", p.key))
+        })
+        .collect();
+    if !refused.is_empty() {
+        out.push(format!(
+            "Argo CD {} cannot compare this app: under server-side diff it applies the ignore rules to desired before the dry run, and the API server refuses {} without the required field the rules remove (`ComparisonError ... Required value`). The Application is Unknown and shows no difference until the rule no longer covers a required field or Argo CD is 3.2 or later (gitops-engine PR #747).",
+            copts.release,
+            refused.join(", ")
+        ));
+    }
+    let flaps = copts.dry_run()
+        && copts.include_mutation_webhook
+        && !copts
+            .release
+            .has(Behaviour::ServerSideDiffDropsResourceVersion)
+        && pairs.iter().any(|p| p.git.is_some() && p.live.is_some());
+    if flaps {
+        out.push(format!(
+            "Argo CD {} compares `metadata.resourceVersion` under server-side diff with IncludeMutationWebhook=true: an object written between Argo CD's cache and its dry run shows OutOfSync until the next refresh, so the app can flap whatever these manifests say (argo-cd PR #27406, fixed in 3.3.11 and 3.4.0).",
+            copts.release
+        ));
+    }
+    out
 }
 
 pub(crate) fn build_report(

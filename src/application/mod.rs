@@ -182,6 +182,10 @@ impl Application {
                 *namespace = Some(ns.to_string());
             }
         }
+        // Read from the Application only (controller/state.go,
+        // `HasAnnotationOption(app, ...)`).
+        compare.include_mutation_webhook =
+            self.compare_option("IncludeMutationWebhook") == Some(true);
         if !strategy_given {
             if let Some(s) = self.strategy() {
                 compare.strategy = s;
