@@ -659,3 +659,73 @@ fn resource_version_flapped_under_server_side_diff_with_webhooks_before_3_4_0() 
         &app.replace(",IncludeMutationWebhook=true", "")
     ));
 }
+
+/// A ConfigMap of the app `shop` whose label Git dropped: the
+/// last-applied annotation lists it, so the legacy three-way diff shows its removal, while the
+/// structured-merge and server-side diffs (no managedFields of Argo CD's
+/// apply) do not. It tells the three comparisons apart.
+fn dropped_label(object_server_side_apply: bool) -> (String, String) {
+    let (yaml, json) = if object_server_side_apply {
+        (
+            "    argocd.argoproj.io/sync-options: ServerSideApply=true\n",
+            r#""argocd.argoproj.io/sync-options":"ServerSideApply=true""#,
+        )
+    } else {
+        ("", "")
+    };
+    let git = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\n  annotations:\n    note: kept\n{yaml}data:\n  mode: a\n"
+    );
+    let sep = if json.is_empty() { "" } else { "," };
+    let live = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\n  labels: {{team: web}}\n  annotations:\n    note: kept\n    argocd.argoproj.io/tracking-id: shop:/ConfigMap:shop/flags\n{yaml}    kubectl.kubernetes.io/last-applied-configuration: '{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"annotations\":{{\"note\":\"kept\"{sep}{json}}},\"labels\":{{\"team\":\"web\"}},\"name\":\"flags\",\"namespace\":\"shop\"}},\"data\":{{\"mode\":\"a\"}}}}'\ndata:\n  mode: a\n"
+    );
+    (git, live)
+}
+
+/// argo-cd PR #29103 (3.6): an app's `ServerSideApply=true` selects
+/// server-side diff, its `ServerSideDiff=false` the legacy diff (the
+/// structured-merge diff before 3.6), and an object's own
+/// `ServerSideApply=true` in an app without server-side diff falls back to
+/// the legacy diff (structured merge before).
+#[test]
+fn server_side_apply_selects_its_comparison_as_each_release_does() {
+    let app = |annotations: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n{annotations}spec:\n  destination: {{namespace: shop}}\n  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n")
+    };
+    let status = |report: &drift_doctor::Report| report.resources[0].status;
+    let (git, live) = dropped_label(false);
+    let ssd_off =
+        app("  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=false\n");
+    // 3.5: structured merge either way; 3.6: the legacy diff shows the removal.
+    assert_eq!(
+        status(&with_application(&git, &live, "3.5.1", &ssd_off)),
+        Status::Synced
+    );
+    let r = with_application(&git, &live, "3.6", &ssd_off);
+    assert_eq!(status(&r), Status::OutOfSync);
+    let settings = &r.argocd_status.as_ref().unwrap().settings;
+    assert!(
+        settings
+            .iter()
+            .any(|s| s.contains("Compared as `legacy`") && s.contains("ServerSideDiff=false")),
+        "{settings:?}"
+    );
+    // The app's server-side apply alone: server-side diff in 3.6.
+    assert_eq!(
+        status(&with_application(&git, &live, "3.6", &app(""))),
+        Status::Synced
+    );
+
+    // An object's own option in an app without server-side apply.
+    let plain = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  destination: {namespace: shop}\n";
+    let (git, live) = dropped_label(true);
+    assert_eq!(
+        status(&with_application(&git, &live, "3.5.1", plain)),
+        Status::Synced
+    );
+    assert_eq!(
+        status(&with_application(&git, &live, "3.6", plain)),
+        Status::OutOfSync
+    );
+}

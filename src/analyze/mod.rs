@@ -617,7 +617,7 @@ fn differences_of(
             } else {
                 None
             };
-            let strategy = object.strategy(copts.strategy);
+            let strategy = object.strategy(copts.strategy, copts.release);
             let own;
             let copts = if strategy == copts.strategy {
                 copts
