@@ -446,10 +446,18 @@ pub fn compare_with_crd(
         out
     };
 
+    // From 3.6 an object's own annotation joins the Application's rules
+    // (argo-cd PR #29616).
+    let own_rule = if opts.release.has(Behaviour::ResourceIgnoreAnnotation) {
+        crate::ignore::resource_rule(key, git, live)
+    } else {
+        None
+    };
     let rules: Vec<&crate::ignore::IgnoreRule> = opts
         .ignore_rules
         .iter()
         .filter(|r| r.applies_to(key))
+        .chain(own_rule.iter())
         .collect();
     let refused = refused_dry_run(key, git, opts);
     let mut hidden = Vec::new();

@@ -729,3 +729,53 @@ fn server_side_apply_selects_its_comparison_as_each_release_does() {
         Status::OutOfSync
     );
 }
+
+/// argo-cd PR #29616 (closing #12686), in the 3.6 development line: an
+/// object's own `argocd.argoproj.io/ignore-differences-json-pointers`
+/// annotation is merged with the Application's ignore rules. Releases
+/// before it compare the field.
+#[test]
+fn an_objects_ignore_annotation_hides_its_pointers_from_3_6() {
+    let object = |config: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dynamic\n  namespace: shop\n  annotations:\n    argocd.argoproj.io/ignore-differences-json-pointers: /data/config, /data/absent\ndata:\n  config: '{config}'\n  mode: a\n")
+    };
+    let (git, live) = (object(""), object("written-by-a-controller"));
+    let run = |release: &str| {
+        let opts = Options {
+            compare: CompareOptions {
+                include_hidden: true,
+                ..CompareOptions::for_release(drift_doctor::ArgoCdRelease::parse(release).unwrap())
+            },
+            ..Options::default()
+        };
+        analyze(&git, &live, &opts).unwrap()
+    };
+    let old = run("3.5.1");
+    assert_eq!(old.resources[0].status, Status::OutOfSync);
+    let new = run("3.6");
+    assert_eq!(new.resources[0].status, Status::Synced);
+    let config = new.resources[0]
+        .differences
+        .iter()
+        .find(|d| d.pointer == "/data/config")
+        .expect("kept as a hidden difference");
+    assert!(
+        config
+            .hidden_reason
+            .as_ref()
+            .is_some_and(|r| r.to_string().contains("ignore-differences-json-pointers")),
+        "{:?}",
+        config.hidden_reason
+    );
+    // Another field of the same object is still compared.
+    let other = analyze(
+        &git,
+        &live.replace("mode: a", "mode: b"),
+        &Options {
+            compare: CompareOptions::for_release(drift_doctor::ArgoCdRelease::new(3, 6)),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(other.resources[0].status, Status::OutOfSync);
+}
