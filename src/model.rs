@@ -592,6 +592,10 @@ pub struct IgnoreSpec {
     pub trust_instead: Vec<String>,
     /// Whether the Application also needs `RespectIgnoreDifferences=true`.
     pub respect: bool,
+    /// Whether the snippet also offers the object's own
+    /// `argocd.argoproj.io/ignore-differences-json-pointers` annotation (a
+    /// release that reads it, and JSON pointers only).
+    pub annotation: bool,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -231,7 +231,7 @@ fn analyze_diff_text(
         if differences.is_empty() && !any_hidden {
             continue;
         }
-        let mut resource = finish_resource(&key, presence, differences);
+        let mut resource = finish_resource(&key, presence, differences, opts.compare.release);
         let left = crate::verify::verify_text_resource(&mut resource, &opts.compare);
         if !left.is_empty() {
             remaining.push((resource.id.clone(), left));

@@ -576,7 +576,7 @@ fn report_resource(
     let key = &pair.key;
     let (presence, differences) =
         differences_of(key, pair.git, pair.live, ctx, catalog, copts, masks);
-    let mut report = finish_resource(key, presence, differences);
+    let mut report = finish_resource(key, presence, differences, copts.release);
     if report.fixes.is_empty() {
         let visible = report
             .differences
@@ -720,13 +720,14 @@ pub(crate) fn finish_resource(
     key: &ResourceKey,
     presence: Presence,
     differences: Vec<Difference>,
+    release: crate::ArgoCdRelease,
 ) -> ResourceReport {
     let status = if differences.iter().any(|d| d.visible) {
         Status::OutOfSync
     } else {
         Status::Synced
     };
-    let fixes = fixes::fixes_for(key, &differences);
+    let fixes = fixes::fixes_for(key, &differences, release);
     ResourceReport {
         id: key.to_string(),
         group: key.group.clone(),
