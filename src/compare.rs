@@ -403,9 +403,25 @@ pub fn compare_with_crd(
     } else {
         drop_untracked_instance_label(&desired, &mut live_n, group, kind);
     }
+    // A live tracking id the backfill replaced, kept to say so.
+    let mut backfilled_away = None;
     if let Some(id) = expected_tracking_id(key, git, live, opts) {
         // Compared like any annotation: the normaliser left it out of both.
         let live_id = if tracking_backfill(group, kind, live, opts) {
+            backfilled_away = annotation(live, TRACKING_ANNOTATION)
+                .filter(|l| l.as_str() != Some(id.as_str()))
+                .map(|l| RawDiff {
+                    path: ["metadata", "annotations", TRACKING_ANNOTATION]
+                        .into_iter()
+                        .map(Seg::key)
+                        .collect(),
+                    change: Change::Changed,
+                    git: Some(Value::String(id.clone())),
+                    live: Some(l.clone()),
+                    hidden_reason: Some(crate::HiddenReason::TrackingBackfill {
+                        release: opts.release.to_string(),
+                    }),
+                });
             Some(Value::String(id.clone()))
         } else {
             annotation(live, TRACKING_ANNOTATION).cloned()
@@ -460,7 +476,10 @@ pub fn compare_with_crd(
         .chain(own_rule.iter())
         .collect();
     let refused = refused_dry_run(key, git, opts);
-    let mut hidden = Vec::new();
+    let mut hidden: Vec<RawDiff> = backfilled_away
+        .into_iter()
+        .filter(|_| opts.include_hidden)
+        .collect();
     let visible = if rules.is_empty() {
         predict(&desired, &original, &live_n)
     } else {

@@ -909,6 +909,13 @@ pub enum HiddenReason {
         /// Argo CD's manager.
         manager: String,
     },
+    /// Before 3.4.6 / 3.5.0 Argo CD overwrote the live tracking id with the
+    /// desired one whenever live carried the instance label (argo-cd PR
+    /// #28770).
+    TrackingBackfill {
+        /// The Argo CD release imitated.
+        release: String,
+    },
     /// Under server-side diff before 3.4.6 / 3.5.0, the webhook filter took
     /// the whole `x-kubernetes-preserve-unknown-fields` object above this
     /// field from live (argo-cd PR #28819).
@@ -1013,6 +1020,10 @@ impl std::fmt::Display for HiddenReason {
             HiddenReason::AppliedClientSide { manager } => write!(
                 f,
                 "only the cluster has this field now, and `{manager}` wrote it with a client-side apply (managedFields operation Update): a server-side apply removes only the fields its manager owns through Apply, so Argo CD's server-side diff shows no difference and a sync leaves the field live (argo-cd #25205); remove it by hand once, or sync once with ServerSideApply=true, which moves the ownership to Apply from Argo CD 3.1"
+            ),
+            HiddenReason::TrackingBackfill { release } => write!(
+                f,
+                "Argo CD {release} overwrites the live tracking id with the one it writes whenever the live object carries the `app.kubernetes.io/instance` label, so another app's id shows no difference (argo-cd PR #28770, fixed in 3.4.6 and 3.5.0): the object may be managed by two apps"
             ),
             HiddenReason::PreservedUnknownFields { release } => write!(
                 f,
