@@ -319,14 +319,7 @@ pub fn compare_with_crd(
     // The CRD version the live object is served at (the API server defaults
     // a custom resource with that version's schema).
     let crd_version = if schema.is_none() {
-        crd.and_then(|c| {
-            let served = [live, git]
-                .iter()
-                .find_map(|o| o.get("apiVersion").and_then(Value::as_str))
-                .map(|v| v.rsplit('/').next().unwrap_or(v))
-                .unwrap_or("");
-            c.version(served).map(|v| (c, v))
-        })
+        crd.and_then(|c| c.served(&[Some(live), Some(git)]).map(|v| (c, v)))
     } else {
         None
     };

@@ -195,6 +195,33 @@ pub struct CrdVersion {
     pub schema: Option<Value>,
     /// `subresources.status` is enabled.
     pub status_subresource: bool,
+    /// The lists the schema keys by `x-kubernetes-list-map-keys`, each as
+    /// the property names leading to it (list items add no name; `*` is
+    /// any key of an `additionalProperties` map). Strategic merges that
+    /// take the CRD's schema merge these item by item; every other list of
+    /// a custom resource is replaced whole.
+    pub keyed_lists: Vec<Vec<String>>,
+}
+
+impl CrdVersion {
+    /// Whether the list at `segs` (mapping keys and list items, ending at
+    /// the list) is keyed by the schema's `x-kubernetes-list-map-keys`.
+    pub fn keys_list(&self, segs: &[Seg]) -> bool {
+        let names: Vec<&str> = segs
+            .iter()
+            .filter_map(|s| match s {
+                Seg::Key(k) => Some(k.as_str()),
+                Seg::Item { .. } => None,
+            })
+            .collect();
+        self.keyed_lists.iter().any(|list| {
+            list.len() == names.len()
+                && list
+                    .iter()
+                    .zip(&names)
+                    .all(|(want, got)| want == "*" || want == got)
+        })
+    }
 }
 
 /// What a CustomResourceDefinition says about its custom resources.
@@ -237,6 +264,7 @@ impl CrdDefinition {
                         Some(CrdVersion {
                             name,
                             storage: v.get("storage").and_then(Value::as_bool).unwrap_or(false),
+                            keyed_lists: schema.map(keyed_lists).unwrap_or_default(),
                             schema: schema.filter(|s| has_default(s, 0)).cloned(),
                             status_subresource: v
                                 .at("/subresources/status")
@@ -252,6 +280,7 @@ impl CrdDefinition {
             versions.push(CrdVersion {
                 name,
                 storage: true,
+                keyed_lists: shared_schema.map(keyed_lists).unwrap_or_default(),
                 schema: shared_schema.filter(|s| has_default(s, 0)).cloned(),
                 status_subresource: shared_status,
             });
@@ -264,6 +293,18 @@ impl CrdDefinition {
         })
     }
 
+    /// The version the first of `objects` with an `apiVersion` is served
+    /// at (the API server defaults a custom resource with its schema).
+    pub fn served(&self, objects: &[Option<&Value>]) -> Option<&CrdVersion> {
+        let served = objects
+            .iter()
+            .flatten()
+            .find_map(|o| o.get("apiVersion").and_then(Value::as_str))
+            .map(|v| v.rsplit('/').next().unwrap_or(v))
+            .unwrap_or("");
+        self.version(served)
+    }
+
     /// The named version, or the storage version when the name is unknown.
     pub fn version(&self, name: &str) -> Option<&CrdVersion> {
         self.versions
@@ -272,6 +313,40 @@ impl CrdDefinition {
             .or_else(|| self.versions.iter().find(|v| v.storage))
             .or_else(|| self.versions.first())
     }
+}
+
+/// The lists a structural schema keys by `x-kubernetes-list-map-keys`.
+fn keyed_lists(schema: &Value) -> Vec<Vec<String>> {
+    fn walk(schema: &Value, at: &mut Vec<String>, out: &mut Vec<Vec<String>>, depth: usize) {
+        if depth > crate::limits::MAX_WALK_DEPTH {
+            return;
+        }
+        let keyed = schema
+            .get("x-kubernetes-list-map-keys")
+            .and_then(Value::as_array)
+            .is_some_and(|keys| !keys.is_empty());
+        if keyed && schema.get("type").and_then(Value::as_str) == Some("array") {
+            out.push(at.clone());
+        }
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            for (name, sub) in props {
+                at.push(name.clone());
+                walk(sub, at, out, depth + 1);
+                at.pop();
+            }
+        }
+        if let Some(sub) = schema.get("additionalProperties").filter(|s| s.is_object()) {
+            at.push("*".into());
+            walk(sub, at, out, depth + 1);
+            at.pop();
+        }
+        if let Some(items) = schema.get("items").filter(|s| s.is_object()) {
+            walk(items, at, out, depth + 1);
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out, 0);
+    out
 }
 
 /// Whether a schema declares a `default` or an

@@ -659,6 +659,13 @@ pub enum SyncEffectKind {
     PodsRestart,
     /// An immutable field changes: the API server refuses the sync.
     SyncFails,
+    /// A list copied from live whole into every sync holds back Git's
+    /// other changes to it now (a custom resource under
+    /// `RespectIgnoreDifferences=true`).
+    GitChangesHeld,
+    /// A list copied from live whole into every sync: a later Git change to
+    /// it would be held back.
+    ListCopiedWhole,
 }
 
 impl SyncEffectKind {
@@ -668,7 +675,9 @@ impl SyncEffectKind {
     pub fn harms(self) -> bool {
         !matches!(
             self,
-            SyncEffectKind::PodsRestart | SyncEffectKind::FieldDeleted
+            SyncEffectKind::PodsRestart
+                | SyncEffectKind::FieldDeleted
+                | SyncEffectKind::ListCopiedWhole
         )
     }
 }

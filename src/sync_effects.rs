@@ -23,6 +23,7 @@
 //! into the list), and only the API server's defaults drift-doctor's schema
 //! tables know are predicted.
 
+use crate::context::CrdVersion;
 use crate::identity::ResourceKey;
 use crate::model::{SyncEffect, SyncEffectKind};
 use crate::path::{self, Pointer, Seg};
@@ -121,6 +122,8 @@ pub fn of_git_change(
 /// The effects of the syncs that follow an ignore fix hiding `ignored` (the
 /// fields the rule covers on this object), with `respect` when the fix
 /// sets `RespectIgnoreDifferences=true`, on Argo CD `release`.
+/// `crd` is the custom resource's CRD version from the input, when it is
+/// there (it tells which lists its schema keys).
 pub fn of_ignore_fix(
     key: &ResourceKey,
     git: &Value,
@@ -128,6 +131,7 @@ pub fn of_ignore_fix(
     ignored: &[Vec<Seg>],
     respect: bool,
     release: crate::ArgoCdRelease,
+    crd: Option<&CrdVersion>,
 ) -> Vec<SyncEffect> {
     let mut effects = Vec::new();
     if !respect {
@@ -203,6 +207,120 @@ pub fn of_ignore_fix(
             pointer: "/spec/selector".into(),
             message: format!(
                 "{when}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
+            ),
+        });
+    }
+    if !crate::k8s::typed_in_argo_cd(&key.group, &key.kind) {
+        effects.extend(custom_resource_lists_copied(
+            key, git, live, ignored, release, crd,
+        ));
+    }
+    effects
+}
+
+/// How `RespectIgnoreDifferences=true` copies a custom resource's ignored
+/// list items from live: `Some(true)` merged item by item where the CRD's
+/// schema keys the list (argo-cd PR #24197, in 3.2.0 only: PR #25294
+/// reverted it for 3.2.1; PR #28220 again from 3.6), `Some(false)` the
+/// whole list copied (`controller/sync.go` `normalizeTargetResources`: a
+/// kind outside client-go's scheme gets a JSON merge patch, which replaces
+/// lists), `None` when the release names only the 3.2 line.
+fn crd_lists_merged_by_schema(release: crate::ArgoCdRelease) -> Option<bool> {
+    use crate::ArgoCdRelease;
+    if release.line() >= ArgoCdRelease::new(3, 6) {
+        Some(true)
+    } else if release.line() == ArgoCdRelease::new(3, 2) {
+        release.patch.map(|p| p == 0)
+    } else {
+        Some(false)
+    }
+}
+
+/// The lists of a custom resource that `RespectIgnoreDifferences=true`
+/// copies from live whole because an ignored field lies inside them: Git's
+/// other changes to such a list never reach the cluster.
+fn custom_resource_lists_copied(
+    key: &ResourceKey,
+    git: &Value,
+    live: &Value,
+    ignored: &[Vec<Seg>],
+    release: crate::ArgoCdRelease,
+    crd: Option<&CrdVersion>,
+) -> Vec<SyncEffect> {
+    // The outermost list on each ignored path: a JSON merge patch replaces it.
+    let mut lists: Vec<&[Seg]> = ignored
+        .iter()
+        .filter_map(|segs| {
+            let at = segs.iter().position(|s| matches!(s, Seg::Item { .. }))?;
+            Some(&segs[..at])
+        })
+        .collect();
+    lists.sort_by_key(|l| path::pointer(l));
+    lists.dedup();
+    let merged = crd_lists_merged_by_schema(release);
+    let mut effects = Vec::new();
+    for list in lists {
+        let keyed = crd.map(|c| c.keys_list(list));
+        let when = match (merged, keyed) {
+            (Some(true), Some(true)) => continue,
+            (Some(true), Some(false)) => format!(
+                "Argo CD {release} merges a custom resource's lists item by item only where its CRD keys them (x-kubernetes-list-map-keys; argo-cd PR #28220), and this CRD does not key it, so"
+            ),
+            (Some(true), None) => format!(
+                "Unless the CRD keys the list by x-kubernetes-list-map-keys (Argo CD {release} then merges it item by item, argo-cd PR #28220),"
+            ),
+            (None, _) => format!(
+                "On Argo CD {release} after 3.2.0 (3.2.0 merged lists its CRD keys, argo-cd PR #24197, reverted in 3.2.1 by PR #25294),"
+            ),
+            (Some(false), _) => format!(
+                "On Argo CD {release}, a custom resource is patched as JSON (its kind is not in client-go's scheme; lists are merged by the CRD's schema only in 3.2.0 and from 3.6), so"
+            ),
+        };
+        let (Some(git_list), Some(live_list)) = (path::get(git, list), path::get(live, list))
+        else {
+            continue;
+        };
+        let (mut git_rest, mut live_rest) = (git_list.clone(), live_list.clone());
+        let mut inside: Vec<&[Seg]> = ignored
+            .iter()
+            .filter(|s| s.starts_with(list))
+            .map(|s| &s[list.len()..])
+            .collect();
+        // Later items first, so removing an item leaves the others' indexes.
+        let order = |segs: &[Seg]| -> Vec<(String, usize)> {
+            segs.iter()
+                .map(|s| match s {
+                    Seg::Key(k) => (k.clone(), 0),
+                    Seg::Item { index, .. } => (String::new(), index.unwrap_or(0)),
+                })
+                .collect()
+        };
+        inside.sort_by_key(|rel| std::cmp::Reverse(order(rel)));
+        for rel in inside {
+            path::set(&mut git_rest, rel, None);
+            path::set(&mut live_rest, rel, None);
+        }
+        let held = !crate::compare::json_eq(&git_rest, &live_rest);
+        let name = path::dotted(list);
+        // Held for certain: the list is copied whole on this release, or the
+        // CRD says the schema-driven merge leaves it whole too.
+        let certain = merged != Some(true) || keyed == Some(false);
+        let (kind, consequence) = if held && certain {
+            (
+                SyncEffectKind::GitChangesHeld,
+                format!("Git's other changes to {name} never reach the cluster and the {} stays OutOfSync. Sync those changes first, or ignore the field without RespectIgnoreDifferences.", key.kind),
+            )
+        } else {
+            (
+                SyncEffectKind::ListCopiedWhole,
+                format!("while the rule is in place, a later Git change to another item of {name} never reaches the cluster."),
+            )
+        };
+        effects.push(SyncEffect {
+            kind,
+            pointer: path::pointer(list),
+            message: format!(
+                "{when} with RespectIgnoreDifferences=true every sync copies {name} from live whole: {consequence}"
             ),
         });
     }

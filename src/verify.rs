@@ -193,6 +193,8 @@ pub struct Subject<'a> {
     pub live: Option<&'a Value>,
     /// The options it was compared with.
     pub copts: &'a CompareOptions,
+    /// The CRD version a custom resource is served at, when the input holds its CRD.
+    pub crd: Option<&'a crate::context::CrdVersion>,
 }
 
 /// Verify every fix of a resource, mark the recommended ones, and return
@@ -376,6 +378,7 @@ fn verify_ignore(
                 &ignored,
                 respect,
                 subject.copts.release,
+                subject.crd,
             ),
         );
     }

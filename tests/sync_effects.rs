@@ -344,7 +344,15 @@ fn an_ignore_rule_without_respect_still_applies_gits_replicas_on_every_sync() {
     let git = json!({"spec": {"replicas": 2}});
     let live = json!({"spec": {"replicas": 9}});
     let ignored = [parse_pointer("/spec/replicas")];
-    let effects = of_ignore_fix(&k, &git, &live, &ignored, false, ArgoCdRelease::default());
+    let effects = of_ignore_fix(
+        &k,
+        &git,
+        &live,
+        &ignored,
+        false,
+        ArgoCdRelease::default(),
+        None,
+    );
     assert_eq!(
         kinds(&effects),
         [SyncEffectKind::CapacityDrop],
@@ -356,11 +364,28 @@ fn an_ignore_rule_without_respect_still_applies_gits_replicas_on_every_sync() {
         effects[0].message
     );
     // With RespectIgnoreDifferences the live count is what the sync sends.
-    let effects = of_ignore_fix(&k, &git, &live, &ignored, true, ArgoCdRelease::default());
+    let effects = of_ignore_fix(
+        &k,
+        &git,
+        &live,
+        &ignored,
+        true,
+        ArgoCdRelease::default(),
+        None,
+    );
     assert!(effects.is_empty(), "{effects:?}");
     // Git above live: nothing is lost on the way.
     let more = json!({"spec": {"replicas": 12}});
-    assert!(of_ignore_fix(&k, &more, &live, &ignored, false, ArgoCdRelease::default()).is_empty());
+    assert!(of_ignore_fix(
+        &k,
+        &more,
+        &live,
+        &ignored,
+        false,
+        ArgoCdRelease::default(),
+        None
+    )
+    .is_empty());
 }
 
 #[test]
@@ -369,7 +394,15 @@ fn respecting_ignored_keys_of_a_string_data_secret_deletes_its_data() {
     let git = json!({"stringData": {"signing": "abc", "mode": "strict"}});
     let live = json!({"data": {"signing": "eHl6", "mode": "c3RyaWN0"}});
     let one_key = [parse_pointer("/data/signing")];
-    let effects = of_ignore_fix(&k, &git, &live, &one_key, true, ArgoCdRelease::default());
+    let effects = of_ignore_fix(
+        &k,
+        &git,
+        &live,
+        &one_key,
+        true,
+        ArgoCdRelease::default(),
+        None,
+    );
     assert_eq!(
         kinds(&effects),
         [SyncEffectKind::DataDeleted],
@@ -384,11 +417,21 @@ fn respecting_ignored_keys_of_a_string_data_secret_deletes_its_data() {
         &live,
         &one_key,
         true,
-        ArgoCdRelease::default()
+        ArgoCdRelease::default(),
+        None
     )
     .is_empty());
     let whole = [parse_pointer("/data")];
-    assert!(of_ignore_fix(&k, &git, &live, &whole, true, ArgoCdRelease::default()).is_empty());
+    assert!(of_ignore_fix(
+        &k,
+        &git,
+        &live,
+        &whole,
+        true,
+        ArgoCdRelease::default(),
+        None
+    )
+    .is_empty());
 }
 
 #[test]
@@ -413,6 +456,7 @@ fn respecting_an_ignored_budget_field_clobbers_its_selector_before_3_5() {
             &ignored,
             true,
             ArgoCdRelease::parse(release).unwrap(),
+            None,
         );
         assert_eq!(!effects.is_empty(), affected, "{release}: {effects:?}");
     }
@@ -462,4 +506,245 @@ data: {{signing: SHE3TG1WM2NOdzlacEUxcw==}}
         .warning
         .as_deref()
         .is_some_and(|w| w.contains("#29644")));
+}
+
+/// A custom resource whose ignored field sits inside a list: under
+/// RespectIgnoreDifferences=true Argo CD's JSON merge patch copies the
+/// whole list from live (argo-cd `controller/sync.go`; schema-driven merges
+/// only in 3.2.0, PR #24197, and from 3.6, PR #28220).
+fn pipeline_steps(second_image: &str, timeout: u32) -> serde_json::Value {
+    json!({"apiVersion": "ci.example.org/v1", "kind": "Pipeline",
+    "metadata": {"name": "nightly", "namespace": "builds"},
+    "spec": {"steps": [
+        {"name": "fetch", "image": "git:2", "timeout": timeout},
+        {"name": "build", "image": second_image, "timeout": 600}
+    ]}})
+}
+
+fn keyed_steps_crd(keyed: bool) -> drift_doctor::context::CrdDefinition {
+    let mut steps = json!({"type": "array", "items": {"type": "object"}});
+    if keyed {
+        steps["x-kubernetes-list-map-keys"] = json!(["name"]);
+        steps["x-kubernetes-list-type"] = json!("map");
+    }
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "pipelines.ci.example.org"},
+        "spec": {"group": "ci.example.org", "names": {"kind": "Pipeline"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {"steps": steps}}}}}}]}});
+    drift_doctor::context::CrdDefinition::from_object(&crd).unwrap()
+}
+
+#[test]
+fn respecting_a_field_inside_a_custom_resource_list_copies_the_list_whole() {
+    let k = key("ci.example.org", "Pipeline", "builds", "nightly");
+    // A controller raised the first step's timeout; Git only differs there.
+    let live = pipeline_steps("builder:1", 900);
+    let git = pipeline_steps("builder:1", 300);
+    let ignored = [parse_pointer("/spec/steps/0/timeout")];
+    let on = |release: &str, git: &serde_json::Value| {
+        of_ignore_fix(
+            &k,
+            git,
+            &live,
+            &ignored,
+            true,
+            ArgoCdRelease::parse(release).unwrap(),
+            None,
+        )
+    };
+    let effects = on("3.4", &git);
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::ListCopiedWhole],
+        "{effects:?}"
+    );
+    assert_eq!(effects[0].pointer, "/spec/steps");
+    assert!(
+        effects[0].message.contains("spec.steps"),
+        "{}",
+        effects[0].message
+    );
+    assert!(!SyncEffectKind::ListCopiedWhole.harms());
+    // Git also moves the second step to a new image: that change is held back.
+    let moved = pipeline_steps("builder:2", 300);
+    let effects = on("3.4", &moved);
+    assert_eq!(
+        kinds(&effects),
+        [SyncEffectKind::GitChangesHeld],
+        "{effects:?}"
+    );
+    assert!(SyncEffectKind::GitChangesHeld.harms());
+    assert!(effects[0].message.contains("never reach the cluster"));
+    // 3.2.0 merged keyed lists; 3.2.1 reverted it; the bare 3.2 line cannot tell.
+    assert!(on("3.2.0", &moved)
+        .iter()
+        .all(|e| e.kind == SyncEffectKind::ListCopiedWhole));
+    assert_eq!(
+        kinds(&on("3.2.1", &moved)),
+        [SyncEffectKind::GitChangesHeld]
+    );
+    assert!(on("3.2", &moved)[0].message.contains("after 3.2.0"));
+    // Without RespectIgnoreDifferences nothing is copied from live.
+    assert!(of_ignore_fix(
+        &k,
+        &moved,
+        &live,
+        &ignored,
+        false,
+        ArgoCdRelease::parse("3.4").unwrap(),
+        None
+    )
+    .is_empty());
+    // A built-in kind is patched strategically: no whole-list copy.
+    let deploy = key("apps", "Deployment", "builds", "nightly");
+    assert!(of_ignore_fix(
+        &deploy,
+        &moved,
+        &live,
+        &ignored,
+        true,
+        ArgoCdRelease::parse("3.4").unwrap(),
+        None
+    )
+    .is_empty());
+}
+
+#[test]
+fn from_3_6_a_list_its_crd_keys_is_merged_item_by_item() {
+    let k = key("ci.example.org", "Pipeline", "builds", "nightly");
+    let live = pipeline_steps("builder:1", 900);
+    let moved = pipeline_steps("builder:2", 300);
+    let ignored = [parse_pointer("/spec/steps/0/timeout")];
+    let keyed = keyed_steps_crd(true);
+    let plain = keyed_steps_crd(false);
+    let with = |release: &str, crd: Option<&drift_doctor::context::CrdDefinition>| {
+        of_ignore_fix(
+            &k,
+            &moved,
+            &live,
+            &ignored,
+            true,
+            ArgoCdRelease::parse(release).unwrap(),
+            crd.and_then(|c| c.version("v1")),
+        )
+    };
+    assert!(with("3.6", Some(&keyed)).is_empty());
+    assert!(with("3.2.0", Some(&keyed)).is_empty());
+    // Before 3.6 (but 3.2.0) the schema is not read: the list is copied whole.
+    assert_eq!(
+        kinds(&with("3.5", Some(&keyed))),
+        [SyncEffectKind::GitChangesHeld]
+    );
+    // A list the schema does not key is replaced whole by the strategic merge too.
+    assert_eq!(
+        kinds(&with("3.6", Some(&plain))),
+        [SyncEffectKind::GitChangesHeld]
+    );
+    // Without the CRD in the input the outcome is stated with its condition.
+    let unknown = with("3.6", None);
+    assert_eq!(kinds(&unknown), [SyncEffectKind::ListCopiedWhole]);
+    assert!(
+        unknown[0]
+            .message
+            .starts_with("Unless the CRD keys the list"),
+        "{}",
+        unknown[0].message
+    );
+}
+
+/// The whole pipeline: a program rewrites a field inside a custom
+/// resource's list; its ignore fix with RespectIgnoreDifferences=true says
+/// the list is copied whole, on a release that copies it, and not from 3.6
+/// when the CRD in the input keys the list.
+#[test]
+fn an_ignore_fix_inside_a_custom_resource_list_states_the_whole_list_copy() {
+    let git = r#"
+apiVersion: queue.example.net/v2
+kind: Topology
+metadata: {name: orders, namespace: mq}
+spec:
+  routes:
+  - {name: inbound, weight: 50}
+  - {name: retry, weight: 10}
+"#;
+    let live = r#"
+apiVersion: queue.example.net/v2
+kind: Topology
+metadata:
+  name: orders
+  namespace: mq
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: queue.example.net/v2
+    time: "2026-11-30T06:00:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:routes: {}}}
+  - manager: route-balancer
+    operation: Update
+    apiVersion: queue.example.net/v2
+    time: "2026-11-30T06:05:00Z"
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:routes: {}}}
+spec:
+  routes:
+  - {name: inbound, weight: 70}
+  - {name: retry, weight: 10}
+"#;
+    let crd = r#"
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: topologies.queue.example.net}
+spec:
+  group: queue.example.net
+  names: {kind: Topology, plural: topologies}
+  scope: Namespaced
+  versions:
+  - name: v2
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              routes:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items: {type: object}
+"#;
+    let ignore_fix_effects = |git: &str, live: &str, release: &str| {
+        let mut opts = Options::default();
+        opts.compare.release = ArgoCdRelease::parse(release).unwrap();
+        let report = analyze(git, live, &opts).unwrap();
+        common::assert_valid(&report);
+        let r = report
+            .resources
+            .iter()
+            .find(|r| r.id.contains("Topology"))
+            .unwrap();
+        let fix = r
+            .fixes
+            .iter()
+            .find(|f| f.kind == FixKind::Ignore)
+            .unwrap_or_else(|| panic!("an ignore fix: {:#?}", r.fixes));
+        assert!(fix.ignore.as_ref().is_some_and(|i| i.respect), "{fix:#?}");
+        kinds(&fix.sync_effects)
+    };
+    assert_eq!(
+        ignore_fix_effects(git, live, "3.4"),
+        [SyncEffectKind::ListCopiedWhole]
+    );
+    let with_crd = |side: &str| format!("{side}{crd}");
+    assert!(ignore_fix_effects(&with_crd(git), &with_crd(live), "3.6").is_empty());
+    assert_eq!(
+        ignore_fix_effects(&with_crd(git), &with_crd(live), "3.5"),
+        [SyncEffectKind::ListCopiedWhole]
+    );
 }

@@ -594,6 +594,9 @@ fn report_resource(
         git: pair.git,
         live: pair.live,
         copts,
+        crd: ctx
+            .crd(&key.group, &key.kind)
+            .and_then(|c| c.served(&[pair.live, pair.git])),
     };
     let remaining = crate::verify::verify_resource(&subject, &mut report, &recompare);
     (report, remaining)

@@ -646,13 +646,7 @@ fn zero_value_outside_typed_scheme(f: &Finding<'_>) -> Option<Vars> {
 fn live_equals_crd_default(f: &Finding<'_>) -> Option<Vars> {
     let live = f.live?;
     let crd = f.input.crd(&f.key.group, &f.key.kind)?;
-    let served = f
-        .live_obj?
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .map(|v| v.rsplit('/').next().unwrap_or(v))
-        .unwrap_or("");
-    let version = crd.version(served)?;
+    let version = crd.served(&[Some(f.live_obj?)])?;
     let default = crate::context::schema_default_at(version.schema.as_ref()?, f.path)?;
     crate::compare::json_eq(live, &default).then(|| {
         vec![
