@@ -41,16 +41,48 @@ pub enum Behaviour {
     /// annotation by default (before: the `app.kubernetes.io/instance`
     /// label, which Argo CD wrote into every desired object).
     AnnotationTrackingByDefault,
-    /// Objects synced with `ServerSideApply=true` are compared with
-    /// server-side diff (before: the structured-merge diff, which takes field
-    /// ownership from the live `managedFields`, replaces lists without a list
-    /// type whole and knows no CRD `default:` values).
+    /// An app that syncs with `ServerSideApply=true` is compared with
+    /// server-side diff, unless its `ServerSideDiff=false` asks for the legacy
+    /// diff; an object's own `ServerSideApply=true` in an app without
+    /// server-side diff is compared with the legacy diff (before: both with
+    /// the structured-merge diff, which takes field ownership from the live
+    /// `managedFields`, replaces lists without a list type whole and knows no
+    /// CRD `default:` values).
     ServerSideDiffForServerSideApply,
     /// The stock `argocd-cm` excludes high-churn kinds no one declares in Git
     /// (Endpoints, EndpointSlice, Lease, the `*Review` kinds, certificate
     /// requests, Cilium identities and endpoints, Kyverno and policy reports):
     /// Argo CD never compares or syncs them (`resource.exclusions`).
     DefaultResourceExclusions,
+    /// Server-side diff applies the ignore rules after the dry run (before:
+    /// to desired before it, so ignoring a required field such as a
+    /// container's `image` made the API server refuse the dry run and the
+    /// app's comparison failed).
+    IgnoreRulesAfterDryRun,
+    /// Server-side diff leaves `metadata.resourceVersion` out (before: with
+    /// `IncludeMutationWebhook=true` it was compared, and flapped whenever
+    /// the object was written between Argo CD's cache and the dry run).
+    ServerSideDiffDropsResourceVersion,
+    /// `RespectIgnoreDifferences=true` no longer copies the live `status`
+    /// into the object a sync applies.
+    RespectIgnoreDifferencesLeavesStatus,
+    /// `RespectIgnoreDifferences=true` keeps the fields of a `replace`
+    /// strategy field (a PodDisruptionBudget's `spec.selector`) that no rule
+    /// ignores.
+    RespectIgnoreDifferencesKeepsReplacedFields,
+    /// The label-to-annotation tracking backfill happens only when live
+    /// carries no tracking annotation (before: whenever live carried the
+    /// instance label, live's tracking annotation was overwritten with the
+    /// desired one, hiding a wrong tracking id).
+    TrackingBackfillOnlyWhenUnset,
+    /// Server-side diff's webhook filter keeps the fields Argo CD owns under
+    /// an `x-kubernetes-preserve-unknown-fields` object (before: the whole
+    /// object was taken from live, so changes under it were invisible).
+    WebhookFilterKeepsPreservedFields,
+    /// An object's own `argocd.argoproj.io/ignore-differences-json-pointers`
+    /// annotation (comma-separated RFC 6901 pointers) is merged with the
+    /// Application's ignore rules for that object.
+    ResourceIgnoreAnnotation,
 }
 
 /// One dated change of the comparison.
@@ -58,35 +90,118 @@ pub enum Behaviour {
 pub struct ReleaseChange {
     /// What changed.
     pub behaviour: Behaviour,
-    /// The first release line that has it.
+    /// The first release that has it: a line (`3.0`: all of it) or the first
+    /// patch release of the newest line it landed in (`3.5.0`).
     pub since: ArgoCdRelease,
+    /// The patch releases of older lines it was backported to, the first of
+    /// each line (`3.4.6`); a line not named here never got it.
+    pub backported: &'static [ArgoCdRelease],
     /// The upstream change that made it.
     pub upstream: &'static str,
 }
 
-/// What changed in Argo CD's comparison, and since when.
+impl ReleaseChange {
+    /// Every first release that has the change, oldest line first.
+    pub fn first_releases(&self) -> Vec<ArgoCdRelease> {
+        let mut all = self.backported.to_vec();
+        all.push(self.since);
+        all.sort();
+        all
+    }
+
+    /// The first releases as words: `3.4.6 and 3.5.0`.
+    pub fn first_releases_text(&self) -> String {
+        let all: Vec<String> = self
+            .first_releases()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        match all.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => all.concat(),
+        }
+    }
+}
+
+const fn p(major: u16, minor: u16, patch: u16) -> ArgoCdRelease {
+    ArgoCdRelease::patch_release(major, minor, patch)
+}
+
+/// What changed in Argo CD's comparison, and since when. Each row was read
+/// in the upstream code of the releases it names (the tags' own files).
 pub const CHANGES: &[ReleaseChange] = &[
     ReleaseChange {
         behaviour: Behaviour::IgnoreEveryStatusByDefault,
         since: ArgoCdRelease::new(3, 0),
+        backported: &[],
         upstream: "Argo CD 3.0 (upgrade notes 2.14 to 3.0; util/settings GetDefaultDiffOptions): ignoreResourceStatusField defaults to `all`, was `crd`",
     },
     ReleaseChange {
         behaviour: Behaviour::AnnotationTrackingByDefault,
         since: ArgoCdRelease::new(3, 0),
+        backported: &[],
         upstream: "Argo CD 3.0 (upgrade notes 2.14 to 3.0, \"Use Annotation-Based Tracking by Default\"): application.resourceTrackingMethod defaults to `annotation`, was `label`",
-    },
-    ReleaseChange {
-        behaviour: Behaviour::ServerSideDiffForServerSideApply,
-        since: ArgoCdRelease::new(3, 6),
-        upstream: "argo-cd PR #29103 \"Default to SSD with SSA and remove SMD\" (issue #24134), in the 3.6 upgrade notes (argo-cd PR #29769): ServerSideApply=true is compared with server-side diff; releases before it (3.5 and older) use the structured-merge diff (argo-cd #11139: no CRD defaults)",
     },
     ReleaseChange {
         behaviour: Behaviour::DefaultResourceExclusions,
         since: ArgoCdRelease::new(3, 0),
+        backported: &[],
         upstream: "argo-cd PR #21635 \"exclude known interim resources by default\" (manifests/base/config/argocd-cm.yaml `resource.exclusions`; APIService taken out again by PR #22586), in the 2.14 to 3.0 upgrade notes",
     },
+    ReleaseChange {
+        behaviour: Behaviour::IgnoreRulesAfterDryRun,
+        since: ArgoCdRelease::new(3, 2),
+        backported: &[],
+        upstream: "gitops-engine PR #747 \"update normalization for ignoreDifferences on server-side diff\" (pkg/diff/diff.go `WithSkipFullNormalize`; first pinned by argo-cd 3.2.0): before it the ignore rules were applied to desired before the dry run, and ignoring a required field failed the comparison (`ComparisonError ... Required value`)",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::ServerSideDiffDropsResourceVersion,
+        since: p(3, 4, 0),
+        backported: &[p(3, 3, 11)],
+        upstream: "argo-cd PR #27406 \"remove resourceVersion from ssd\" (gitops-engine/pkg/diff/diff.go `serverSideDiff`; in 3.3.11 through PR #28016): metadata.resourceVersion flapped under server-side diff with IncludeMutationWebhook=true",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::RespectIgnoreDifferencesLeavesStatus,
+        since: p(3, 5, 0),
+        backported: &[p(3, 3, 12), p(3, 4, 4)],
+        upstream: "argo-cd PR #28201 \"exclude live status from normalization\" (controller/sync.go `normalizeTargetResources`; PRs #28203, #28204): RespectIgnoreDifferences=true copied the live status into the applied object",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::RespectIgnoreDifferencesKeepsReplacedFields,
+        since: p(3, 5, 0),
+        backported: &[p(3, 3, 13), p(3, 4, 5)],
+        upstream: "argo-cd PR #27136 \"don't clobber non-ignored fields on replace\" (controller/sync.go; PRs #28505, #28506, #28507): RespectIgnoreDifferences=true replaced a PodDisruptionBudget's spec.selector with the ignored fields alone",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::TrackingBackfillOnlyWhenUnset,
+        since: p(3, 5, 0),
+        backported: &[p(3, 4, 6)],
+        upstream: "argo-cd PR #28770 \"only do annotation backfill if live unset\" (util/argo/resource_tracking.go `Normalize`; issue #17965; PRs #28775, #28776): a live tracking id was overwritten with the desired one whenever live carried the instance label",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::WebhookFilterKeepsPreservedFields,
+        since: p(3, 5, 0),
+        backported: &[p(3, 4, 6)],
+        upstream: "argo-cd PR #28819 \"don't drop manager-owned descendant fields when filtering webhook mutations\" (gitops-engine/pkg/diff/diff.go `excludeManagerOwnedAncestors`; PRs #28894, #28895): server-side diff missed changes under x-kubernetes-preserve-unknown-fields",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::ServerSideDiffForServerSideApply,
+        since: ArgoCdRelease::new(3, 6),
+        backported: &[],
+        upstream: "argo-cd PR #29103 \"Default to SSD with SSA and remove SMD\" (issue #24134; controller/state.go `shouldUseServerSideDiff`, gitops-engine/pkg/diff/diff.go `Diff`), in the 3.6 upgrade notes (argo-cd PR #29769): an app's ServerSideApply=true selects server-side diff unless its ServerSideDiff=false selects the legacy diff, and an object's own ServerSideApply=true falls back to the legacy diff; releases before it use the structured-merge diff for both (argo-cd #11139: no CRD defaults)",
+    },
+    ReleaseChange {
+        behaviour: Behaviour::ResourceIgnoreAnnotation,
+        since: ArgoCdRelease::new(3, 6),
+        backported: &[],
+        upstream: "argo-cd PR #29616 \"support ignore-differences annotation on resources\" (issue #12686; docs/user-guide/annotations-and-labels.md), merged in 2026-09 into the development line that became 3.6: an object's argocd.argoproj.io/ignore-differences-json-pointers is merged with the Application's ignore rules",
+    },
 ];
+
+/// The row of a behaviour.
+pub fn change(behaviour: Behaviour) -> Option<&'static ReleaseChange> {
+    CHANGES.iter().find(|c| c.behaviour == behaviour)
+}
 
 impl ArgoCdRelease {
     /// The release line `major.minor`.
@@ -176,12 +291,61 @@ impl ArgoCdRelease {
         Ok(release)
     }
 
-    /// Whether this release has a dated change of the comparison.
+    /// Whether this release has a dated change of the comparison. A bare
+    /// line (`3.4`) is taken as its first release: a change that came in a
+    /// later patch of it is not had ([`ArgoCdRelease::undecided`] lists them).
     pub fn has(self, behaviour: Behaviour) -> bool {
+        self.decides(behaviour) == Some(true)
+    }
+
+    /// Whether this release has a change: `None` when it names only its line
+    /// and the change came in a patch release of that line.
+    pub fn decides(self, behaviour: Behaviour) -> Option<bool> {
+        change(behaviour).and_then(|c| self.carries(&c.first_releases()))
+    }
+
+    /// The changes this release cannot tell because it names only its line
+    /// and they came in one of its patch releases, in table order.
+    pub fn undecided(self) -> Vec<&'static ReleaseChange> {
         CHANGES
             .iter()
-            .find(|c| c.behaviour == behaviour)
-            .is_some_and(|c| self >= c.since)
+            .filter(|c| self.decides(c.behaviour).is_none())
+            .collect()
+    }
+
+    /// A sentence for the report when this release names only its line and
+    /// some changes came in its patch releases: which ones, and that the
+    /// comparison takes the line's first release.
+    pub fn undecided_warning(self) -> Option<String> {
+        let rows = self.undecided();
+        if rows.is_empty() {
+            return None;
+        }
+        let listed: Vec<String> = rows
+            .iter()
+            .map(|c| {
+                let first = c
+                    .first_releases()
+                    .into_iter()
+                    .find(|f| f.line() == self.line())
+                    .map_or_else(String::new, |f| f.to_string());
+                let pr = c
+                    .upstream
+                    .split_once(" \"")
+                    .map_or(c.upstream, |(head, _)| head);
+                format!("{pr} (from {first})")
+            })
+            .collect();
+        Some(format!(
+            "Argo CD {self} names no patch release: compared as {self}.0, without the changes of its later patch releases: {}. Give the exact release (for example {}.{}) if yours has them.",
+            listed.join(", "),
+            self,
+            rows.iter()
+                .filter_map(|c| c.first_releases().into_iter().find(|f| f.line() == self.line()))
+                .filter_map(|f| f.patch)
+                .max()
+                .unwrap_or(0)
+        ))
     }
 }
 
@@ -252,17 +416,56 @@ mod tests {
     }
 
     #[test]
-    fn each_change_starts_at_its_release() {
+    fn each_change_starts_at_its_first_releases() {
         for change in CHANGES {
-            let since = change.since;
-            assert!(since.has(change.behaviour), "{change:?}");
-            let before = if since.minor > 0 {
-                ArgoCdRelease::new(since.major, since.minor - 1)
-            } else {
-                ArgoCdRelease::new(since.major - 1, 99)
-            };
-            assert!(!before.has(change.behaviour), "{change:?}");
+            for first in change.first_releases() {
+                assert!(first.has(change.behaviour), "{first} {change:?}");
+                let before = match (first.patch, first.minor) {
+                    (Some(n), _) if n > 0 => {
+                        ArgoCdRelease::patch_release(first.major, first.minor, n - 1)
+                    }
+                    (_, m) if m > 0 => ArgoCdRelease::new(first.major, m - 1),
+                    _ => ArgoCdRelease::new(first.major - 1, 99),
+                };
+                let backported_to_older_line = change
+                    .first_releases()
+                    .iter()
+                    .any(|f| f.line() == before.line() && f.patch.unwrap_or(0) == 0);
+                if !backported_to_older_line {
+                    assert!(!before.has(change.behaviour), "{before} {change:?}");
+                }
+            }
             assert!(NEWEST.has(change.behaviour), "{change:?}");
         }
+    }
+
+    #[test]
+    fn patch_rows_tell_patch_releases_apart() {
+        let release = |t: &str| ArgoCdRelease::parse(t).unwrap();
+        let b = Behaviour::TrackingBackfillOnlyWhenUnset;
+        assert!(!release("3.4.5").has(b));
+        assert!(release("3.4.6").has(b));
+        assert!(release("3.5.0").has(b));
+        // 3.3 never got the fix.
+        assert!(!release("3.3.20").has(b));
+        assert_eq!(release("3.4").decides(b), None);
+        let b = Behaviour::ServerSideDiffDropsResourceVersion;
+        assert!(release("3.3.11").has(b) && !release("3.3.10").has(b));
+        assert!(release("3.4").has(b), "3.4.0 has it: the whole line does");
+        assert_eq!(
+            change(Behaviour::RespectIgnoreDifferencesLeavesStatus)
+                .unwrap()
+                .first_releases_text(),
+            "3.3.12, 3.4.4 and 3.5.0"
+        );
+        // A bare line says which rows it cannot tell; an exact release none.
+        let warning = release("3.4").undecided_warning().unwrap();
+        assert!(
+            warning.contains("argo-cd PR #28770 (from 3.4.6)"),
+            "{warning}"
+        );
+        assert!(warning.contains("for example 3.4.6"), "{warning}");
+        assert!(release("3.4.6").undecided_warning().is_none());
+        assert!(NEWEST.undecided_warning().is_none());
     }
 }

@@ -36,7 +36,7 @@ pub enum Strategy {
     #[default]
     Legacy,
     /// An app that syncs with `ServerSideApply=true`: compared with the
-    /// structured-merge diff up to Argo CD 3.4, with server-side diff since
+    /// structured-merge diff up to Argo CD 3.5, with server-side diff since
     /// (see [`crate::argocd_release::CHANGES`]).
     ServerSideApply,
     /// Server-side diff: a dry-run apply by the API server. Offline, the
@@ -165,6 +165,10 @@ pub struct CompareOptions {
     /// A pasted `argocd-cm`'s `resource.exclusions` and `resource.inclusions`,
     /// which replace the stock ones.
     pub resource_filter: Option<ResourceFilter>,
+    /// The Application's `compare-options: IncludeMutationWebhook=true`:
+    /// server-side diff keeps what mutating webhooks change instead of
+    /// filtering the prediction down to the fields Argo CD owns.
+    pub include_mutation_webhook: bool,
 }
 
 /// How Argo CD marks the objects of an app (`application.resourceTrackingMethod`).
@@ -216,6 +220,7 @@ impl Default for CompareOptions {
             tracked_by: None,
             compare_stock_excluded_kinds: false,
             resource_filter: None,
+            include_mutation_webhook: false,
         }
     }
 }
@@ -391,11 +396,32 @@ pub fn compare_with_crd(
     } else {
         drop_untracked_instance_label(&desired, &mut live_n, group, kind);
     }
+    // A live tracking id the backfill replaced, kept to say so.
+    let mut backfilled_away = None;
     if let Some(id) = expected_tracking_id(key, git, live, opts) {
         // Compared like any annotation: the normaliser left it out of both.
+        let live_id = if tracking_backfill(group, kind, live, opts) {
+            backfilled_away = annotation(live, TRACKING_ANNOTATION)
+                .filter(|l| l.as_str() != Some(id.as_str()))
+                .map(|l| RawDiff {
+                    path: ["metadata", "annotations", TRACKING_ANNOTATION]
+                        .into_iter()
+                        .map(Seg::key)
+                        .collect(),
+                    change: Change::Changed,
+                    git: Some(Value::String(id.clone())),
+                    live: Some(l.clone()),
+                    hidden_reason: Some(crate::HiddenReason::TrackingBackfill {
+                        release: opts.release.to_string(),
+                    }),
+                });
+            Some(Value::String(id.clone()))
+        } else {
+            annotation(live, TRACKING_ANNOTATION).cloned()
+        };
         set_annotation(&mut desired, TRACKING_ANNOTATION, Value::String(id));
-        if let Some(v) = annotation(live, TRACKING_ANNOTATION) {
-            set_annotation(&mut live_n, TRACKING_ANNOTATION, v.clone());
+        if let Some(v) = live_id {
+            set_annotation(&mut live_n, TRACKING_ANNOTATION, v);
         }
     }
 
@@ -429,12 +455,24 @@ pub fn compare_with_crd(
         out
     };
 
+    // From 3.6 an object's own annotation joins the Application's rules
+    // (argo-cd PR #29616).
+    let own_rule = if opts.release.has(Behaviour::ResourceIgnoreAnnotation) {
+        crate::ignore::resource_rule(key, git, live)
+    } else {
+        None
+    };
     let rules: Vec<&crate::ignore::IgnoreRule> = opts
         .ignore_rules
         .iter()
         .filter(|r| r.applies_to(key))
+        .chain(own_rule.iter())
         .collect();
-    let mut hidden = Vec::new();
+    let refused = refused_dry_run(key, git, opts);
+    let mut hidden: Vec<RawDiff> = backfilled_away
+        .into_iter()
+        .filter(|_| opts.include_hidden)
+        .collect();
     let visible = if rules.is_empty() {
         predict(&desired, &original, &live_n)
     } else {
@@ -519,6 +557,44 @@ pub fn compare_with_crd(
         visible
     };
     let mut visible = visible;
+    // Before the fix of argo-cd PR #28819 the webhook filter took a whole
+    // `x-kubernetes-preserve-unknown-fields` object from live.
+    let preserved_schema = crd_version
+        .and_then(|(_, v)| v.schema.as_ref())
+        .filter(|_| {
+            server_side
+                && !opts.include_mutation_webhook
+                && !opts
+                    .release
+                    .has(Behaviour::WebhookFilterKeepsPreservedFields)
+        });
+    if let Some(schema) = preserved_schema {
+        visible.retain(|d| {
+            if !crate::k8s::preserves_unknown_above(schema, &d.path) {
+                return true;
+            }
+            if opts.include_hidden {
+                let mut h = d.clone();
+                h.hidden_reason = Some(crate::HiddenReason::PreservedUnknownFields {
+                    release: opts.release.to_string(),
+                });
+                hidden.push(h);
+            }
+            false
+        });
+    }
+    if let Some(field) = &refused {
+        // The comparison fails: Argo CD shows no difference of this app.
+        for mut d in std::mem::take(&mut visible) {
+            if opts.include_hidden {
+                d.hidden_reason = Some(crate::HiddenReason::ComparisonError {
+                    field: field.clone(),
+                    release: opts.release.to_string(),
+                });
+                hidden.push(d);
+            }
+        }
+    }
     if group.is_empty() && kind == "Secret" {
         // Argo CD masks live Secret values (`++++++++`); a masked value cannot
         // be compared with a plain one from Git.
@@ -835,6 +911,103 @@ fn expected_tracking_id(
         "{}:{}/{}:{}/{}",
         app.instance, key.group, key.kind, namespace, key.name
     ))
+}
+
+/// The required field whose removal by the user's ignore rules makes the API
+/// server refuse Argo CD's server-side dry run, before 3.2: Argo CD then
+/// applied the rules to desired before the dry run (gitops-engine PR #747),
+/// so ignoring a container's `image` sent a pod template without one, and
+/// the app's comparison failed with `ComparisonError ... Required value`.
+/// The field is written as the API server names it
+/// (`spec.template.spec.containers[0].image`).
+pub fn refused_dry_run(key: &ResourceKey, git: &Value, opts: &CompareOptions) -> Option<String> {
+    if !opts.dry_run() || opts.release.has(Behaviour::IgnoreRulesAfterDryRun) {
+        return None;
+    }
+    let rules: Vec<&crate::ignore::IgnoreRule> = opts
+        .ignore_rules
+        .iter()
+        .filter(|r| r.applies_to(key))
+        .collect();
+    if rules.is_empty() {
+        return None;
+    }
+    let mut ruled = git.clone();
+    for r in &rules {
+        r.apply(&mut ruled);
+    }
+    required_field_removed(&key.group, &key.kind, git, &ruled)
+}
+
+/// The first required field of a pod template that `before` has and `after`
+/// lost: a container's `name` or `image`, or the `containers` list itself
+/// (Kubernetes `ValidatePodTemplateSpec`).
+fn required_field_removed(
+    group: &str,
+    kind: &str,
+    before: &Value,
+    after: &Value,
+) -> Option<String> {
+    let spec_at = match (group, kind) {
+        ("", "Pod") => "/spec",
+        ("batch", "CronJob") => "/spec/jobTemplate/spec/template/spec",
+        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet")
+        | ("batch", "Job")
+        | ("", "ReplicationController") => "/spec/template/spec",
+        _ => return None,
+    };
+    let dotted = spec_at.trim_start_matches('/').replace('/', ".");
+    let spec = before.at(spec_at)?;
+    let spec_after = after.at(spec_at);
+    for list in ["containers", "initContainers"] {
+        let Some(items) = spec.get(list).and_then(Value::as_array) else {
+            continue;
+        };
+        let items_after = spec_after
+            .and_then(|s| s.get(list))
+            .and_then(Value::as_array);
+        let Some(items_after) = items_after else {
+            if list == "containers" {
+                return Some(format!("{dotted}.containers"));
+            }
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let Some(item_after) = items_after.get(i) else {
+                continue;
+            };
+            for field in ["name", "image"] {
+                if item.get(field).is_some() && item_after.get(field).is_none() {
+                    return Some(format!("{dotted}.{list}[{i}].{field}"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether Argo CD's tracking normalisation gives live the desired tracking
+/// annotation (argo-cd `util/argo/resource_tracking.go` `Normalize`, under
+/// annotation tracking, for a live object that carries the instance label
+/// and is no CRD): when live has no tracking annotation, so that objects
+/// last synced under label tracking are not all OutOfSync; and before 3.4.6
+/// and 3.5.0 also when it has one, which hid a wrong tracking id (argo-cd
+/// PR #28770, issue #17965).
+fn tracking_backfill(group: &str, kind: &str, live: &Value, opts: &CompareOptions) -> bool {
+    const LABEL: &str = "app.kubernetes.io/instance";
+    let labelled = live
+        .at("/metadata/labels")
+        .and_then(|l| l.get(LABEL))
+        .and_then(Value::as_str)
+        .is_some_and(|v| !v.is_empty());
+    if !opts.annotation_tracking()
+        || !labelled
+        || group == "apiextensions.k8s.io" && kind == "CustomResourceDefinition"
+    {
+        return false;
+    }
+    annotation(live, TRACKING_ANNOTATION).is_none()
+        || !opts.release.has(Behaviour::TrackingBackfillOnlyWhenUnset)
 }
 
 fn annotation<'v>(obj: &'v Value, key: &str) -> Option<&'v Value> {

@@ -205,7 +205,8 @@ pub fn ignore_spec(
 }
 
 /// The snippet of an ignore fix: its Application form, then after a `---`
-/// line its argocd-cm form. The only writer of that text.
+/// line its argocd-cm form, and, when the spec offers it, after another
+/// `---` line the object's own annotation. The only writer of that text.
 pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String {
     let mut out = String::new();
     out.push_str(&format!("# {title}\n"));
@@ -254,17 +255,44 @@ pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String 
         &spec.jq_path_expressions,
         &[],
     );
+    if spec.annotation {
+        out.push_str(ANNOTATION_FORM_HEAD);
+        out.push_str(&format!(
+            "metadata:\n  annotations:\n    {}: {}\n",
+            crate::ignore::RESOURCE_IGNORE_ANNOTATION,
+            yaml_quote(&spec.json_pointers.join(","))
+        ));
+        if spec.respect {
+            out.push_str("# The Application still needs RespectIgnoreDifferences=true (above) for a sync to keep the live value.\n");
+        }
+    }
     out
 }
 
+/// The line that starts the annotation form of an ignore fix's snippet.
+const ANNOTATION_FORM_HEAD: &str =
+    "---\n# Or the object's own annotation, in Git (Argo CD 3.6 and later; this object only):\n";
+
 /// The two forms of an ignore fix's snippet as [`ignore_snippet`] writes
 /// them, for showing them apart: the Application form, and the argocd-cm
-/// form after the `---` line.
+/// form after the `---` line (without the annotation form, which
+/// [`annotation_form`] gives).
 pub fn snippet_forms(snippet: &str) -> (&str, Option<&str>) {
-    match snippet.split_once("\n---\n") {
+    let settings = annotation_form_at(snippet).map_or(snippet, |at| &snippet[..at + 1]);
+    match settings.split_once("\n---\n") {
         Some((application, cm)) => (application, Some(cm)),
-        None => (snippet, None),
+        None => (settings, None),
     }
+}
+
+/// The annotation form of an ignore fix's snippet, when it has one: the
+/// object's own `argocd.argoproj.io/ignore-differences-json-pointers`.
+pub fn annotation_form(snippet: &str) -> Option<&str> {
+    annotation_form_at(snippet).map(|at| &snippet[at + "\n---\n".len()..])
+}
+
+fn annotation_form_at(snippet: &str) -> Option<usize> {
+    snippet.find(&format!("\n{ANNOTATION_FORM_HEAD}"))
 }
 
 /// The resource lines of one entry of an Application's `ignoreDifferences`
@@ -331,7 +359,11 @@ pub(crate) fn single_quoted(s: &str) -> String {
 }
 
 /// Every fix for one resource, in the order its rules first appear.
-pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
+pub fn fixes_for(
+    key: &ResourceKey,
+    differences: &[Difference],
+    release: crate::ArgoCdRelease,
+) -> Vec<Fix> {
     let catalog = rules::catalog();
     let visible: Vec<&Difference> = differences.iter().filter(|d| d.visible).collect();
     let mut order: Vec<&str> = Vec::new();
@@ -346,7 +378,7 @@ pub fn fixes_for(key: &ResourceKey, differences: &[Difference]) -> Vec<Fix> {
             continue;
         };
         let diffs: Vec<&&Difference> = visible.iter().filter(|d| d.rule == code).collect();
-        fixes.extend(fixes_for_rule(key, rule, &diffs));
+        fixes.extend(fixes_for_rule(key, rule, &diffs, release));
     }
     fixes
 }
@@ -362,7 +394,12 @@ fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
     )
 }
 
-fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec<Fix> {
+fn fixes_for_rule(
+    key: &ResourceKey,
+    rule: &Rule,
+    diffs: &[&&Difference],
+    release: crate::ArgoCdRelease,
+) -> Vec<Fix> {
     let mut out = Vec::new();
     let Some(first) = diffs.first() else {
         return out;
@@ -399,7 +436,11 @@ fn fixes_for_rule(key: &ResourceKey, rule: &Rule, diffs: &[&&Difference]) -> Vec
                 .map(|m| fill(m, &vars))
                 .filter(|m| !m.contains('{'))
                 .collect();
-            let spec = ignore_spec(key, &paths, ig.respect, &managers);
+            let mut spec = ignore_spec(key, &paths, ig.respect, &managers);
+            // The object's own annotation takes JSON pointers only (argo-cd
+            // PR #29616).
+            spec.annotation = spec.jq_path_expressions.is_empty()
+                && release.has(crate::argocd_release::Behaviour::ResourceIgnoreAnnotation);
             let snippet = ignore_snippet(&spec, has_better_fix, &title);
             let mut fix = Fix::new(
                 rule.cause,

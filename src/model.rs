@@ -180,8 +180,8 @@ pub enum FixKind {
 pub struct Report {
     /// [`REPORT_VERSION`].
     pub version: u32,
-    /// The Argo CD release (`MAJOR.MINOR`) whose comparison the analysis
-    /// imitates.
+    /// The Argo CD release whose comparison the analysis imitates, as given:
+    /// `MAJOR.MINOR`, or `MAJOR.MINOR.PATCH` when the patch release was named.
     #[serde(default)]
     pub argocd_version: String,
     /// The counts.
@@ -592,6 +592,10 @@ pub struct IgnoreSpec {
     pub trust_instead: Vec<String>,
     /// Whether the Application also needs `RespectIgnoreDifferences=true`.
     pub respect: bool,
+    /// Whether the snippet also offers the object's own
+    /// `argocd.argoproj.io/ignore-differences-json-pointers` annotation (a
+    /// release that reads it, and JSON pointers only).
+    pub annotation: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -914,6 +918,29 @@ pub enum HiddenReason {
         /// Argo CD's manager.
         manager: String,
     },
+    /// Before 3.4.6 / 3.5.0 Argo CD overwrote the live tracking id with the
+    /// desired one whenever live carried the instance label (argo-cd PR
+    /// #28770).
+    TrackingBackfill {
+        /// The Argo CD release imitated.
+        release: String,
+    },
+    /// Under server-side diff before 3.4.6 / 3.5.0, the webhook filter took
+    /// the whole `x-kubernetes-preserve-unknown-fields` object above this
+    /// field from live (argo-cd PR #28819).
+    PreservedUnknownFields {
+        /// The Argo CD release imitated.
+        release: String,
+    },
+    /// Before 3.2 the API server refused the server-side dry run of this
+    /// object, whose required field the user's ignore rules removed first
+    /// (gitops-engine PR #747): the comparison fails, no difference shows.
+    ComparisonError {
+        /// The required field, as the API server names it.
+        field: String,
+        /// The Argo CD release imitated.
+        release: String,
+    },
     /// Git declares it but applying Git would not change it.
     RemovedAgain,
     /// Equal after Argo CD's normalisation.
@@ -1002,6 +1029,18 @@ impl std::fmt::Display for HiddenReason {
             HiddenReason::AppliedClientSide { manager } => write!(
                 f,
                 "only the cluster has this field now, and `{manager}` wrote it with a client-side apply (managedFields operation Update): a server-side apply removes only the fields its manager owns through Apply, so Argo CD's server-side diff shows no difference and a sync leaves the field live (argo-cd #25205); remove it by hand once, or sync once with ServerSideApply=true, which moves the ownership to Apply from Argo CD 3.1"
+            ),
+            HiddenReason::TrackingBackfill { release } => write!(
+                f,
+                "Argo CD {release} overwrites the live tracking id with the one it writes whenever the live object carries the `app.kubernetes.io/instance` label, so another app's id shows no difference (argo-cd PR #28770, fixed in 3.4.6 and 3.5.0): the object may be managed by two apps"
+            ),
+            HiddenReason::PreservedUnknownFields { release } => write!(
+                f,
+                "under server-side diff, Argo CD {release} takes the whole `x-kubernetes-preserve-unknown-fields` object above this field from live when it filters out webhook changes, so changes under it do not show (argo-cd PR #28819, fixed in 3.4.6 and 3.5.0)"
+            ),
+            HiddenReason::ComparisonError { field, release } => write!(
+                f,
+                "Argo CD {release} cannot compare this object: under server-side diff it removes the ignored fields from desired before the dry run, and the API server refuses the object (`ComparisonError ... {field}: Required value`), so the app is Unknown and shows no difference (gitops-engine PR #747, fixed in 3.2)"
             ),
             HiddenReason::RemovedAgain => f.write_str(
                 "Git declares it but applying Git would not change it (it is removed again by defaulting or equal after normalisation)",

@@ -1,7 +1,8 @@
 //! Options an object sets for itself. Argo CD reads two from the object:
 //! the sync option `ServerSideApply=true` (`argocd.argoproj.io/sync-options`),
-//! which makes gitops-engine compare that one object with the
-//! structured-merge diff (`gitops-engine/pkg/diff/diff.go`, `Diff`), and the
+//! which before 3.6 makes gitops-engine compare that one object with the
+//! structured-merge diff (`gitops-engine/pkg/diff/diff.go`, `Diff`; from 3.6
+//! the legacy diff, see [`ObjectOptions::strategy`]), and the
 //! compare option `IgnoreExtraneous`. `ServerSideDiff` and
 //! `IncludeMutationWebhook` are the Application's own annotations
 //! (`controller/state.go`, `HasAnnotationOption(app, ...)`): on an object they
@@ -47,13 +48,20 @@ impl ObjectOptions {
         out
     }
 
-    /// The strategy for this object, given the Application's: a server-side
-    /// diff covers every object; otherwise `ServerSideApply=true` on the
-    /// object selects the structured-merge diff, as the Application's
-    /// server-side apply does for all.
-    pub fn strategy(self, app: Strategy) -> Strategy {
+    /// The strategy for this object on Argo CD `release`, given the
+    /// Application's: a server-side diff covers every object; otherwise,
+    /// before 3.6, `ServerSideApply=true` on the object selects the
+    /// structured-merge diff, as the Application's server-side apply does
+    /// for all. From 3.6 (argo-cd PR #29103) the structured-merge diff is
+    /// gone and the object's option would ask for server-side diff, but the
+    /// dry-run runner is wired only when the Application's own decision is
+    /// server-side diff (controller/state.go), so the object falls back to
+    /// the legacy diff (gitops-engine/pkg/diff/diff.go `Diff`, `willUseSSD`).
+    pub fn strategy(self, app: Strategy, release: crate::ArgoCdRelease) -> Strategy {
+        let retired =
+            release.has(crate::argocd_release::Behaviour::ServerSideDiffForServerSideApply);
         match app {
-            Strategy::Legacy if self.server_side_apply => Strategy::ServerSideApply,
+            Strategy::Legacy if self.server_side_apply && !retired => Strategy::ServerSideApply,
             other => other,
         }
     }
@@ -130,10 +138,36 @@ mod tests {
                 Strategy::ServerSideDiff,
             ),
         ];
+        let before = crate::ArgoCdRelease::new(3, 5);
         for (sync, compare, app, want) in cases {
             let o = ObjectOptions::of(Some(&annotated(sync, compare)), None);
-            assert_eq!(o.strategy(*app), *want, "{sync} / {compare} under {app:?}");
+            assert_eq!(
+                o.strategy(*app, before),
+                *want,
+                "{sync} / {compare} under {app:?}"
+            );
         }
+    }
+
+    /// argo-cd PR #29103: from 3.6 an object's own `ServerSideApply=true`
+    /// in an app without server-side diff is compared with the legacy diff.
+    #[test]
+    fn from_3_6_an_objects_server_side_apply_falls_back_to_the_legacy_diff() {
+        let o = ObjectOptions::of(Some(&annotated("ServerSideApply=true", "")), None);
+        let release = |t: &str| crate::ArgoCdRelease::parse(t).unwrap();
+        assert_eq!(
+            o.strategy(Strategy::Legacy, release("3.5.1")),
+            Strategy::ServerSideApply
+        );
+        assert_eq!(
+            o.strategy(Strategy::Legacy, release("3.6")),
+            Strategy::Legacy
+        );
+        // The app's own server-side apply keeps its comparison.
+        assert_eq!(
+            o.strategy(Strategy::ServerSideApply, release("3.6")),
+            Strategy::ServerSideApply
+        );
     }
 
     #[test]

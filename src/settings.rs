@@ -421,6 +421,22 @@ impl<'t> Reader<'t> {
         if read {
             return Ok(());
         }
+        // The annotation form of an ignore fix's snippet, pasted with the
+        // rest: it belongs on the object in Git, not in the settings.
+        let own_annotation = map.len() == 1
+            && map
+                .get("metadata")
+                .and_then(|m| m.get("annotations"))
+                .and_then(|a| a.get(crate::ignore::RESOURCE_IGNORE_ANNOTATION))
+                .is_some();
+        if own_annotation {
+            self.jq.note(format!(
+                "Argo CD settings, document {}: the {} annotation goes on the object in Git, not in the settings; ignored here",
+                place.document,
+                crate::ignore::RESOURCE_IGNORE_ANNOTATION
+            ));
+            return Ok(());
+        }
         let keys: Vec<&str> = map.keys().map(String::as_str).take(5).collect();
         let first = keys.first().and_then(|k| self.key_position(place.line, k));
         Err(self.error(

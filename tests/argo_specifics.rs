@@ -547,3 +547,235 @@ spec:
         without.resources[0].differences
     );
 }
+
+/// The release and options of one analysis, an Application applied as
+/// `--application` does.
+fn with_application(git: &str, live: &str, release: &str, app: &str) -> drift_doctor::Report {
+    let app = drift_doctor::application::Application::parse(app).unwrap();
+    let mut opts = Options {
+        namespace: None,
+        compare: CompareOptions {
+            include_hidden: true,
+            ..CompareOptions::for_release(drift_doctor::ArgoCdRelease::parse(release).unwrap())
+        },
+    };
+    app.apply_to(&mut opts.namespace, &mut opts.compare, false, false)
+        .unwrap();
+    let evidence = drift_doctor::Evidence {
+        application: Some(&app),
+        ..Default::default()
+    };
+    drift_doctor::analyze_with(git, live, &opts, evidence).unwrap()
+}
+
+const DEPLOYMENT_GIT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - {name: web, image: 'shop/web:2'}\n";
+
+/// Before 3.2 server-side diff applied the ignore rules to desired before
+/// the dry run (gitops-engine PR #747): a rule on a container's `image`
+/// sent a pod template without one, the API server refused it, and the
+/// app's comparison failed (`ComparisonError ... Required value`, Unknown).
+/// The report says so instead of predicting a difference; from 3.2 the
+/// rule hides the image and the other difference shows.
+#[test]
+fn an_ignore_rule_on_a_required_field_failed_server_side_diff_before_3_2() {
+    let live = DEPLOYMENT_GIT
+        .replace("replicas: 3", "replicas: 2")
+        .replace("shop/web:2", "shop/web:1");
+    let app = |rule: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=true\nspec:\n  destination: {{namespace: shop}}\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [{rule}]\n"
+        )
+    };
+    let image = app("/spec/template/spec/containers/0/image");
+    let old = with_application(DEPLOYMENT_GIT, &live, "3.1", &image);
+    let web = &old.resources[0];
+    assert!(
+        web.differences.iter().all(|d| !d.visible),
+        "{:?}",
+        web.differences
+    );
+    let replicas = web
+        .differences
+        .iter()
+        .find(|d| d.pointer == "/spec/replicas")
+        .expect("kept as a hidden difference");
+    assert!(
+        replicas.hidden_reason.as_ref().is_some_and(|r| r
+            .to_string()
+            .contains("spec.template.spec.containers[0].image: Required value")),
+        "{:?}",
+        replicas.hidden_reason
+    );
+    assert!(
+        old.warnings.iter().any(|w| w.contains("ComparisonError")
+            && w.contains("apps/Deployment/shop/web")
+            && w.contains("gitops-engine PR #747")),
+        "{:?}",
+        old.warnings
+    );
+    let new = with_application(DEPLOYMENT_GIT, &live, "3.2", &image);
+    assert!(new.warnings.iter().all(|w| !w.contains("ComparisonError")));
+    assert!(new.resources[0]
+        .differences
+        .iter()
+        .any(|d| d.visible && d.pointer == "/spec/replicas"));
+    // A rule on a field the API server does not require compares as usual.
+    let replicas_rule = with_application(DEPLOYMENT_GIT, &live, "3.1", &app("/spec/replicas"));
+    assert!(replicas_rule
+        .warnings
+        .iter()
+        .all(|w| !w.contains("ComparisonError")));
+    // The legacy diff never asked the API server.
+    let legacy = with_application(
+        DEPLOYMENT_GIT,
+        &live,
+        "3.1",
+        &image.replace("ServerSideDiff=true", "ServerSideDiff=false"),
+    );
+    assert!(legacy
+        .warnings
+        .iter()
+        .all(|w| !w.contains("ComparisonError")));
+}
+
+/// Under server-side diff with `IncludeMutationWebhook=true`, releases
+/// before 3.3.11 / 3.4.0 compared `metadata.resourceVersion` (argo-cd PR
+/// #27406): whether it flaps depends on when the object is written, so the
+/// report warns rather than predicting a difference.
+#[test]
+fn resource_version_flapped_under_server_side_diff_with_webhooks_before_3_4_0() {
+    let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=true,IncludeMutationWebhook=true\nspec:\n  destination: {namespace: shop}\n";
+    let flaps = |release: &str, app: &str| {
+        with_application(DEPLOYMENT_GIT, DEPLOYMENT_GIT, release, app)
+            .warnings
+            .iter()
+            .any(|w| w.contains("metadata.resourceVersion") && w.contains("#27406"))
+    };
+    assert!(flaps("3.3.10", app));
+    assert!(!flaps("3.3.11", app));
+    assert!(!flaps("3.4", app));
+    assert!(!flaps(
+        "3.3.10",
+        &app.replace(",IncludeMutationWebhook=true", "")
+    ));
+}
+
+/// A ConfigMap of the app `shop` whose label Git dropped: the
+/// last-applied annotation lists it, so the legacy three-way diff shows its removal, while the
+/// structured-merge and server-side diffs (no managedFields of Argo CD's
+/// apply) do not. It tells the three comparisons apart.
+fn dropped_label(object_server_side_apply: bool) -> (String, String) {
+    let (yaml, json) = if object_server_side_apply {
+        (
+            "    argocd.argoproj.io/sync-options: ServerSideApply=true\n",
+            r#""argocd.argoproj.io/sync-options":"ServerSideApply=true""#,
+        )
+    } else {
+        ("", "")
+    };
+    let git = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\n  annotations:\n    note: kept\n{yaml}data:\n  mode: a\n"
+    );
+    let sep = if json.is_empty() { "" } else { "," };
+    let live = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: shop\n  labels: {{team: web}}\n  annotations:\n    note: kept\n    argocd.argoproj.io/tracking-id: shop:/ConfigMap:shop/flags\n{yaml}    kubectl.kubernetes.io/last-applied-configuration: '{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"annotations\":{{\"note\":\"kept\"{sep}{json}}},\"labels\":{{\"team\":\"web\"}},\"name\":\"flags\",\"namespace\":\"shop\"}},\"data\":{{\"mode\":\"a\"}}}}'\ndata:\n  mode: a\n"
+    );
+    (git, live)
+}
+
+/// argo-cd PR #29103 (3.6): an app's `ServerSideApply=true` selects
+/// server-side diff, its `ServerSideDiff=false` the legacy diff (the
+/// structured-merge diff before 3.6), and an object's own
+/// `ServerSideApply=true` in an app without server-side diff falls back to
+/// the legacy diff (structured merge before).
+#[test]
+fn server_side_apply_selects_its_comparison_as_each_release_does() {
+    let app = |annotations: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\n{annotations}spec:\n  destination: {{namespace: shop}}\n  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n")
+    };
+    let status = |report: &drift_doctor::Report| report.resources[0].status;
+    let (git, live) = dropped_label(false);
+    let ssd_off =
+        app("  annotations:\n    argocd.argoproj.io/compare-options: ServerSideDiff=false\n");
+    // 3.5: structured merge either way; 3.6: the legacy diff shows the removal.
+    assert_eq!(
+        status(&with_application(&git, &live, "3.5.1", &ssd_off)),
+        Status::Synced
+    );
+    let r = with_application(&git, &live, "3.6", &ssd_off);
+    assert_eq!(status(&r), Status::OutOfSync);
+    let settings = &r.argocd_status.as_ref().unwrap().settings;
+    assert!(
+        settings
+            .iter()
+            .any(|s| s.contains("Compared as `legacy`") && s.contains("ServerSideDiff=false")),
+        "{settings:?}"
+    );
+    // The app's server-side apply alone: server-side diff in 3.6.
+    assert_eq!(
+        status(&with_application(&git, &live, "3.6", &app(""))),
+        Status::Synced
+    );
+
+    // An object's own option in an app without server-side apply.
+    let plain = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  destination: {namespace: shop}\n";
+    let (git, live) = dropped_label(true);
+    assert_eq!(
+        status(&with_application(&git, &live, "3.5.1", plain)),
+        Status::Synced
+    );
+    assert_eq!(
+        status(&with_application(&git, &live, "3.6", plain)),
+        Status::OutOfSync
+    );
+}
+
+/// argo-cd PR #29616 (closing #12686), in the 3.6 development line: an
+/// object's own `argocd.argoproj.io/ignore-differences-json-pointers`
+/// annotation is merged with the Application's ignore rules. Releases
+/// before it compare the field.
+#[test]
+fn an_objects_ignore_annotation_hides_its_pointers_from_3_6() {
+    let object = |config: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dynamic\n  namespace: shop\n  annotations:\n    argocd.argoproj.io/ignore-differences-json-pointers: /data/config, /data/absent\ndata:\n  config: '{config}'\n  mode: a\n")
+    };
+    let (git, live) = (object(""), object("written-by-a-controller"));
+    let run = |release: &str| {
+        let opts = Options {
+            compare: CompareOptions {
+                include_hidden: true,
+                ..CompareOptions::for_release(drift_doctor::ArgoCdRelease::parse(release).unwrap())
+            },
+            ..Options::default()
+        };
+        analyze(&git, &live, &opts).unwrap()
+    };
+    let old = run("3.5.1");
+    assert_eq!(old.resources[0].status, Status::OutOfSync);
+    let new = run("3.6");
+    assert_eq!(new.resources[0].status, Status::Synced);
+    let config = new.resources[0]
+        .differences
+        .iter()
+        .find(|d| d.pointer == "/data/config")
+        .expect("kept as a hidden difference");
+    assert!(
+        config
+            .hidden_reason
+            .as_ref()
+            .is_some_and(|r| r.to_string().contains("ignore-differences-json-pointers")),
+        "{:?}",
+        config.hidden_reason
+    );
+    // Another field of the same object is still compared.
+    let other = analyze(
+        &git,
+        &live.replace("mode: a", "mode: b"),
+        &Options {
+            compare: CompareOptions::for_release(drift_doctor::ArgoCdRelease::new(3, 6)),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(other.resources[0].status, Status::OutOfSync);
+}

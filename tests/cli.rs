@@ -333,7 +333,7 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
     // server-side diff, whose dry run fills the CRD default.
     for (version, code, stated) in [
         (Some("3.4"), 1, "3.4"),
-        (Some("v3.5.1"), 1, "3.5"),
+        (Some("v3.5.1"), 1, "3.5.1"),
         (Some("3.6"), 0, "3.6"),
         (
             None,
@@ -366,6 +366,25 @@ fn argocd_version_selects_the_release_imitated_and_travels_in_links() {
         .options
         .contains_key(drift_doctor::share::OPTION_ARGOCD_VERSION));
     assert_eq!(newest.release(), drift_doctor::argocd_release::NEWEST);
+}
+
+/// A fix that came in a patch release: `--argocd-version 3.4.5` and `3.4.6`
+/// answer differently (argo-cd PR #28770: from 3.4.6 another app's tracking
+/// id on a live object carrying the instance label is a difference), and the
+/// report names the exact release.
+#[test]
+fn a_patch_release_gives_its_own_answer() {
+    let name = "tracking-backfill-hides-another-apps-id-3.4.6";
+    for (version, code) in [("3.4.5", 0), ("3.4.6", 1), ("3.5.0", 1), ("3.3.14", 0)] {
+        let out = on_scenario(
+            "analyze",
+            name,
+            &["--argocd-version", version, "--format", "json"],
+        );
+        assert_eq!(out.status.code(), Some(code), "{version}: {}", stderr(&out));
+        let report: serde_json::Value = json(&out);
+        assert_eq!(report["argocd_version"], version);
+    }
 }
 
 fn app_fixture(scenario: &str, name: &str) -> String {

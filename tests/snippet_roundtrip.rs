@@ -59,14 +59,37 @@ fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
         let report = analyze(&git, &live, &base).unwrap();
         for resource in &report.resources {
             for fix in resource.fixes.iter().filter(|f| f.kind == FixKind::Ignore) {
-                let (app_form, cm_form) = fix
-                    .snippet
-                    .split_once("\n---\n")
-                    .unwrap_or_else(|| panic!("{name}: two forms in {}", fix.snippet));
+                let (app_form, cm_form) = drift_doctor::fixes::snippet_forms(&fix.snippet);
+                let cm_form =
+                    cm_form.unwrap_or_else(|| panic!("{name}: two forms in {}", fix.snippet));
+                let settings = format!("{app_form}\n---\n{cm_form}");
+                let spec = fix.ignore.as_ref().unwrap();
+                // The object's own annotation, offered for JSON pointers only,
+                // names the rule's pointers, as the comparison reads it.
+                match drift_doctor::fixes::annotation_form(&fix.snippet) {
+                    Some(text) => {
+                        assert!(
+                            spec.annotation && spec.jq_path_expressions.is_empty(),
+                            "{name}"
+                        );
+                        let object: serde_json::Value = serde_yaml::from_str(text).unwrap();
+                        let key = drift_doctor::identity::ResourceKey {
+                            group: spec.group.clone(),
+                            kind: spec.kind.clone(),
+                            namespace: spec.namespace.clone(),
+                            name: spec.name.clone(),
+                        };
+                        let rule = drift_doctor::ignore::resource_rule(&key, &object, &object)
+                            .unwrap_or_else(|| panic!("{name}: no rule in {text}"));
+                        assert_eq!(rule.json_pointers, spec.json_pointers, "{name}");
+                        assert!(rule.applies_to(&key));
+                    }
+                    None => assert!(!spec.annotation, "{name}"),
+                }
                 for (form, text) in [
                     ("Application form", app_form),
                     ("argocd-cm form", cm_form),
-                    ("whole snippet", fix.snippet.as_str()),
+                    ("whole snippet", settings.as_str()),
                 ] {
                     let mut opts = options(&name);
                     apply_user_settings(text, &mut opts.compare).unwrap_or_else(|e| {
@@ -100,7 +123,8 @@ fn every_ignore_snippet_round_trips_and_hides_what_it_names() {
                         "{name}: RespectIgnoreDifferences in the text and the fix disagree"
                     );
                     let after = analyze(&git, &live, &opts).unwrap();
-                    assert!(after.warnings.is_empty(), "{name}: {:?}", after.warnings);
+                    // The snippet adds no warning (a bare release line warns alike before).
+                    assert_eq!(after.warnings, report.warnings, "{name}");
                     for pointer in &fix.pointers {
                         assert!(
                             visible(&report, &resource.id, pointer),
@@ -153,4 +177,75 @@ fn settings_fragments_read_like_the_full_objects() {
         );
         assert_eq!(rules[0].json_pointers, ["/spec/replicas"], "{text}");
     }
+}
+
+/// The object's own annotation (argo-cd PR #29616) is offered as a third
+/// form of an ignore fix from 3.6, the first release that reads it, and
+/// only for rules of JSON pointers.
+#[test]
+fn the_annotation_form_is_offered_from_3_6_for_json_pointers_only() {
+    let scenario = common::Scenario::load("autoscaler-hpa-replicas");
+    let run = |release: &str| {
+        let mut opts = scenario.analysis_options();
+        opts.compare.release = drift_doctor::ArgoCdRelease::parse(release).unwrap();
+        analyze(&scenario.git, &scenario.live, &opts).unwrap()
+    };
+    let forms = |report: &Report| -> Vec<(bool, bool)> {
+        report
+            .resources
+            .iter()
+            .flat_map(|r| &r.fixes)
+            .filter(|f| f.kind == FixKind::Ignore)
+            .map(|f| {
+                let spec = f.ignore.as_ref().unwrap();
+                (
+                    drift_doctor::fixes::annotation_form(&f.snippet).is_some(),
+                    spec.jq_path_expressions.is_empty(),
+                )
+            })
+            .collect()
+    };
+    let new = forms(&run("3.6"));
+    assert!(!new.is_empty());
+    assert!(
+        new.iter()
+            .all(|&(offered, pointers_only)| offered == pointers_only),
+        "{new:?}"
+    );
+    assert!(new.iter().any(|&(offered, _)| offered));
+    // The whole snippet pasted as settings reads the same rules, and says
+    // the annotation belongs on the object.
+    let report = run("3.6");
+    let fix = report
+        .resources
+        .iter()
+        .flat_map(|r| &r.fixes)
+        .find(|f| drift_doctor::fixes::annotation_form(&f.snippet).is_some())
+        .unwrap();
+    let (app_form, cm_form) = drift_doctor::fixes::snippet_forms(&fix.snippet);
+    let read = |text: &str| {
+        let mut opts = scenario.analysis_options();
+        apply_user_settings(text, &mut opts.compare).unwrap();
+        opts.compare
+    };
+    let whole = read(&fix.snippet);
+    let settings = read(&format!("{app_form}\n---\n{}", cm_form.unwrap()));
+    assert_eq!(
+        whole.ignore_rules.iter().map(selects).collect::<Vec<_>>(),
+        settings
+            .ignore_rules
+            .iter()
+            .map(selects)
+            .collect::<Vec<_>>()
+    );
+    assert!(whole
+        .jq
+        .warnings()
+        .iter()
+        .any(|w| w.contains("goes on the object in Git")));
+    let old = forms(&run("3.5.1"));
+    assert!(
+        !old.is_empty() && old.iter().all(|&(offered, _)| !offered),
+        "{old:?}"
+    );
 }

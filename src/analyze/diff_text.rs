@@ -231,7 +231,7 @@ fn analyze_diff_text(
         if differences.is_empty() && !any_hidden {
             continue;
         }
-        let mut resource = finish_resource(&key, presence, differences);
+        let mut resource = finish_resource(&key, presence, differences, opts.compare.release);
         let left = crate::verify::verify_text_resource(&mut resource, &opts.compare);
         if !left.is_empty() {
             remaining.push((resource.id.clone(), left));
@@ -249,6 +249,9 @@ fn analyze_diff_text(
     let app_name = fragment_app_name(&report, named_app);
     report.plan = crate::plan::build(&report, &remaining, &app_name);
     report.warnings = opts.compare.jq.warnings();
+    report
+        .warnings
+        .extend(opts.compare.release.undecided_warning());
     report
         .warnings
         .extend(warnings.iter().map(ToString::to_string));

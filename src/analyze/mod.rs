@@ -467,6 +467,12 @@ fn analyze_masked(
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
     report.warnings = opts.compare.jq.warnings();
+    report
+        .warnings
+        .extend(opts.compare.release.undecided_warning());
+    report
+        .warnings
+        .extend(release_warnings(&pairs, &opts.compare));
     if !excluded.is_empty() && opts.compare.resource_filter.is_some() {
         report.warnings.push(format!(
             "Not compared: {} (in Git) of a kind your argocd-cm's `resource.exclusions` / `resource.inclusions` leave out (or one Argo CD always leaves out, such as Event and Lease): Argo CD neither compares nor syncs it and shows the Application an ExcludedResourceWarning; remove it from Git, or change those settings if it must be synced.",
@@ -480,6 +486,43 @@ fn analyze_masked(
         ));
     }
     Ok(report)
+}
+
+/// What the imitated release does to this app that no difference can
+/// show: a comparison that fails before 3.2 (gitops-engine PR #747), and
+/// `resourceVersion` flapping under server-side diff with
+/// `IncludeMutationWebhook=true` before 3.3.11 / 3.4.0 (argo-cd PR #27406),
+/// which depends on when the object is written, not on the input.
+fn release_warnings(pairs: &[Pair], copts: &CompareOptions) -> Vec<String> {
+    use crate::argocd_release::Behaviour;
+    let mut out = Vec::new();
+    let refused: Vec<String> = pairs
+        .iter()
+        .filter_map(|p| {
+            let field = compare::refused_dry_run(p.key, p.git?, copts)?;
+            Some(format!("{} (`{field}`)", p.key))
+        })
+        .collect();
+    if !refused.is_empty() {
+        out.push(format!(
+            "Argo CD {} cannot compare this app: under server-side diff it applies the ignore rules to desired before the dry run, and the API server refuses {} without the required field the rules remove (`ComparisonError ... Required value`). The Application is Unknown and shows no difference until the rule no longer covers a required field or Argo CD is 3.2 or later (gitops-engine PR #747).",
+            copts.release,
+            refused.join(", ")
+        ));
+    }
+    let flaps = copts.dry_run()
+        && copts.include_mutation_webhook
+        && !copts
+            .release
+            .has(Behaviour::ServerSideDiffDropsResourceVersion)
+        && pairs.iter().any(|p| p.git.is_some() && p.live.is_some());
+    if flaps {
+        out.push(format!(
+            "Argo CD {} compares `metadata.resourceVersion` under server-side diff with IncludeMutationWebhook=true: an object written between Argo CD's cache and its dry run shows OutOfSync until the next refresh, so the app can flap whatever these manifests say (argo-cd PR #27406, fixed in 3.3.11 and 3.4.0).",
+            copts.release
+        ));
+    }
+    out
 }
 
 pub(crate) fn build_report(
@@ -502,7 +545,7 @@ pub(crate) fn build_report(
     let emergency = fixes::emergency_steps(&resources, application.as_deref().or(named_app));
     Report {
         version: REPORT_VERSION,
-        argocd_version: release.line().to_string(),
+        argocd_version: release.to_string(),
         summary: Summary {
             resources: resources.len(),
             synced: resources.len() - out_of_sync,
@@ -533,7 +576,7 @@ fn report_resource(
     let key = &pair.key;
     let (presence, differences) =
         differences_of(key, pair.git, pair.live, ctx, catalog, copts, masks);
-    let mut report = finish_resource(key, presence, differences);
+    let mut report = finish_resource(key, presence, differences, copts.release);
     if report.fixes.is_empty() {
         let visible = report
             .differences
@@ -577,7 +620,7 @@ fn differences_of(
             } else {
                 None
             };
-            let strategy = object.strategy(copts.strategy);
+            let strategy = object.strategy(copts.strategy, copts.release);
             let own;
             let copts = if strategy == copts.strategy {
                 copts
@@ -680,13 +723,14 @@ pub(crate) fn finish_resource(
     key: &ResourceKey,
     presence: Presence,
     differences: Vec<Difference>,
+    release: crate::ArgoCdRelease,
 ) -> ResourceReport {
     let status = if differences.iter().any(|d| d.visible) {
         Status::OutOfSync
     } else {
         Status::Synced
     };
-    let fixes = fixes::fixes_for(key, &differences);
+    let fixes = fixes::fixes_for(key, &differences, release);
     ResourceReport {
         id: key.to_string(),
         group: key.group.clone(),

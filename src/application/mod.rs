@@ -140,15 +140,30 @@ impl Application {
             .map(|(_, v)| v.trim().eq_ignore_ascii_case("true"))
     }
 
-    /// How Argo CD compares this app: server-side diff when its
-    /// compare-options annotation asks for it, structured merge when it
-    /// syncs with `ServerSideApply=true`, else none said.
-    pub fn strategy(&self) -> Option<Strategy> {
-        if self.compare_option("ServerSideDiff") == Some(true) {
+    /// How Argo CD `release` compares this app: server-side diff when its
+    /// compare-options annotation asks for it; when it syncs with
+    /// `ServerSideApply=true`, the comparison that goes with it
+    /// ([`Strategy::ServerSideApply`]: structured merge before 3.6,
+    /// server-side diff since), unless from 3.6 its `ServerSideDiff=false`
+    /// selects the legacy diff (argo-cd PR #29103, controller/state.go
+    /// `shouldUseServerSideDiff`; before it `ServerSideDiff=false` only
+    /// turned server-side diff off and the structured merge stayed); else
+    /// none said.
+    pub fn strategy(&self, release: crate::ArgoCdRelease) -> Option<Strategy> {
+        let ssd = self.compare_option("ServerSideDiff");
+        if ssd == Some(true) {
             return Some(Strategy::ServerSideDiff);
         }
-        self.sync_option("ServerSideApply")
-            .then_some(Strategy::ServerSideApply)
+        if !self.sync_option("ServerSideApply") {
+            return None;
+        }
+        let legacy = ssd == Some(false)
+            && release.has(crate::argocd_release::Behaviour::ServerSideDiffForServerSideApply);
+        Some(if legacy {
+            Strategy::Legacy
+        } else {
+            Strategy::ServerSideApply
+        })
     }
 
     /// `spec.syncPolicy.automated`: (auto-sync on, selfHeal on).
@@ -182,8 +197,12 @@ impl Application {
                 *namespace = Some(ns.to_string());
             }
         }
+        // Read from the Application only (controller/state.go,
+        // `HasAnnotationOption(app, ...)`).
+        compare.include_mutation_webhook =
+            self.compare_option("IncludeMutationWebhook") == Some(true);
         if !strategy_given {
-            if let Some(s) = self.strategy() {
+            if let Some(s) = self.strategy(compare.release) {
                 compare.strategy = s;
             }
         }
@@ -201,7 +220,12 @@ impl Application {
         ArgocdStatus {
             name: self.name().to_string(),
             sync_status: str_at(&self.object, "/status/sync/status").map(str::to_string),
-            settings: self.settings_used(namespace, strategy),
+            // The report names the release it imitates.
+            settings: self.settings_used(
+                namespace,
+                strategy,
+                crate::ArgoCdRelease::parse(&report.argocd_version).unwrap_or_default(),
+            ),
             verdicts: self.verdicts(report),
             sync_errors: sync_errors::classify(&self.object),
             sync_loop: history::sync_loop(self),
@@ -209,7 +233,12 @@ impl Application {
     }
 
     /// One sentence per setting of the Application the analysis used.
-    fn settings_used(&self, namespace: Option<&str>, strategy: Strategy) -> Vec<String> {
+    fn settings_used(
+        &self,
+        namespace: Option<&str>,
+        strategy: Strategy,
+        release: crate::ArgoCdRelease,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(ns) = self.destination_namespace() {
             if namespace == Some(ns) {
@@ -226,14 +255,16 @@ impl Application {
                 format!("Its {rules} ignoreDifferences rules are applied to the comparison.")
             });
         }
-        match self.strategy() {
+        match self.strategy(release) {
             Some(s) if s == strategy => out.push(format!(
                 "Compared as `{}`, as {} says.",
                 s.id(),
-                if s == Strategy::ServerSideDiff {
-                    "its `argocd.argoproj.io/compare-options: ServerSideDiff=true` annotation"
-                } else {
-                    "its `ServerSideApply=true` sync option"
+                match s {
+                    Strategy::ServerSideDiff =>
+                        "its `argocd.argoproj.io/compare-options: ServerSideDiff=true` annotation",
+                    Strategy::Legacy =>
+                        "its `ServerSideDiff=false` compare option over its `ServerSideApply=true` sync option (argo-cd PR #29103)",
+                    Strategy::ServerSideApply => "its `ServerSideApply=true` sync option",
                 }
             )),
             Some(s) => out.push(format!(

@@ -72,6 +72,40 @@ impl IgnoreRule {
     }
 }
 
+/// The annotation with an object's own ignored JSON pointers (argo-cd PR
+/// #29616): comma-separated RFC 6901 pointers, merged with the
+/// Application's rules for that object.
+pub const RESOURCE_IGNORE_ANNOTATION: &str = "argocd.argoproj.io/ignore-differences-json-pointers";
+
+/// The rule an object's own [`RESOURCE_IGNORE_ANNOTATION`] makes, read from
+/// the Git object, else the live one; None when neither carries a pointer.
+/// Entries that are not pointers (not starting with `/`) are left out.
+pub fn resource_rule(key: &ResourceKey, git: &Value, live: &Value) -> Option<IgnoreRule> {
+    let text = [git, live].into_iter().find_map(|o| {
+        o.at("/metadata/annotations")
+            .and_then(|a| a.get(RESOURCE_IGNORE_ANNOTATION))
+            .and_then(Value::as_str)
+    })?;
+    let mut json_pointers: Vec<String> = Vec::new();
+    for p in text.split(',').map(str::trim) {
+        if p.starts_with('/') && !json_pointers.iter().any(|q| q == p) {
+            json_pointers.push(p.to_string());
+        }
+    }
+    if json_pointers.is_empty() {
+        return None;
+    }
+    Some(IgnoreRule {
+        source: format!("the object's {RESOURCE_IGNORE_ANNOTATION} annotation"),
+        group: key.group.clone(),
+        kind: key.kind.clone(),
+        name: Some(key.name.clone()),
+        namespace: Some(key.namespace.clone()),
+        json_pointers,
+        ..IgnoreRule::default()
+    })
+}
+
 /// The first of `rules` that removes the field at `path`, judged on an object
 /// holding only that field (with `value`) and, for list items, their merge
 /// key: what pasted diff output shows of an object. `managedFieldsManagers`

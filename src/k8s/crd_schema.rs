@@ -40,7 +40,9 @@ pub fn crd_keyed_lists(schema: &Value) -> Vec<Vec<String>> {
     out
 }
 
-/// Whether a schema declares a `default` anywhere.
+/// Whether a schema declares a `default` or an
+/// `x-kubernetes-preserve-unknown-fields` object anywhere: the comparison
+/// reads nothing else from it.
 pub fn crd_schema_has_default(schema: &Value) -> bool {
     has_default(schema, 0)
 }
@@ -51,7 +53,9 @@ fn has_default(schema: &Value, depth: usize) -> bool {
     }
     match schema {
         Value::Object(m) => {
-            m.contains_key("default") || m.values().any(|v| has_default(v, depth + 1))
+            m.contains_key("default")
+                || m.contains_key(PRESERVE_UNKNOWN)
+                || m.values().any(|v| has_default(v, depth + 1))
         }
         Value::Array(a) => a.iter().any(|v| has_default(v, depth + 1)),
         _ => false,
@@ -107,6 +111,31 @@ fn default_walk(schema: &Value, obj: &mut Value, depth: usize) {
         }
         _ => {}
     }
+}
+
+const PRESERVE_UNKNOWN: &str = "x-kubernetes-preserve-unknown-fields";
+
+/// Whether `path` lies below an object the schema marks
+/// `x-kubernetes-preserve-unknown-fields: true` (the object itself excluded).
+pub fn preserves_unknown_above(schema: &Value, path: &[Seg]) -> bool {
+    let mut node = schema;
+    for seg in path {
+        if node.get(PRESERVE_UNKNOWN).and_then(Value::as_bool) == Some(true) {
+            return true;
+        }
+        let next = match seg {
+            Seg::Key(k) => node
+                .get("properties")
+                .and_then(|p| p.get(k))
+                .or_else(|| node.get("additionalProperties").filter(|a| a.is_object())),
+            Seg::Item { .. } => node.get("items").filter(|i| i.is_object()),
+        };
+        match next {
+            Some(n) => node = n,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// The value the API server would fill in at `path` from the schema's

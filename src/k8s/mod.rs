@@ -26,7 +26,8 @@ mod quantity;
 mod schema;
 
 pub use crd_schema::{
-    apply_schema_defaults, crd_keyed_lists, crd_schema_has_default, schema_default_at,
+    apply_schema_defaults, crd_keyed_lists, crd_schema_has_default, preserves_unknown_above,
+    schema_default_at,
 };
 pub use defaults::{apply_defaults, default_for};
 pub(crate) use duration::parse_go_duration;

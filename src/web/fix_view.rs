@@ -172,7 +172,13 @@ pub fn FixView(props: &FixProps) -> Html {
     let body = match f.kind {
         FixKind::Ignore => match crate::fixes::snippet_forms(&f.snippet) {
             (app, Some(cm)) => html! {
-                <SnippetTabs id={props.id.clone()} app={AttrValue::from(format!("{app}\n"))} cm={AttrValue::from(cm.to_string())} />
+                <>
+                    <SnippetTabs id={props.id.clone()} app={AttrValue::from(format!("{app}\n"))} cm={AttrValue::from(cm.to_string())} />
+                    // From 3.6: the object's own annotation, to put in Git.
+                    if let Some(own) = crate::fixes::annotation_form(&f.snippet) {
+                        <Snippet text={AttrValue::from(own.to_string())} label="Copy the annotation form" />
+                    }
+                </>
             },
             (_, None) => {
                 html! { <Snippet text={AttrValue::from(f.snippet.clone())} label="Copy" /> }

@@ -13,10 +13,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// Why the comparison options do not apply to pasted diff output.
-/// The older release lines offered besides the newest: every line back to
-/// the oldest whose comparison differs in a way [`crate::argocd_release::CHANGES`] dates.
+/// The older releases offered besides the newest: every line back to the
+/// oldest whose comparison differs in a way [`crate::argocd_release::CHANGES`]
+/// dates, and the patch releases that date a row (a bare line is compared as
+/// its first release).
 const RELEASES: &[&str] = &[
-    "3.5", "3.4", "3.3", "3.2", "3.1", "3.0", "2.14", "2.13", "2.12", "2.11", "2.10",
+    "3.5", "3.4.6", "3.4.5", "3.4.4", "3.4", "3.3.13", "3.3.12", "3.3.11", "3.3", "3.2", "3.1",
+    "3.0", "2.14", "2.13", "2.12", "2.11", "2.10",
 ];
 
 const IN_DIFF_OUTPUT: &str =
