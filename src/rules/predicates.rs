@@ -110,6 +110,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("since_last_sync", history::since_last_sync),
     ("drift_origin", history::drift_origin),
     ("live_tracking", history::live_tracking),
+    ("created_by_program", history::created_by_program),
     (
         "schedule_from_render_time",
         conventions::schedule_from_render_time,
@@ -118,6 +119,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
         "random_roll_annotation",
         conventions::random_roll_annotation,
     ),
+    ("key_renamed_by_uuid", conventions::key_renamed_by_uuid),
 ];
 
 fn find(name: &str) -> Option<Predicate> {
