@@ -404,7 +404,7 @@ fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
 /// carries a run of lowercase hex is a digest or a commit id (a CI build's
 /// version label `ci-0b2c7e5…`, an image tag): it moves when its source
 /// moves, not on every render (`randAlphaNum` mixes capitals in).
-fn generated_text(s: &str) -> bool {
+pub(super) fn generated_text(s: &str) -> bool {
     let is_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
     let longest_hex_run = s
         .as_bytes()

@@ -15,10 +15,15 @@ fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
 /// `dateInZone "04 15 * * *" (now | mustDateModify "+10m")` unless
 /// `heartbeatSchedule` is set (linkerd2
 /// `charts/linkerd-control-plane/templates/heartbeat.yaml`); the label, not
-/// the name, survives name prefixes and other namespaces.
+/// the name, survives name prefixes and other namespaces, and the chart's
+/// name `linkerd-heartbeat` serves where a diff does not show the labels.
 pub(super) fn schedule_from_render_time(f: &Finding<'_>) -> Option<Vars> {
-    let obj = super::objects(f)
-        .find(|o| label(o, "linkerd.io/control-plane-component") == Some("heartbeat"))?;
+    // The chart's label, or the name it gives the CronJob when a diff's
+    // hunk does not reach the labels.
+    let obj = super::objects(f).find(|o| {
+        label(o, "linkerd.io/control-plane-component") == Some("heartbeat")
+            || o.pointer("/metadata/name").and_then(Value::as_str) == Some("linkerd-heartbeat")
+    })?;
     let chart = label(obj, "helm.sh/chart").map_or_else(
         || "Linkerd's control-plane chart".to_string(),
         |c| format!("Linkerd's control-plane chart ({c})"),
@@ -125,7 +130,7 @@ pub(super) fn random_roll_annotation(f: &Finding<'_>) -> Option<Vars> {
 
 /// The name with every UUID (8-4-4-4-12 hex digits) replaced by `*`, when
 /// it holds one.
-fn without_uuids(name: &str) -> Option<String> {
+pub(super) fn without_uuids(name: &str) -> Option<String> {
     let b = name.as_bytes();
     let groups = [8, 4, 4, 4, 12];
     let at = |i: usize| -> Option<usize> {
