@@ -293,7 +293,8 @@ fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
         return Some(class_of(w, Via::ReplacingItem));
     }
     let w = class_of(
-        crate::managed_fields::writer_of(live, f.path).or_else(|| every_entry_writer(live, f.path))?,
+        crate::managed_fields::writer_of(live, f.path)
+            .or_else(|| every_entry_writer(live, f.path))?,
         Via::Field,
     );
     if w.class == ManagerClass::ArgoCd && f.live.is_none() && f.git.is_some() {
@@ -326,7 +327,11 @@ fn every_entry_writer(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
 /// The latest `Update` of the object itself (no subresource) by a program,
 /// after Argo CD's apply at `argocd_time`, whose fields include others of
 /// the map that held the field at `path`.
-fn later_program_update(live: &Value, path: &[Seg], argocd_time: Option<&str>) -> Option<FieldWriter> {
+fn later_program_update(
+    live: &Value,
+    path: &[Seg],
+    argocd_time: Option<&str>,
+) -> Option<FieldWriter> {
     let argocd_time = argocd_time?;
     let (_, parent) = path.split_last()?;
     let entries = live.at("/metadata/managedFields")?.as_array()?;
@@ -361,7 +366,12 @@ fn later_program_update(live: &Value, path: &[Seg], argocd_time: Option<&str>) -
                 spec_fields: e
                     .at("/fieldsV1/f:spec")
                     .and_then(Value::as_object)
-                    .map(|m| m.keys().filter_map(|k| k.strip_prefix("f:")).map(str::to_string).collect())
+                    .map(|m| {
+                        m.keys()
+                            .filter_map(|k| k.strip_prefix("f:"))
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default(),
             })
         })

@@ -172,7 +172,9 @@ pub(super) fn without_uuids(name: &str) -> Option<String> {
 /// side has, in its place, the same name with another UUID (and not this
 /// one): a template that calls `uuidv4` renamed the key at render time.
 pub(super) fn key_renamed_by_uuid(f: &Finding<'_>) -> Option<Vars> {
-    let (Some(crate::path::Seg::Key(name)), parent) = (f.path.last(), &f.path[..f.path.len().saturating_sub(1)]) else {
+    let (Some(crate::path::Seg::Key(name)), parent) =
+        (f.path.last(), &f.path[..f.path.len().saturating_sub(1)])
+    else {
         return None;
     };
     let (this, other) = match (f.git.is_some(), f.live.is_some()) {
@@ -183,11 +185,11 @@ pub(super) fn key_renamed_by_uuid(f: &Finding<'_>) -> Option<Vars> {
     let at = crate::path::pointer(parent);
     let shape = without_uuids(name)?;
     let this_map = this.pointer(&at)?.as_object()?;
-    let renamed = other
-        .pointer(&at)?
-        .as_object()?
-        .keys()
-        .find(|k| *k != name && !this_map.contains_key(*k) && without_uuids(k).as_deref() == Some(shape.as_str()))?;
+    let renamed = other.pointer(&at)?.as_object()?.keys().find(|k| {
+        *k != name
+            && !this_map.contains_key(*k)
+            && without_uuids(k).as_deref() == Some(shape.as_str())
+    })?;
     Some(vec![var("other_key", renamed.clone())])
 }
 

@@ -249,10 +249,16 @@ pub(super) fn created_by_program(f: &Finding<'_>) -> Option<Vars> {
     }
     // An object with an owner reference is its owner's child to Argo CD,
     // never an extraneous one.
-    if live.pointer("/metadata/ownerReferences").is_some_and(|o| o.as_array().is_some_and(|a| !a.is_empty())) {
+    if live
+        .pointer("/metadata/ownerReferences")
+        .is_some_and(|o| o.as_array().is_some_and(|a| !a.is_empty()))
+    {
         return None;
     }
-    Some(vec![var("creator", creator.manager), var("instance", label)])
+    Some(vec![
+        var("creator", creator.manager),
+        var("instance", label),
+    ])
 }
 
 /// A mutating webhook can have seen this object: the input holds no webhook
