@@ -10,7 +10,8 @@
 //! manager is the user agent's first word); kubectl's commands set
 //! `kubectl-<verb>` managers (`kubectl-client-side-apply`, `kubectl-edit`,
 //! `kubectl-patch`, ... in `staging/src/k8s.io/kubectl/pkg/cmd`) and `kubectl`
-//! for `kubectl apply --server-side`; browsers send `Mozilla/5.0 ...`, which
+//! for `kubectl apply --server-side`; OpenShift's `oc` builds those same
+//! commands and sends the user agent `oc/<version>` (openshift/oc); browsers send `Mozilla/5.0 ...`, which
 //! web consoles (OpenShift's, the Kubernetes dashboard) pass through; Argo
 //! CD's apply uses `argocd-controller` (gitops-engine's `sync.go`, older
 //! releases `argocd-application-controller`); the HPA controller runs in
@@ -40,6 +41,10 @@ const TABLE: &[Row] = &[
     row("kubectl", Person),
     row("kubectl-*", Person),
     row("kubectl.exe", Person),
+    // OpenShift's CLI is kubectl's code under another name: its commands
+    // that set no field manager are recorded under its user agent, `oc`.
+    row("oc", Person),
+    row("oc.exe", Person),
     // A web browser's user agent: the request came from a web console.
     row("Mozilla", Person),
     // Desktop and terminal consoles people edit objects with.
@@ -123,6 +128,7 @@ mod tests {
             "kubectl-client-side-apply",
             "Mozilla",
             "argocd-server",
+            "oc",
         ] {
             assert_eq!(class_of(m), Person, "{m}");
         }
@@ -157,6 +163,16 @@ mod tests {
         ));
         assert!(scaler("keda-operator", Some("scale"), "StatefulSet"));
         assert!(!scaler("kubectl-scale", Some("scale"), "Deployment"));
+        // `oc scale` on a cluster that records no subresource: a person.
+        assert!(!is_scaler(
+            &FieldWriter {
+                spec_fields: vec!["replicas".into()],
+                ..w("oc", None)
+            },
+            "Deployment",
+            "/spec/replicas",
+            false
+        ));
         assert!(!scaler("flagger", None, "Deployment"));
         // Before 1.22: no subresource recorded, still the HPA controller.
         assert!(scaler("kube-controller-manager", None, "Deployment"));

@@ -110,6 +110,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("since_last_sync", history::since_last_sync),
     ("drift_origin", history::drift_origin),
     ("live_tracking", history::live_tracking),
+    ("created_by_program", history::created_by_program),
     (
         "schedule_from_render_time",
         conventions::schedule_from_render_time,
@@ -117,6 +118,11 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     (
         "random_roll_annotation",
         conventions::random_roll_annotation,
+    ),
+    ("key_renamed_by_uuid", conventions::key_renamed_by_uuid),
+    (
+        "differs_only_by_generated_tokens",
+        differs_only_by_generated_tokens,
     ),
 ];
 
@@ -248,6 +254,63 @@ pub(super) fn looks_random(s: &str) -> bool {
     let has_upper = s.bytes().any(|b| b.is_ascii_uppercase());
     let has_lower = s.bytes().any(|b| b.is_ascii_lowercase());
     distinct * 3 >= s.len().min(60) && (has_digit as u8 + has_upper as u8 + has_lower as u8) >= 2
+}
+
+/// Git and live hold the same text but for generated tokens: UUIDs, or
+/// random-looking words of one length (`uuidv4`, `randAlphaNum` inside a
+/// script or a JSON document the template renders), inside text that
+/// stays. `tokens` says which (the first differing pair).
+fn differs_only_by_generated_tokens(f: &Finding<'_>) -> Option<Vars> {
+    let (g, l) = both_strings(f)?;
+    if g == l {
+        return None;
+    }
+    let (gu, lu) = (
+        conventions::without_uuids(g).unwrap_or_else(|| g.to_string()),
+        conventions::without_uuids(l).unwrap_or_else(|| l.to_string()),
+    );
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let split = |s: &str| -> Vec<(bool, String)> {
+        // Words and the separators between them, in order.
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for c in s.chars() {
+            match out.last_mut() {
+                Some((w, t)) if *w == word(c) => t.push(c),
+                _ => out.push((word(c), c.to_string())),
+            }
+        }
+        out
+    };
+    let (gt, lt) = (split(&gu), split(&lu));
+    if gt.len() != lt.len() {
+        return None;
+    }
+    let mut first: Option<(String, String)> = None;
+    // The generated part sits inside text that stays: a value that is
+    // wholly one random word (a password rotated by hand) is not this.
+    let mut kept_words = 0;
+    for ((gw, a), (_, b)) in gt.iter().zip(&lt) {
+        if a == b {
+            kept_words += usize::from(*gw);
+            continue;
+        }
+        // A digest or commit id (lowercase hex) moves with its source, not
+        // on every render: not a generated token.
+        let generated = |t: &str| super::provenance::generated_text(t);
+        if !gw || a.len() != b.len() || !generated(a) || !generated(b) {
+            return None;
+        }
+        first.get_or_insert((a.clone(), b.clone()));
+    }
+    if kept_words == 0 {
+        return None;
+    }
+    let tokens = match first {
+        Some((a, b)) => format!("random-looking words of one length (`{a}` and `{b}`)"),
+        // Only UUIDs differ.
+        None => "a UUID".to_string(),
+    };
+    Some(vec![var("tokens", tokens)])
 }
 
 /// Both sides hold random-looking strings of the same length (Helm

@@ -6,7 +6,9 @@
 //! - Who last wrote the live value: the `managedFields` entry (manager,
 //!   operation, subresource, time) and that manager's class
 //!   ([`super::managers`]). For an item of a list keyed by a merge key that
-//!   live lacks, the entry that took its place speaks for it.
+//!   live lacks, the entry that took its place speaks for it; for a field
+//!   live lacks that only Argo CD's earlier apply recorded, a program's later
+//!   update of the fields next to it does (nobody records a removal).
 //! - Which objects of the input name this one (`scaleTargetRef`,
 //!   `targetRef`, `workloadRef`).
 //! - The value's shape: random, a certificate, a checksum, a timestamp, or
@@ -63,6 +65,12 @@ pub enum Via {
     /// The list item live lacks was replaced: the entry that holds the
     /// item which took its place.
     ReplacingItem,
+    /// A field Git declares and live lacks, recorded only under Argo CD's
+    /// earlier apply: a program updated the fields next to it afterwards.
+    /// The API server keeps no record of who removes a field, and a webhook
+    /// mutating Argo CD's own request shows under Argo CD's time, so a later
+    /// update by a program is the removal's best witness.
+    LaterUpdate,
 }
 
 /// Who last wrote the live value.
@@ -284,7 +292,89 @@ fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
     if let Some(w) = replacing_item_writer(live, f) {
         return Some(class_of(w, Via::ReplacingItem));
     }
-    crate::managed_fields::writer_of(live, f.path).map(|w| class_of(w, Via::Field))
+    let w = class_of(
+        crate::managed_fields::writer_of(live, f.path)
+            .or_else(|| every_entry_writer(live, f.path))?,
+        Via::Field,
+    );
+    if w.class == ManagerClass::ArgoCd && f.live.is_none() && f.git.is_some() {
+        if let Some(later) = later_program_update(live, f.path, w.field.time.as_deref()) {
+            return Some(class_of(later, Via::LaterUpdate));
+        }
+    }
+    Some(w)
+}
+
+/// A map's keys are owned one by one, so a map nobody owns whole (a
+/// Secret's `data` Git leaves out) was written by whoever wrote every one
+/// of its keys, when that is one manager.
+fn every_entry_writer(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
+    let map = live.at(&crate::path::pointer(path))?.as_object()?;
+    let mut found: Option<FieldWriter> = None;
+    for key in map.keys() {
+        let mut child = path.to_vec();
+        child.push(Seg::Key(key.clone()));
+        let w = crate::managed_fields::writer_of(live, &child)?;
+        match &found {
+            Some(prev) if prev.manager != w.manager => return None,
+            Some(prev) if prev.time >= w.time => {}
+            _ => found = Some(w),
+        }
+    }
+    found.map(|w| FieldWriter { exact: false, ..w })
+}
+
+/// The latest `Update` of the object itself (no subresource) by a program,
+/// after Argo CD's apply at `argocd_time`, whose fields include others of
+/// the map that held the field at `path`.
+fn later_program_update(
+    live: &Value,
+    path: &[Seg],
+    argocd_time: Option<&str>,
+) -> Option<FieldWriter> {
+    let argocd_time = argocd_time?;
+    let (_, parent) = path.split_last()?;
+    let entries = live.at("/metadata/managedFields")?.as_array()?;
+    let text = |e: &Value, k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+    entries
+        .iter()
+        .filter(|e| {
+            let manager = e.get("manager").and_then(Value::as_str).unwrap_or_default();
+            managers::class_of(manager) == ManagerClass::Program
+                && e.get("operation").and_then(Value::as_str) == Some("Update")
+                && e.get("subresource").and_then(Value::as_str).is_none_or(str::is_empty)
+                // RFC 3339 times in UTC order as strings.
+                && e.get("time").and_then(Value::as_str).is_some_and(|t| t > argocd_time)
+        })
+        .filter(|e| {
+            let mut node = e.get("fieldsV1");
+            for seg in parent {
+                let Seg::Key(k) = seg else { return false };
+                node = node.and_then(|n| n.get(format!("f:{k}")));
+            }
+            node.and_then(Value::as_object)
+                .is_some_and(|m| m.keys().any(|k| k.starts_with("f:")))
+        })
+        .max_by(|a, b| text(a, "time").cmp(&text(b, "time")))
+        .and_then(|e| {
+            Some(FieldWriter {
+                manager: text(e, "manager")?,
+                operation: text(e, "operation"),
+                subresource: None,
+                time: text(e, "time"),
+                exact: false,
+                spec_fields: e
+                    .at("/fieldsV1/f:spec")
+                    .and_then(Value::as_object)
+                    .map(|m| {
+                        m.keys()
+                            .filter_map(|k| k.strip_prefix("f:"))
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        })
 }
 
 fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
@@ -324,7 +414,7 @@ fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
 /// carries a run of lowercase hex is a digest or a commit id (a CI build's
 /// version label `ci-0b2c7e5…`, an image tag): it moves when its source
 /// moves, not on every render (`randAlphaNum` mixes capitals in).
-fn generated_text(s: &str) -> bool {
+pub(super) fn generated_text(s: &str) -> bool {
     let is_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
     let longest_hex_run = s
         .as_bytes()

@@ -15,10 +15,15 @@ fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
 /// `dateInZone "04 15 * * *" (now | mustDateModify "+10m")` unless
 /// `heartbeatSchedule` is set (linkerd2
 /// `charts/linkerd-control-plane/templates/heartbeat.yaml`); the label, not
-/// the name, survives name prefixes and other namespaces.
+/// the name, survives name prefixes and other namespaces, and the chart's
+/// name `linkerd-heartbeat` serves where a diff does not show the labels.
 pub(super) fn schedule_from_render_time(f: &Finding<'_>) -> Option<Vars> {
-    let obj = super::objects(f)
-        .find(|o| label(o, "linkerd.io/control-plane-component") == Some("heartbeat"))?;
+    // The chart's label, or the name it gives the CronJob when a diff's
+    // hunk does not reach the labels.
+    let obj = super::objects(f).find(|o| {
+        label(o, "linkerd.io/control-plane-component") == Some("heartbeat")
+            || o.pointer("/metadata/name").and_then(Value::as_str) == Some("linkerd-heartbeat")
+    })?;
     let chart = label(obj, "helm.sh/chart").map_or_else(
         || "Linkerd's control-plane chart".to_string(),
         |c| format!("Linkerd's control-plane chart ({c})"),
@@ -121,4 +126,85 @@ pub(super) fn random_roll_annotation(f: &Finding<'_>) -> Option<Vars> {
         .map_or_else(|| "the chart".to_string(), |(_, v)| v);
     (g != l && g.len() == l.len() && shaped(g) && shaped(l))
         .then(|| vec![var("key", key), var("source", source)])
+}
+
+/// The name with every UUID (8-4-4-4-12 hex digits) replaced by `*`, when
+/// it holds one.
+pub(super) fn without_uuids(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    let groups = [8, 4, 4, 4, 12];
+    let at = |i: usize| -> Option<usize> {
+        let mut j = i;
+        for (n, len) in groups.iter().enumerate() {
+            if n > 0 {
+                if b.get(j) != Some(&b'-') {
+                    return None;
+                }
+                j += 1;
+            }
+            let part = b.get(j..j + len)?;
+            if !part.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            j += len;
+        }
+        Some(j)
+    };
+    let (mut out, mut i, mut found) = (String::new(), 0, false);
+    while i < b.len() {
+        match at(i) {
+            Some(end) => {
+                out.push('*');
+                i = end;
+                found = true;
+            }
+            None => {
+                let ch = name[i..].chars().next()?;
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+    found.then_some(out)
+}
+
+/// This map key's name holds a UUID, only one side has it, and the other
+/// side has, in its place, the same name with another UUID (and not this
+/// one): a template that calls `uuidv4` renamed the key at render time.
+pub(super) fn key_renamed_by_uuid(f: &Finding<'_>) -> Option<Vars> {
+    let (Some(crate::path::Seg::Key(name)), parent) =
+        (f.path.last(), &f.path[..f.path.len().saturating_sub(1)])
+    else {
+        return None;
+    };
+    let (this, other) = match (f.git.is_some(), f.live.is_some()) {
+        (true, false) => (f.git_obj?, f.live_obj?),
+        (false, true) => (f.live_obj?, f.git_obj?),
+        _ => return None,
+    };
+    let at = crate::path::pointer(parent);
+    let shape = without_uuids(name)?;
+    let this_map = this.pointer(&at)?.as_object()?;
+    let renamed = other.pointer(&at)?.as_object()?.keys().find(|k| {
+        *k != name
+            && !this_map.contains_key(*k)
+            && without_uuids(k).as_deref() == Some(shape.as_str())
+    })?;
+    Some(vec![var("other_key", renamed.clone())])
+}
+
+#[cfg(test)]
+mod uuid_tests {
+    use super::without_uuids;
+
+    #[test]
+    fn uuids_in_names_are_found_and_only_they() {
+        assert_eq!(
+            without_uuids("cfg-0f8e2a1c-3b4d-4e5f-8a9b-0c1d2e3f4a5b.yaml").as_deref(),
+            Some("cfg-*.yaml")
+        );
+        assert_eq!(without_uuids("cfg-0f8e2a1c.yaml"), None);
+        assert_eq!(without_uuids("plain"), None);
+        assert_eq!(without_uuids("ünïcode-name"), None);
+    }
 }

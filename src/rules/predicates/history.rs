@@ -68,8 +68,14 @@ fn written_by(f: &Finding<'_>, classes: &[ManagerClass]) -> Option<Vars> {
         return None;
     }
     let mut how = String::new();
-    if w.via == Via::ReplacingItem {
-        how.push_str(" (it owns the list entry that took the place of Git's)");
+    match w.via {
+        Via::ReplacingItem => {
+            how.push_str(" (it owns the list entry that took the place of Git's)")
+        }
+        Via::LaterUpdate => how.push_str(
+            " (it updated the fields next to it after Argo CD's last apply; the API server records no writer for a field that is gone)",
+        ),
+        Via::Field => {}
     }
     if let Some(t) = &w.field.time {
         how.push_str(&format!(" at {t}"));
@@ -206,6 +212,53 @@ pub(super) fn live_tracking(f: &Finding<'_>) -> Option<Vars> {
         ", and it carries no Argo CD tracking annotation or label: the input does not show that this app manages it (if it does, Argo CD marks it as requiring pruning)".to_string()
     };
     Some(vec![var("tracking", s)])
+}
+
+/// A program created this object Git does not declare and gave it the
+/// app's tracking label: every write of it the API server recorded is a
+/// program's (none is Argo CD's apply or a person's tool), and a program
+/// owns `app.kubernetes.io/instance`. Controllers that copy the metadata of
+/// the object they derive from copy that label too, and label tracking then
+/// counts the copy as the app's. (A copied tracking annotation does not
+/// count: its value names the object it was written for.)
+pub(super) fn created_by_program(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live_obj?;
+    let label = live
+        .pointer("/metadata/labels/app.kubernetes.io~1instance")
+        .and_then(Value::as_str)?;
+    let entries = live.pointer("/metadata/managedFields")?.as_array()?;
+    let managers: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e.get("manager").and_then(Value::as_str))
+        .collect();
+    if managers.is_empty()
+        || managers
+            .iter()
+            .any(|m| managers::class_of(m) != ManagerClass::Program)
+    {
+        return None;
+    }
+    let path = [
+        crate::path::Seg::Key("metadata".into()),
+        crate::path::Seg::Key("labels".into()),
+        crate::path::Seg::Key("app.kubernetes.io/instance".into()),
+    ];
+    let creator = crate::managed_fields::writer_of(live, &path)?;
+    if managers::class_of(&creator.manager) != ManagerClass::Program {
+        return None;
+    }
+    // An object with an owner reference is its owner's child to Argo CD,
+    // never an extraneous one.
+    if live
+        .pointer("/metadata/ownerReferences")
+        .is_some_and(|o| o.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        return None;
+    }
+    Some(vec![
+        var("creator", creator.manager),
+        var("instance", label),
+    ])
 }
 
 /// A mutating webhook can have seen this object: the input holds no webhook
