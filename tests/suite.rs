@@ -37,3 +37,4 @@ mod settings;
 mod snippet_roundtrip;
 mod sync_effects;
 mod verify;
+mod what_the_diff;
