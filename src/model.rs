@@ -666,6 +666,9 @@ pub enum SyncEffectKind {
     /// A list copied from live whole into every sync: a later Git change to
     /// it would be held back.
     ListCopiedWhole,
+    /// The live status copied into a server-side apply of a kind without a
+    /// status subresource: its controller can no longer correct it.
+    StatusFrozen,
 }
 
 impl SyncEffectKind {

@@ -23,6 +23,7 @@
 //! into the list), and only the API server's defaults drift-doctor's schema
 //! tables know are predicted.
 
+use crate::argocd_release::Behaviour;
 use crate::context::CrdVersion;
 use crate::identity::ResourceKey;
 use crate::model::{SyncEffect, SyncEffectKind};
@@ -184,31 +185,35 @@ pub fn of_ignore_fix(
         });
     }
     let pdb = key.group == "policy" && key.kind == "PodDisruptionBudget";
-    // argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0.
-    let fixed_in = [
-        crate::ArgoCdRelease::patch_release(3, 3, 13),
-        crate::ArgoCdRelease::patch_release(3, 4, 5),
-        crate::ArgoCdRelease::patch_release(3, 5, 0),
-    ];
-    let carried = release.carries(&fixed_in);
-    if pdb && carried != Some(true) && git.at("/spec/selector").is_some() {
-        let when = match carried {
-            None => format!(
-                "On Argo CD {release} before {}",
-                fixed_in
-                    .iter()
-                    .find(|f| f.line() == release.line())
-                    .map_or_else(String::new, ToString::to_string)
-            ),
-            _ => format!("On Argo CD {release}"),
-        };
-        effects.push(SyncEffect {
-            kind: SyncEffectKind::ResetToDefault,
-            pointer: "/spec/selector".into(),
-            message: format!(
-                "{when}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136, fixed in 3.3.13, 3.4.5 and 3.5.0; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
-            ),
-        });
+    if pdb && git.at("/spec/selector").is_some() {
+        if let Some(when) = lacking(
+            release,
+            Behaviour::RespectIgnoreDifferencesKeepsReplacedFields,
+        ) {
+            effects.push(SyncEffect {
+                kind: SyncEffectKind::ResetToDefault,
+                pointer: "/spec/selector".into(),
+                message: format!(
+                    "{when}, RespectIgnoreDifferences=true replaces a PodDisruptionBudget's spec.selector with the ignored fields' live values alone (argo-cd #27136; the selector's patch strategy is replace): the sync can leave the budget selecting no pods. Upgrade, or use the rule without RespectIgnoreDifferences."
+                ),
+            });
+        }
+    }
+    // Argo CD's manager applied the object server-side before, so it will
+    // again, and a status in what it sends becomes its own.
+    let applied_server_side =
+        crate::managed_fields::applied_skeleton(live, ARGOCD_MANAGER).is_some();
+    if applied_server_side && live.get("status").is_some() && lacks_status_subresource(key, crd) {
+        if let Some(when) = lacking(release, Behaviour::RespectIgnoreDifferencesLeavesStatus) {
+            effects.push(SyncEffect {
+                kind: SyncEffectKind::StatusFrozen,
+                pointer: "/status".into(),
+                message: format!(
+                    "{when}, RespectIgnoreDifferences=true copies the live status into the object Argo CD applies server-side (argo-cd PR #28201): Argo CD's manager becomes an owner of status, and on a {} without a status subresource the status stops following its controller (a stale status.operationState, on an Application). Upgrade, or use the rule without RespectIgnoreDifferences.",
+                    key.kind
+                ),
+            });
+        }
     }
     if !crate::k8s::typed_in_argo_cd(&key.group, &key.kind) {
         effects.extend(custom_resource_lists_copied(
@@ -216,6 +221,43 @@ pub fn of_ignore_fix(
         ));
     }
     effects
+}
+
+/// Argo CD's field manager for its own applies (`ArgoCDSSAManager`).
+const ARGOCD_MANAGER: &str = "argocd-controller";
+
+/// When `release` lacks a fix of the table, the words that say so ("On Argo
+/// CD 3.4.3", or "On Argo CD 3.4 before 3.4.5" for a bare line); `None`
+/// when it has it.
+fn lacking(release: crate::ArgoCdRelease, fix: Behaviour) -> Option<String> {
+    match release.decides(fix) {
+        Some(true) => None,
+        Some(false) => Some(format!("On Argo CD {release}")),
+        None => {
+            let first = crate::argocd_release::change(fix).and_then(|c| {
+                c.first_releases()
+                    .into_iter()
+                    .find(|f| f.line() == release.line())
+            });
+            Some(match first {
+                Some(first) => format!("On Argo CD {release} before {first}"),
+                None => format!("On Argo CD {release}"),
+            })
+        }
+    }
+}
+
+/// A kind whose status is written with the object itself: a custom
+/// resource whose CRD (in the input) enables no status subresource, or Argo
+/// CD's own Application, whose CRD has none.
+fn lacks_status_subresource(key: &ResourceKey, crd: Option<&CrdVersion>) -> bool {
+    if crate::k8s::typed_in_argo_cd(&key.group, &key.kind) {
+        return false;
+    }
+    match crd {
+        Some(version) => !version.status_subresource,
+        None => key.group == "argoproj.io" && key.kind == "Application",
+    }
 }
 
 /// How `RespectIgnoreDifferences=true` copies a custom resource's ignored

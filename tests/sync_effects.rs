@@ -748,3 +748,51 @@ spec:
         [SyncEffectKind::ListCopiedWhole]
     );
 }
+
+/// Before 3.3.12, 3.4.4 and 3.5.0 RespectIgnoreDifferences copied the live
+/// status into the applied object (argo-cd PR #28201): on a kind without a
+/// status subresource applied server-side, Argo CD then owns the status.
+#[test]
+fn respecting_an_ignored_field_of_an_application_applied_server_side_froze_its_status() {
+    let k = key("argoproj.io", "Application", "argocd", "payments");
+    let git = json!({"spec": {"source": {"targetRevision": "main"}}});
+    let live = json!({
+        "metadata": {"managedFields": [{"manager": "argocd-controller", "operation": "Apply",
+            "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:source": {"f:targetRevision": {}}}}}]},
+        "spec": {"source": {"targetRevision": "release-7"}},
+        "status": {"operationState": {"phase": "Running"}}
+    });
+    let ignored = [parse_pointer("/spec/source/targetRevision")];
+    let on = |release: &str, live: &serde_json::Value| {
+        kinds(&of_ignore_fix(
+            &k,
+            &git,
+            live,
+            &ignored,
+            true,
+            ArgoCdRelease::parse(release).unwrap(),
+            None,
+        ))
+    };
+    assert_eq!(on("3.4.3", &live), [SyncEffectKind::StatusFrozen]);
+    assert_eq!(on("3.4", &live), [SyncEffectKind::StatusFrozen]);
+    assert!(on("3.4.4", &live).is_empty());
+    assert!(on("3.3.12", &live).is_empty());
+    assert!(SyncEffectKind::StatusFrozen.harms());
+    // Applied client-side, Argo CD's manager takes no status of its own.
+    let mut client_side = live.clone();
+    client_side["metadata"]["managedFields"][0]["operation"] = json!("Update");
+    assert!(on("3.4.3", &client_side).is_empty());
+    // A built-in kind's status has its own subresource.
+    let deploy = key("apps", "Deployment", "argocd", "payments");
+    assert!(of_ignore_fix(
+        &deploy,
+        &git,
+        &live,
+        &ignored,
+        true,
+        ArgoCdRelease::parse("3.4.3").unwrap(),
+        None
+    )
+    .is_empty());
+}
