@@ -25,12 +25,21 @@ fn the_first_report_is_the_cores_report_of_the_default_example() {
         .iter()
         .map(|r| (r.code.as_str(), r.title.as_str()))
         .collect();
+    let sync_errors = drift_doctor::application::sync_errors::patterns().unwrap();
     let expected_titles: Vec<(&str, &str)> = catalog
         .rules
         .iter()
         .map(|r| (r.code.as_str(), r.title.as_str()))
+        .chain(
+            sync_errors
+                .iter()
+                .map(|p| (p.code.as_str(), p.title.as_str())),
+        )
         .collect();
-    assert_eq!(titles, expected_titles, "every rule's title comes along");
+    assert_eq!(
+        titles, expected_titles,
+        "every rule's and sync error's title comes along"
+    );
     let window = first.window;
 
     let mut without_resources: Report = serde_json::from_str(&window.report).unwrap();

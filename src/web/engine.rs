@@ -448,39 +448,71 @@ fn line_of(l: view::DiffLine) -> Line {
     }
 }
 
-/// The catalogue's documentation, with the section headings of `explain`.
+/// The heading of the evidence sentence a rule or sync-error pattern
+/// writes, so the Rules tab finds a sentence seen in a report.
+const EVIDENCE_HEADING: &str = "What the report says";
+
+/// The catalogue's documentation, with the section headings of `explain`
+/// and the evidence each rule writes, then the sync errors recognised in an
+/// Application's status (`SE…`), so both are found in the Rules tab.
 pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
     let catalog = crate::rules::catalog();
-    Ok(catalog
-        .rules
+    let rules = catalog.rules.iter().map(|r| {
+        let mut sections: Vec<(String, String)> = r
+            .docs
+            .sections()
+            .iter()
+            .map(|(h, t)| (h.to_string(), t.trim().to_string()))
+            .collect();
+        sections.push((EVIDENCE_HEADING.to_string(), r.evidence.trim().to_string()));
+        RuleDoc {
+            code: r.code.clone(),
+            title: r.title.clone(),
+            cause: r.cause,
+            confidence: r.confidence,
+            retired: r.retired.clone(),
+            kinds: r.matcher.kinds.clone(),
+            examples: r
+                .examples
+                .iter()
+                .map(|e| RuleExample {
+                    id: e.id.clone(),
+                    pointer: e.pointer.clone(),
+                    git: e.git.clone(),
+                    live: e.live.clone(),
+                    diff: e.diff.clone().unwrap_or_default(),
+                })
+                .collect(),
+            sections,
+        }
+    });
+    let sync_errors = crate::application::sync_errors::patterns()?
         .iter()
-        .map(|r| {
-            let sections = r.docs.sections();
-            RuleDoc {
-                code: r.code.clone(),
-                title: r.title.clone(),
-                cause: r.cause,
-                confidence: r.confidence,
-                retired: r.retired.clone(),
-                kinds: r.matcher.kinds.clone(),
-                examples: r
-                    .examples
-                    .iter()
-                    .map(|e| RuleExample {
-                        id: e.id.clone(),
-                        pointer: e.pointer.clone(),
-                        git: e.git.clone(),
-                        live: e.live.clone(),
-                        diff: e.diff.clone().unwrap_or_default(),
-                    })
-                    .collect(),
-                sections: sections
-                    .iter()
-                    .map(|(h, t)| (h.to_string(), t.trim().to_string()))
-                    .collect(),
+        .map(|p| {
+            let mut sections = vec![
+                ("What it means".to_string(), p.docs.trim().to_string()),
+                (
+                    "A message it recognises".to_string(),
+                    p.example.trim().to_string(),
+                ),
+                (EVIDENCE_HEADING.to_string(), p.evidence.trim().to_string()),
+                ("How to fix it".to_string(), p.fix.trim().to_string()),
+            ];
+            if let Some(risk) = &p.risk {
+                sections.push(("The fix's risk".to_string(), risk.trim().to_string()));
             }
-        })
-        .collect())
+            RuleDoc {
+                code: p.code.clone(),
+                title: p.title.clone(),
+                cause: p.cause,
+                confidence: crate::Confidence::Medium,
+                retired: None,
+                kinds: p.kinds.clone(),
+                sections,
+                examples: Vec::new(),
+            }
+        });
+    Ok(rules.chain(sync_errors).collect())
 }
 
 /// The check of the page's Git side (with the second render and the

@@ -385,7 +385,7 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
     let all = js(c, count, vec![]).await.as_u64().unwrap();
     assert!(all > 10, "{all} rules");
     // An example shows Git and live, or the diff output it is read from.
-    let without_example = js(c, "return [...document.querySelectorAll('article.rule')].filter(r => { const pres = r.querySelectorAll('.rule-example pre'); return !(pres.length === 2 || (pres.length === 1 && pres[0].dataset.example === 'diff')); }).map(r => r.id);", vec![]).await;
+    let without_example = js(c, "return [...document.querySelectorAll('article.rule')].filter(r => !r.id.startsWith('rule-SE')).filter(r => { const pres = r.querySelectorAll('.rule-example pre'); return !(pres.length === 2 || (pres.length === 1 && pres[0].dataset.example === 'diff')); }).map(r => r.id);", vec![]).await;
     let catalog = drift_doctor::rules::catalog();
     let no_example: Vec<String> = catalog
         .rules
@@ -414,6 +414,49 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
     assert!(text(c, "#rules-count")
         .await
         .ends_with(&format!("of {all}.")));
+    // A sync error's code finds its pattern, and words of an evidence
+    // sentence (found in no docs section of its rule) find the rule.
+    js(c, &set("rules-text", "SE001", "input"), vec![]).await;
+    wait_until(
+        c,
+        "document.querySelectorAll('article.rule').length === 1 && document.getElementById('rule-SE001')",
+        "a sync error's code",
+        10,
+    )
+    .await;
+    let (code, words) = catalog
+        .rules
+        .iter()
+        .find_map(|r| {
+            // The text between the `{variables}`, cut at punctuation.
+            let run = r
+                .evidence
+                .split('{')
+                .map(|p| p.split_once('}').map_or(p, |(_, rest)| rest))
+                .flat_map(|p| p.split(['`', '\'', '(', ')', ':', ';', '.']))
+                .map(str::trim)
+                .find(|w| {
+                    w.len() > 30
+                        && w.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == ',')
+                })?;
+            let in_docs = r.docs.sections().iter().any(|(_, t)| t.contains(run));
+            (!in_docs).then(|| (r.code.clone(), run.to_string()))
+        })
+        .expect("a rule whose evidence has words of its own");
+    js(
+        c,
+        &format!("const e = document.getElementById('rules-text'); e.value = {}; e.dispatchEvent(new Event('input', {{bubbles: true}})); return true;", json!(words)),
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        &format!("!!document.getElementById('rule-{code}') && document.querySelectorAll('article.rule').length < {all}"),
+        "an evidence sentence's words",
+        10,
+    )
+    .await;
     js(c, &set("rules-text", "", "input"), vec![]).await;
     js(c, &set("rules-cause", "autoscaler", "change"), vec![]).await;
     wait_until(
