@@ -227,7 +227,9 @@ fn every_disagreement_with_argo_cds_verdict_is_listed() {
     assert!(v[0]
         .message
         .starts_with("Argo CD says OutOfSync; from the pasted objects this is Synced: paste the live object as Argo CD reads it"));
-    assert!(v[0].message.contains("check your Argo CD version"));
+    assert!(v[0]
+        .message
+        .contains("check the Argo CD release compared with"));
     assert!(v[1].requires_pruning && v[1].drift_doctor.is_none());
     assert_eq!(v[2].argocd.as_deref(), Some("Synced"));
     assert_eq!(v[2].drift_doctor, Some(Status::OutOfSync));

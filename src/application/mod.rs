@@ -323,7 +323,7 @@ impl Application {
                 ),
                 Some(o) => match (argocd.as_str(), o.status) {
                     ("OutOfSync", Status::Synced) => Some(
-                        "Argo CD says OutOfSync; from the pasted objects this is Synced: paste the live object as Argo CD reads it (`argocd app manifests APP --source live`), or check your Argo CD version (`--argocd-version`) and its argocd-cm settings.".to_string(),
+                        "Argo CD says OutOfSync; from the pasted objects this is Synced: paste the live object as Argo CD reads it (`argocd app manifests APP --source live`), or check the Argo CD release compared with (`--argocd-version`; on the page, \"Argo CD release\") and your argocd-cm settings.".to_string(),
                     ),
                     ("Synced", Status::OutOfSync) => Some(
                         "Argo CD says Synced; from the pasted objects this is OutOfSync: Argo CD hides the difference by a setting not pasted (argocd-cm ignoreDifferences or compare options), compares as another release, or the pasted objects are not the ones it compared.".to_string(),
