@@ -161,7 +161,7 @@ impl Normalizer<'_> {
         }
         k8s::normalize_known_types(self.group, self.kind, &mut v);
         if drop_zero_values && k8s::typed_in_argo_cd(self.group, self.kind) {
-            k8s::drop_omitted_zero_values(&mut v);
+            k8s::drop_omitted_zero_values(self.group, self.kind, &mut v);
         }
         v
     }

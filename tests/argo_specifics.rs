@@ -779,3 +779,53 @@ fn an_objects_ignore_annotation_hides_its_pointers_from_3_6() {
     .unwrap();
     assert_eq!(other.resources[0].status, Status::OutOfSync);
 }
+
+/// gitops-engine `remarshal` drops the `omitempty` zero values of every type
+/// in client-go's scheme (the table generated from k8s.io/api), and of none
+/// outside it: a CRD's `shortNames: []` stays a difference.
+#[test]
+fn remarshal_drops_omitempty_zero_values_of_every_typed_kind() {
+    let status = |git: &str, live: &str| {
+        let report = analyze(git, live, &Options::default()).unwrap();
+        let r = &report.resources[0];
+        // Every difference, hidden ones too: a dropped zero leaves none.
+        let pointers: Vec<String> = r.differences.iter().map(|d| d.pointer.clone()).collect();
+        (r.status, pointers)
+    };
+    let binding = |api_group: &str| {
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: b, namespace: n}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}}\nsubjects:\n- {{kind: ServiceAccount, name: web, namespace: n{api_group}}}\n")
+    };
+    assert_eq!(
+        status(&binding(", apiGroup: ''"), &binding("")),
+        (Status::Synced, vec![])
+    );
+    let service = |name: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata: {{name: s, namespace: n}}\nspec:\n  selector: {{app: web}}\n  ports:\n  - {{port: 80, targetPort: 8080, protocol: TCP{name}}}\n")
+    };
+    assert_eq!(
+        status(&service(", name: ''"), &service("")),
+        (Status::Synced, vec![])
+    );
+    let pod = |extra: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: n}}\nspec:\n{extra}  containers:\n  - name: c\n    image: c:1\n")
+    };
+    assert_eq!(
+        status(&pod("  hostNetwork: false\n  nodeSelector: {}\n"), &pod("")),
+        (Status::Synced, vec![])
+    );
+    let pod_wd = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: n}\nspec:\n  containers:\n  - {name: c, image: 'c:1', workingDir: ''}\n";
+    assert_eq!(status(pod_wd, &pod("")), (Status::Synced, vec![]));
+    let policy = |ingress: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {{name: np, namespace: n}}\nspec:\n  podSelector: {{}}\n  policyTypes: [Ingress]\n  ingress:\n  - {{{ingress}ports: [{{port: 80, protocol: TCP}}]}}\n")
+    };
+    assert_eq!(
+        status(&policy("from: [], "), &policy("")),
+        (Status::Synced, vec![])
+    );
+    let crd = |short: &str| {
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: things.example.com}}\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {{kind: Thing, listKind: ThingList, plural: things, singular: thing{short}}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}\n")
+    };
+    let (s, pointers) = status(&crd(", shortNames: []"), &crd(""));
+    assert_eq!(s, Status::OutOfSync);
+    assert_eq!(pointers, ["/spec/names/shortNames"]);
+}

@@ -4,7 +4,9 @@
 use super::duration::{format_go_duration, parse_go_duration};
 use super::quantity::canonical_quantity;
 use super::schema::{root_node, schema, walk_typed, Node, INT_OR_STRING, QUANTITY};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Canonicalise, in place, every Quantity leaf of a built-in kind (strings or numbers) to
 /// `canonical_quantity` (unparsable values are kept), and integral IntOrString numbers such as
@@ -51,9 +53,9 @@ pub fn normalize_as_type(argo_type: &str, value: &mut Value) -> bool {
     };
     if let Some(node) = s.type_nodes.get(idx as usize) {
         normalize_node(node, value);
+        // The typed round trip also drops the type's `omitempty` zero values.
+        drop_zero_along(node, value);
     }
-    // The typed round trip also drops zero values the API never stores.
-    drop_omitted_zero_values(value);
     true
 }
 
@@ -105,76 +107,96 @@ fn normalize_int_or_string(v: &mut Value) {
     }
 }
 
-/// Plain (non-pointer) `omitempty` fields of the pod API that the API server
-/// never stores at their zero value; Argo CD's typed round trip drops them
-/// too, so `readOnly: false` in Git equals its absence live. Pointer fields
-/// (`privileged`, `allowPrivilegeEscalation`, `automountServiceAccountToken`)
-/// keep `false`: there it means something.
-const ZERO_BOOL_FIELDS: &[&str] = &[
-    "readOnly",
-    "stdin",
-    "stdinOnce",
-    "tty",
-    "hostNetwork",
-    "hostPID",
-    "hostIPC",
-];
+/// The generated omitempty table (see `scripts/gen_omitempty.py` for the format).
+static OMITEMPTY_JSON: &str = include_str!("omitempty_data.json");
 
-/// Drop, in place, the `omitempty` zero values the API server never stores (see `ZERO_BOOL_FIELDS`; an
-/// `env` entry's empty `value`; a binding subject's empty `apiGroup` or `namespace`; an empty
-/// `metadata.labels` or `metadata.annotations`), as Argo CD's typed round trip does.
-pub fn drop_omitted_zero_values(v: &mut Value) {
-    drop_zero(v, 0);
+/// The Go zero value of an `omitempty` field, as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Zero {
+    String,
+    Bool,
+    Number,
+    Map,
+    Slice,
+    /// `[]byte`: base64 in JSON, so `""` (or `[]`) is empty.
+    Bytes,
 }
 
-fn drop_zero(v: &mut Value, depth: usize) {
-    if depth > crate::limits::MAX_WALK_DEPTH {
-        return;
+impl Zero {
+    fn parse(s: &str) -> Option<Zero> {
+        Some(match s {
+            "string" => Zero::String,
+            "bool" => Zero::Bool,
+            "number" => Zero::Number,
+            "map" => Zero::Map,
+            "slice" => Zero::Slice,
+            "bytes" => Zero::Bytes,
+            _ => return None,
+        })
     }
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, x| !(x == &Value::Bool(false) && ZERO_BOOL_FIELDS.contains(&k.as_str())));
-            // ObjectMeta's `labels` and `annotations` are `omitempty` maps:
-            // an empty one does not survive the typed round trip.
-            if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-                meta.retain(|k, x| {
-                    !(matches!(k.as_str(), "labels" | "annotations")
-                        && x.as_object().is_some_and(Map::is_empty))
-                });
-            }
-            // rbac/v1 Subject's `apiGroup` and `namespace` are plain
-            // `omitempty` strings (k8s.io/api rbac/v1 types.go): `""` in
-            // Git (a ServiceAccount subject's apiGroup) is not stored.
-            if let Some(Value::Array(subjects)) = m.get_mut("subjects") {
-                for s in subjects.iter_mut() {
-                    if let Value::Object(sm) = s {
-                        sm.retain(|k, x| {
-                            !(matches!(k.as_str(), "apiGroup" | "namespace")
-                                && x == &Value::String(String::new()))
-                        });
-                    }
-                }
-            }
-            if let Some(Value::Array(env)) = m.get_mut("env") {
-                for e in env.iter_mut() {
-                    if let Value::Object(em) = e {
-                        if em.get("value") == Some(&Value::String(String::new())) {
-                            em.remove("value");
-                        }
-                    }
-                }
-            }
-            for x in m.values_mut() {
-                drop_zero(x, depth + 1);
+
+    /// A value of another JSON type would fail Argo CD's typed decode, which
+    /// then keeps the object as it is: only the zero itself goes.
+    fn is_zero(self, v: &Value) -> bool {
+        match (self, v) {
+            (Zero::String | Zero::Bytes, Value::String(s)) => s.is_empty(),
+            (Zero::Bool, Value::Bool(b)) => !b,
+            (Zero::Number, Value::Number(n)) => n.as_f64() == Some(0.0),
+            (Zero::Map, Value::Object(m)) => m.is_empty(),
+            (Zero::Slice | Zero::Bytes, Value::Array(a)) => a.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// Schema type name -> its non-pointer `omitempty` fields and their zero.
+type OmitTable = HashMap<String, Vec<(String, Zero)>>;
+
+fn omitempty_table() -> &'static OmitTable {
+    static TABLE: OnceLock<OmitTable> = OnceLock::new();
+    TABLE.get_or_init(|| parse_omitempty(OMITEMPTY_JSON).unwrap_or_default())
+}
+
+fn parse_omitempty(text: &str) -> Option<OmitTable> {
+    let doc: Value = serde_json::from_str(text).ok()?;
+    let mut table = OmitTable::new();
+    for (name, kinds) in doc.get("types")?.as_object()? {
+        let mut fields = Vec::new();
+        for (kind, names) in kinds.as_object()? {
+            let zero = Zero::parse(kind)?;
+            for f in names.as_array()? {
+                fields.push((f.as_str()?.to_string(), zero));
             }
         }
-        Value::Array(a) => {
-            for x in a {
-                drop_zero(x, depth + 1);
+        table.insert(name.clone(), fields);
+    }
+    Some(table)
+}
+
+/// Drop, in place, the `omitempty` zero values of a built-in kind, as Argo CD's typed round trip
+/// does: every object of a schema type loses its non-pointer `omitempty` fields (generated from
+/// the Go types of k8s.io/api and k8s.io/apimachinery) that hold the Go zero value, so
+/// `readOnly: false` or a subject's `apiGroup: ""` in Git equals its absence live. Pointer
+/// fields keep their zero (`privileged: false` means something). Kinds without a schema are
+/// left untouched.
+pub fn drop_omitted_zero_values(group: &str, kind: &str, v: &mut Value) {
+    if let Some(node) = root_node(group, kind) {
+        drop_zero_along(node, v);
+    }
+}
+
+fn drop_zero_along(node: &Node, v: &mut Value) {
+    let table = omitempty_table();
+    walk_typed(node, v, 0, &mut |t, v| {
+        if let (Some(fields), Value::Object(m)) = (table.get(t.name), &mut *v) {
+            for (name, zero) in fields {
+                if m.get(name).is_some_and(|x| zero.is_zero(x)) {
+                    m.remove(name);
+                }
             }
         }
-        _ => {}
-    }
+        true
+    });
 }
 
 #[cfg(test)]
@@ -252,7 +274,7 @@ mod tests {
             {"kind": "ServiceAccount", "name": "web", "namespace": "shop", "apiGroup": ""},
             {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io", "namespace": ""}
         ], "roleRef": {"apiGroup": "", "kind": "Role", "name": "reader"}});
-        drop_omitted_zero_values(&mut b);
+        drop_omitted_zero_values("rbac.authorization.k8s.io", "RoleBinding", &mut b);
         assert_eq!(
             b["subjects"],
             json!([
@@ -262,5 +284,69 @@ mod tests {
         );
         // RoleRef's apiGroup is not omitempty: kept.
         assert_eq!(b["roleRef"]["apiGroup"], json!(""));
+    }
+
+    #[test]
+    fn the_generated_table_parses_and_covers_the_pod_api() {
+        let t = omitempty_table();
+        assert!(t.len() > 300, "{}", t.len());
+        let container = &t["io.k8s.api.core.v1.Container"];
+        assert!(container.contains(&("workingDir".to_string(), Zero::String)));
+        assert!(container.contains(&("tty".to_string(), Zero::Bool)));
+        // `name` has no omitempty; `securityContext` is a pointer.
+        assert!(!container
+            .iter()
+            .any(|(f, _)| f == "name" || f == "securityContext"));
+        assert!(t["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]
+            .contains(&("labels".to_string(), Zero::Map)));
+        assert!(parse_omitempty("{\"types\": {\"T\": {\"complex\": [\"x\"]}}}").is_none());
+    }
+
+    #[test]
+    fn zero_values_drop_per_type_and_pointers_keep_theirs() {
+        let mut d = json!({"spec": {"template": {"spec": {
+            "hostNetwork": false, "hostPID": true, "nodeSelector": {},
+            "containers": [{
+                "name": "", "image": "x", "workingDir": "", "tty": false, "args": [],
+                "securityContext": {"privileged": false, "allowPrivilegeEscalation": false},
+                "env": [{"name": "A", "value": ""}],
+                "ports": [{"containerPort": 80, "hostPort": 0, "name": ""}]
+            }],
+            "automountServiceAccountToken": false
+        }}}});
+        drop_omitted_zero_values("apps", "Deployment", &mut d);
+        assert_eq!(
+            d["spec"]["template"]["spec"],
+            json!({
+                "hostPID": true,
+                "containers": [{
+                    "name": "", "image": "x",
+                    "securityContext": {"privileged": false, "allowPrivilegeEscalation": false},
+                    "env": [{"name": "A"}],
+                    "ports": [{"containerPort": 80}]
+                }],
+                "automountServiceAccountToken": false
+            })
+        );
+
+        let mut svc = json!({"spec": {"type": "", "ports": [{"name": "", "port": 80, "nodePort": 0}],
+            "publishNotReadyAddresses": false}});
+        drop_omitted_zero_values("", "Service", &mut svc);
+        assert_eq!(svc, json!({"spec": {"ports": [{"port": 80}]}}));
+
+        let mut ing = json!({"spec": {"rules": [{"host": "", "http": {"paths": []}}]}});
+        drop_omitted_zero_values("networking.k8s.io", "Ingress", &mut ing);
+        // HTTPIngressRuleValue's `paths` has no omitempty.
+        assert_eq!(ing, json!({"spec": {"rules": [{"http": {"paths": []}}]}}));
+
+        // A value of another JSON type is not the zero: kept.
+        let mut odd = json!({"spec": {"template": {"spec": {"hostNetwork": "", "hostIPC": 0}}}});
+        let before = odd.clone();
+        drop_omitted_zero_values("apps", "Deployment", &mut odd);
+        assert_eq!(odd, before);
+
+        let mut cr = json!({"spec": {"hostNetwork": false}});
+        drop_omitted_zero_values("example.com", "Thing", &mut cr);
+        assert_eq!(cr, json!({"spec": {"hostNetwork": false}}));
     }
 }

@@ -7,7 +7,10 @@
 //!   `scripts/gen_k8s_schema.py` and embedded here; the data is parsed once, lazily.
 //! * Value canonicalisation the way Argo CD's `remarshal` does it: resource quantities in their
 //!   canonical Kubernetes string form (`k8s.io/apimachinery` `resource.Quantity`), integral
-//!   `IntOrString` numbers as integers, and Go `time.Duration` strings for `meta/v1/Duration`.
+//!   `IntOrString` numbers as integers, Go `time.Duration` strings for `meta/v1/Duration`, and
+//!   the `omitempty` zero values the round trip drops: per schema type, the non-pointer
+//!   `omitempty` fields of the k8s.io/api and k8s.io/apimachinery Go types, turned into
+//!   `omitempty_data.json` by `scripts/gen_omitempty.py`.
 //! * API-server defaulting of built-in kinds, as a table of rules per schema type (so every
 //!   place a `PodSpec`, `Container`, `Probe`... appears gets them), and `default_for` to explain
 //!   a live-only value as "a server default".
