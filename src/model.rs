@@ -161,6 +161,20 @@ pub enum Presence {
     LiveOnly,
 }
 
+impl Presence {
+    /// Where the resource is, in the words Argo CD shows it with: a Git
+    /// object not live is `Missing` (its health) and Argo CD creates it; a
+    /// live object of the app not in Git "requires pruning". `None` for
+    /// both sides.
+    pub fn words(self) -> Option<&'static str> {
+        match self {
+            Presence::Both => None,
+            Presence::GitOnly => Some("in Git only: Missing live, a sync creates it"),
+            Presence::LiveOnly => Some("live only: requires pruning, not in Git"),
+        }
+    }
+}
+
 /// What a fix changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -137,11 +137,10 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         );
     }
     for r in out_of_sync {
-        let presence = match r.presence {
-            Presence::Both => String::new(),
-            Presence::GitOnly => " (in Git only)".into(),
-            Presence::LiveOnly => " (live only)".into(),
-        };
+        let presence = r
+            .presence
+            .words()
+            .map_or_else(String::new, |w| format!(" ({w})"));
         let _ = writeln!(out, "### {}{presence}\n", code(&r.id));
         let _ = writeln!(out, "| Field | Git | Live | Cause | Rule | Confidence |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");

@@ -113,11 +113,10 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
         if r.status == Status::Synced && shown.is_empty() {
             continue;
         }
-        let presence = match r.presence {
-            Presence::Both => "",
-            Presence::GitOnly => "  (in Git only: missing live)",
-            Presence::LiveOnly => "  (live only: not in Git)",
-        };
+        let presence = r
+            .presence
+            .words()
+            .map_or_else(String::new, |w| format!("  ({w})"));
         let _ = writeln!(
             out,
             "\n{} {}{}",

@@ -33,11 +33,7 @@ pub struct CardProps {
 }
 
 fn presence_text(p: Presence) -> &'static str {
-    match p {
-        Presence::Both => "in Git and live",
-        Presence::GitOnly => "in Git only (missing live)",
-        Presence::LiveOnly => "live only (not in Git)",
-    }
+    p.words().unwrap_or("in Git and live")
 }
 
 pub fn rule_title(rules: &Option<Shared<Vec<RuleDoc>>>, code: &str) -> Option<String> {
