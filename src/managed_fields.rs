@@ -78,7 +78,9 @@ pub fn writer_of(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
 }
 
 impl FieldWriter {
-    fn of(entry: &Value, exact: bool) -> Option<FieldWriter> {
+    /// The writer one `managedFields` entry records; `exact` when it owns
+    /// the field itself rather than a parent of it.
+    pub(crate) fn of(entry: &Value, exact: bool) -> Option<FieldWriter> {
         let text = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
         let spec_fields = entry
             .at("/fieldsV1/f:spec")

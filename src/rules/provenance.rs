@@ -356,25 +356,7 @@ fn later_program_update(
                 .is_some_and(|m| m.keys().any(|k| k.starts_with("f:")))
         })
         .max_by(|a, b| text(a, "time").cmp(&text(b, "time")))
-        .and_then(|e| {
-            Some(FieldWriter {
-                manager: text(e, "manager")?,
-                operation: text(e, "operation"),
-                subresource: None,
-                time: text(e, "time"),
-                exact: false,
-                spec_fields: e
-                    .at("/fieldsV1/f:spec")
-                    .and_then(Value::as_object)
-                    .map(|m| {
-                        m.keys()
-                            .filter_map(|k| k.strip_prefix("f:"))
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            })
-        })
+        .and_then(|e| FieldWriter::of(e, false))
 }
 
 fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
