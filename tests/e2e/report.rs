@@ -61,7 +61,8 @@ async fn checks(c: &Client, server: &Server) {
 
     // 2. Every fix of the core is in the page once (identical fixes merged),
     //    as what it is: ignore fixes are code in two tabs (Application,
-    //    argocd-cm) split at the first `---` line; a Git or render fix is
+    //    argocd-cm) split at the first `---` line, and the object's own
+    //    annotation below them from 3.6; a Git or render fix is
     //    prose without a copy button; a sync-order fix is prose and code.
     let cards = js(
         c,
@@ -74,6 +75,7 @@ async fn checks(c: &Client, server: &Server) {
                 return {
                     kind: f.dataset.kind,
                     text: panels.length ? panels[0].textContent + '---\\n' + panels[1].textContent
+                            + (pre ? '---\\n' + pre.textContent : '')
                         : prose + (pre ? (prose ? '\\n\\n' : '') + pre.textContent : ''),
                     copy: f.querySelectorAll('button.copy').length,
                     pre: f.querySelectorAll('pre').length,
