@@ -160,9 +160,10 @@ fn escape_closes_what_opened() {
 
         // The check panel.
         click(&c, "#check-render").await;
+        // Once its answer is in: the answer re-renders the panel.
         wait_until(
             &c,
-            "document.querySelector('#check .check-close')",
+            "document.querySelector('#check .check-close') && !document.getElementById('check').textContent.includes('Checking')",
             "the check panel",
             30,
         )

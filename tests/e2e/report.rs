@@ -174,10 +174,8 @@ async fn checks(c: &Client, server: &Server) {
         .iter()
         .find(|f| f.kind == FixKind::Ignore)
         .expect("an ignore fix");
-    let (app_form, cm_form) = first_ignore
-        .snippet
-        .split_once("\n---\n")
-        .expect("two forms");
+    let (app_form, cm_form) = drift_doctor::fixes::snippet_forms(&first_ignore.snippet);
+    let cm_form = cm_form.expect("two forms");
     let card_sel = "[data-id='apps/Deployment/shop/storefront']";
     js(c, &format!("document.querySelector(\"{card_sel} .tabs [role=tabpanel]:not([hidden]) button.copy\").click(); return true;"), vec![]).await;
     wait_until(
