@@ -440,6 +440,7 @@ fn fixes_for_rule(
             // The object's own annotation takes JSON pointers only (argo-cd
             // PR #29616).
             spec.annotation = spec.jq_path_expressions.is_empty()
+                && !spec.json_pointers.is_empty()
                 && release.has(crate::argocd_release::Behaviour::ResourceIgnoreAnnotation);
             let snippet = ignore_snippet(&spec, has_better_fix, &title);
             let mut fix = Fix::new(

@@ -100,6 +100,29 @@ fn disown(fields: &mut Value, path: &[&str]) {
     }
 }
 
+/// `fields` without the fields `live` no longer has: `f:<key>` of a map,
+/// `k:{"name":…}` of a list keyed by name.
+fn present_in(fields: Value, live: &Value) -> Value {
+    let Value::Object(m) = fields else {
+        return fields;
+    };
+    let kept = m.into_iter().filter_map(|(k, sub)| {
+        let at = if let Some(key) = k.strip_prefix("f:") {
+            live.get(key)
+        } else if let Some(item) = k.strip_prefix("k:") {
+            let item: Value = serde_json::from_str(item).ok()?;
+            live.as_array()?.iter().find(|x| x["name"] == item["name"])
+        } else {
+            Some(live)
+        };
+        at.map(|at| {
+            let sub = present_in(sub, at);
+            (k, sub)
+        })
+    });
+    Value::Object(kept.collect())
+}
+
 /// A `fieldsV1` holding the given paths.
 fn owning(paths: &[&[&str]]) -> Value {
     let mut out = json!({});
@@ -178,15 +201,6 @@ const ENV_GREETING_VALUE: &[&str] = &[
     "f:env",
     "k:{\"name\":\"GREETING\"}",
     "f:value",
-];
-const ENV_GREETING: &[&str] = &[
-    CONTAINER[0],
-    CONTAINER[1],
-    CONTAINER[2],
-    CONTAINER[3],
-    CONTAINER[4],
-    "f:env",
-    "k:{\"name\":\"GREETING\"}",
 ];
 const REPLICAS: &[&str] = &["f:spec", "f:replicas"];
 const HISTORY: &[&str] = &["f:spec", "f:revisionHistoryLimit"];
@@ -377,18 +391,8 @@ fn manual_edits_show_as_the_matrix_records() {
                 disown(&mut entries[0]["fieldsV1"], path);
             }
             // A deleted field is no one's any more.
-            for path in [LABEL_TIER, ENV_GREETING] {
-                let present = match path {
-                    p if p == LABEL_TIER => live["metadata"]["labels"].get("tier").is_some(),
-                    _ => live["spec"]["template"]["spec"]["containers"][0]
-                        .get("env")
-                        .is_some(),
-                };
-                if !present {
-                    let entries = live["metadata"]["managedFields"].as_array_mut().unwrap();
-                    disown(&mut entries[0]["fieldsV1"], path);
-                }
-            }
+            let fields = live["metadata"]["managedFields"][0]["fieldsV1"].take();
+            live["metadata"]["managedFields"][0]["fieldsV1"] = present_in(fields, &live);
             if !row.owns.is_empty() {
                 let entries = live["metadata"]["managedFields"].as_array_mut().unwrap();
                 entries.push(managed(row.manager, "Update", owning(row.owns)));
