@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use drift_doctor::difftext::{render_argocd_diff, render_kubectl_diff, RenderResource};
+use crate::common::diff_writer::{render_argocd_diff, render_kubectl_diff, RenderResource};
 use drift_doctor::input::{parse_side, Side};
 use drift_doctor::{analyze, analyze_diff, Change, Options, Presence, Report, Status};
 use serde_json::Value;

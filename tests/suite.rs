@@ -16,6 +16,7 @@ mod cli;
 mod difftext_fixtures;
 mod difftext_malformed;
 mod difftext_roundtrip;
+mod difftext_writing;
 mod events_logs;
 mod evidence_facts;
 mod first_report;

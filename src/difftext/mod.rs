@@ -1,5 +1,5 @@
 //! Reading the text of `argocd app diff` and `kubectl diff` (as pasted from a terminal or a ticket)
-//! into per-resource changes with full YAML paths, and writing such text from objects.
+//! into per-resource changes with full YAML paths.
 //!
 //! Understood formats (they may be mixed when several outputs are pasted one after another):
 //!
@@ -49,7 +49,6 @@
 mod hunks;
 mod objects;
 mod paths;
-mod render;
 mod shape;
 mod yaml;
 
@@ -166,37 +165,6 @@ impl std::fmt::Display for DiffTextError {
 }
 
 impl std::error::Error for DiffTextError {}
-
-/// One resource to render: the live object and the desired (target) object, either may be missing.
-pub struct RenderResource<'a> {
-    /// API group without version; empty for the core group.
-    pub group: &'a str,
-    /// Kind, e.g. `Deployment`.
-    pub kind: &'a str,
-    /// Namespace; empty for cluster-scoped objects.
-    pub namespace: &'a str,
-    /// Object name.
-    pub name: &'a str,
-    /// The object in the cluster (left side), if any.
-    pub live: Option<&'a Value>,
-    /// The desired object (right side), if any.
-    pub target: Option<&'a Value>,
-}
-
-/// Render what `argocd app diff` prints for these resources: header `\n===== group/Kind ns/name ======`, then
-/// `diff <live-file> <target-file>` output in normal format (`unified = None`) or unified with N context lines
-/// (`Some(N)`, `---`/`+++` lines naming `/tmp/argocd-diffNNN/<name>-live.yaml` and `/tmp/argocd-diffNNN/<name>`).
-/// Objects are serialised as sigs.k8s.io/yaml would (sorted keys, 2-space indent, unindented list items). Only resources
-/// whose two sides differ (or one side is missing) are printed, sorted by "group/kind/namespace/name".
-pub fn render_argocd_diff(resources: &[RenderResource<'_>], unified: Option<usize>) -> String {
-    render::argocd(resources, unified)
-}
-
-/// Same for `kubectl diff` (diff -u -N with LIVE-/MERGED- directories and the group.version.Kind.ns.name file names;
-/// the apiVersion is taken from the object).
-pub fn render_kubectl_diff(resources: &[RenderResource<'_>]) -> String {
-    render::kubectl(resources)
-}
 
 const FORMATS: &str = "drift-doctor reads the output of `argocd app diff` (`===== group/Kind namespace/name ======` \
 headers, each followed by plain `diff` hunks such as `118c118` or unified hunks such as `@@ -115,7 +115,7 @@`) and \

@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod diff_writer;
+
 use drift_doctor::{ArgoCdRelease, CompareOptions, Options, Report, Status, Strategy};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
-//! Tests of the diff-text reader and writer, by topic: the formats the
+//! Tests of the diff-text reader, by topic: the formats the
 //! tools print (`formats`), pasted fragments and damaged pastes (`pastes`),
-//! lists whose key a hunk does not show (`lists`), the renderers and the
-//! YAML writer (`writing`), hostile and large input (`robustness`).
+//! lists whose key a hunk does not show (`lists`), hostile and large input (`robustness`).
 //!
 //! The fixtures in `tests/fixtures/difftext/` were produced by GNU diff 3.8 on sigs.k8s.io/yaml-style
 //! files laid out as the tools lay them out (`/tmp/argocd-diffNNN/<name>-live.yaml` vs
@@ -32,7 +31,6 @@ mod formats;
 mod lists;
 mod pastes;
 mod robustness;
-mod writing;
 
 const ARGO_NORMAL: &str = include_str!("../../../tests/fixtures/difftext/argo_normal.txt");
 const ARGO_U3: &str = include_str!("../../../tests/fixtures/difftext/argo_unified_u3.txt");

@@ -1,15 +1,14 @@
 //! Just enough of the YAML dialect that `sigs.k8s.io/yaml` prints (sorted keys, two-space indent, list
-//! items `- ` at their parent key's indent): reading single lines, reading blocks of lines back into
-//! values, and writing values in the same style.
+//! items `- ` at their parent key's indent): reading single lines and reading blocks of lines back into
+//! values.
 //!
 //! Reading is tolerant: anything that is not understood becomes a string, never an error, so masked
 //! Secret values (`++++++++`, `***`) and lines damaged by copy and paste still give a value.
 //!
 //! This module reads the structure (single lines, then blocks of lines into maps and lists); the
-//! values on those lines are read in `scalars`, and writing is in `write`.
+//! values on those lines are read in `scalars`.
 
 mod scalars;
-mod write;
 
 use std::borrow::Cow;
 
@@ -17,9 +16,6 @@ use serde_json::{Map, Value};
 
 pub(crate) use scalars::parse_inline;
 use scalars::{block_scalar, parse_folded_flow, unescape_double};
-#[cfg(test)]
-pub(crate) use write::go_key_cmp;
-pub(crate) use write::to_yaml;
 
 /// Deepest nesting followed, as the manifest readers allow; anything deeper
 /// is kept as text (bounds recursion and work).

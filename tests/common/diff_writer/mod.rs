@@ -1,10 +1,42 @@
-//! Writing what `argocd app diff` and `kubectl diff` print for given objects (used to build
-//! round-trip tests and examples).
+//! Writing what `argocd app diff` and `kubectl diff` print for given objects, so that tests can
+//! read text the tools would print for objects they choose (round trips through the reader), and
+//! the YAML those tools print (`go_yaml`).
+
+pub mod go_yaml;
 
 use serde_json::Value;
 use similar::{Algorithm, DiffOp};
 
-use super::RenderResource;
+/// One resource to render: the live object and the desired (target) object, either may be missing.
+pub struct RenderResource<'a> {
+    /// API group without version; empty for the core group.
+    pub group: &'a str,
+    /// Kind, e.g. `Deployment`.
+    pub kind: &'a str,
+    /// Namespace; empty for cluster-scoped objects.
+    pub namespace: &'a str,
+    /// Object name.
+    pub name: &'a str,
+    /// The object in the cluster (left side), if any.
+    pub live: Option<&'a Value>,
+    /// The desired object (right side), if any.
+    pub target: Option<&'a Value>,
+}
+
+/// Render what `argocd app diff` prints for these resources: header `\n===== group/Kind ns/name ======`, then
+/// `diff <live-file> <target-file>` output in normal format (`unified = None`) or unified with N context lines
+/// (`Some(N)`, `---`/`+++` lines naming `/tmp/argocd-diffNNN/<name>-live.yaml` and `/tmp/argocd-diffNNN/<name>`).
+/// Objects are serialised as sigs.k8s.io/yaml would (sorted keys, 2-space indent, unindented list items). Only resources
+/// whose two sides differ (or one side is missing) are printed, sorted by "group/kind/namespace/name".
+pub fn render_argocd_diff(resources: &[RenderResource<'_>], unified: Option<usize>) -> String {
+    argocd(resources, unified)
+}
+
+/// Same for `kubectl diff` (diff -u -N with LIVE-/MERGED- directories and the group.version.Kind.ns.name file names;
+/// the apiVersion is taken from the object).
+pub fn render_kubectl_diff(resources: &[RenderResource<'_>]) -> String {
+    kubectl(resources)
+}
 
 /// GNU diff prints modification times; fixed ones keep the output reproducible.
 const TIMESTAMP: &str = "2025-01-10 10:00:00.000000000 +0000";
@@ -18,7 +50,7 @@ fn differs(r: &RenderResource<'_>) -> bool {
 }
 
 fn yaml_or_empty(v: Option<&Value>) -> String {
-    v.map(super::yaml::to_yaml).unwrap_or_default()
+    v.map(go_yaml::to_yaml).unwrap_or_default()
 }
 
 /// A stable number standing in for the random part of a temporary directory name.
@@ -31,7 +63,7 @@ fn temp_suffix(seed: &str) -> u64 {
     1_000_000_000 + h % 3_000_000_000
 }
 
-pub(crate) fn argocd(resources: &[RenderResource<'_>], unified: Option<usize>) -> String {
+fn argocd(resources: &[RenderResource<'_>], unified: Option<usize>) -> String {
     let mut items: Vec<(String, &RenderResource<'_>)> = resources
         .iter()
         .filter(|r| differs(r))
@@ -86,7 +118,7 @@ fn kubectl_file(r: &RenderResource<'_>) -> String {
     }
 }
 
-pub(crate) fn kubectl(resources: &[RenderResource<'_>]) -> String {
+fn kubectl(resources: &[RenderResource<'_>]) -> String {
     let mut items: Vec<(String, &RenderResource<'_>)> = resources
         .iter()
         .filter(|r| differs(r))
@@ -120,7 +152,7 @@ fn ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
 }
 
 /// `diff old new` (normal format).
-pub(crate) fn normal_diff(old: &str, new: &str) -> String {
+fn normal_diff(old: &str, new: &str) -> String {
     let a = split_lines(old);
     let b = split_lines(new);
     let mut out = String::new();
@@ -174,7 +206,7 @@ pub(crate) fn normal_diff(old: &str, new: &str) -> String {
 }
 
 /// The hunks of `diff -U n old new` (without the `---`/`+++` lines).
-pub(crate) fn unified_diff(old: &str, new: &str, n: usize) -> String {
+fn unified_diff(old: &str, new: &str, n: usize) -> String {
     let a = split_lines(old);
     let b = split_lines(new);
     let mut out = String::new();

@@ -1,19 +1,31 @@
 //! Writing values in the YAML dialect that `sigs.k8s.io/yaml` prints: go-yaml v2's key order, its
 //! choice of plain, quoted or block style for each string, and its folding at 80 columns.
 //!
-//! Separate from the reader: it is used to render diff text from objects, and in tests to check
-//! that what is written reads back the same.
+//! Tests use it to render diff text from objects and to check that what is written reads back
+//! the same through drift-doctor's reader.
 
 use serde_json::{Map, Number, Value};
 
-use super::scalars::is_decimal_float;
+use std::sync::OnceLock;
+
+/// A decimal float as Go's `strconv.ParseFloat` takes it (digits, an optional fraction, an optional
+/// exponent; at least one digit before the exponent).
+fn is_decimal_float(s: &str) -> bool {
+    static FLOAT: OnceLock<regex_lite::Regex> = OnceLock::new();
+    FLOAT
+        .get_or_init(|| {
+            regex_lite::Regex::new(r"^([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$")
+                .expect("a valid pattern")
+        })
+        .is_match(s)
+}
 
 /// Line width at which go-yaml v2 (used by sigs.k8s.io/yaml) folds long scalars.
 const BEST_WIDTH: usize = 80;
 
 /// Serialise like `sigs.k8s.io/yaml.Marshal`: keys sorted (go-yaml's order), two-space indent, list
 /// items not indented under their key, long scalars folded at 80 columns.
-pub(crate) fn to_yaml(v: &Value) -> String {
+pub fn to_yaml(v: &Value) -> String {
     let mut out = String::new();
     match v {
         Value::Object(m) if !m.is_empty() => write_map(&mut out, m, 0, false),
@@ -119,7 +131,7 @@ fn number_text(n: &Number) -> String {
 }
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
-pub(crate) fn go_format_float(f: f64) -> String {
+pub fn go_format_float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() {
             "-0".into()
@@ -323,7 +335,7 @@ fn analyze(s: &str) -> Analysis {
 
 /// Whether go-yaml v2 would read the plain text as something other than a string (then it is
 /// double-quoted when written).
-pub(crate) fn resolves_to_non_string(s: &str) -> bool {
+pub fn resolves_to_non_string(s: &str) -> bool {
     const WORDS: &[&str] = &[
         "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true",
         "True", "TRUE", "n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE",
@@ -607,7 +619,7 @@ fn write_literal(out: &mut String, s: &str, cont: usize) {
 
 /// go-yaml v2's map key order (`keyList.Less`): letters compare as runes, digit runs numerically,
 /// non-letters sort before letters.
-pub(crate) fn go_key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+pub fn go_key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
