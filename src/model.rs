@@ -445,6 +445,12 @@ pub struct Difference {
     pub pointer: String,
     /// The same path as Argo CD's `jqPathExpressions` accept it.
     pub jq: String,
+    /// The field as every view and sentence names it (added in the course
+    /// of version 1): dotted, list items by their merge key where one is
+    /// known (`spec.template.spec.containers[web].image`); empty for the
+    /// whole object.
+    #[serde(default)]
+    pub field: String,
     /// Added, removed or changed, relative to Git.
     pub change: Change,
     /// The value in Git.
@@ -742,6 +748,9 @@ pub struct Collateral {
     pub resource: String,
     /// The difference's pointer.
     pub pointer: String,
+    /// The difference's field as the report names it ([`Difference::field`]).
+    #[serde(default)]
+    pub field: String,
     /// Its cause.
     pub cause: Cause,
     /// Whether Argo CD shows it today.
@@ -753,6 +762,21 @@ pub struct Collateral {
     /// name the field from it as every other sentence does.
     #[serde(skip)]
     pub segs: Vec<crate::path::Seg>,
+}
+
+impl Collateral {
+    /// Another difference of `resource` a fix's rule also hides, under `form`.
+    pub fn of(resource: &str, d: &Difference, visible: bool, form: &str) -> Collateral {
+        Collateral {
+            resource: resource.to_string(),
+            pointer: d.pointer.clone(),
+            field: d.field.clone(),
+            cause: d.cause,
+            visible,
+            form: form.to_string(),
+            segs: d.segs.clone(),
+        }
+    }
 }
 
 /// Every recommended fix of a report combined into one plan, verified
@@ -828,6 +852,9 @@ pub struct PlanField {
     pub resource: String,
     /// The field's pointer.
     pub pointer: String,
+    /// The field as the report names it ([`Difference::field`]).
+    #[serde(default)]
+    pub field: String,
     /// Its cause.
     pub cause: Cause,
     /// What to do about it.

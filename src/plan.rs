@@ -77,6 +77,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
             let field = PlanField {
                 resource: id.clone(),
                 pointer: d.pointer.clone(),
+                field: d.field.clone(),
                 cause: d.cause,
                 note: String::new(),
             };

@@ -80,6 +80,16 @@ pub fn field_code(path: &[crate::path::Seg]) -> String {
     }
 }
 
+/// A field as the views list it: its dotted name ([`crate::Difference::field`]),
+/// or "(whole object)".
+pub fn field_label(field: &str) -> &str {
+    if field.is_empty() {
+        "(whole object)"
+    } else {
+        field
+    }
+}
+
 /// [`field_code`] of a JSON pointer.
 pub fn pointer_code(pointer: &str) -> String {
     field_code(&crate::path::parse_pointer(pointer))

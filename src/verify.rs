@@ -336,14 +336,12 @@ fn verify_ignore(
         if own.contains(&d.pointer) || after_visible.contains(d.pointer.as_str()) {
             continue;
         }
-        collateral.push(Collateral {
-            resource: subject.key.to_string(),
-            pointer: d.pointer.clone(),
-            segs: d.segs.clone(),
-            cause: d.cause,
-            visible: true,
-            form: "application".into(),
-        });
+        collateral.push(Collateral::of(
+            &subject.key.to_string(),
+            d,
+            true,
+            "application",
+        ));
     }
     let rule_refs: Vec<&IgnoreRule> = rules.iter().collect();
     for d in before.iter().filter(|d| !d.visible) {
@@ -352,14 +350,12 @@ fn verify_ignore(
         }
         let value = if d.live.is_null() { &d.git } else { &d.live };
         if ignore::rule_hiding(&rule_refs, &d.segs, value).is_some() {
-            collateral.push(Collateral {
-                resource: subject.key.to_string(),
-                pointer: d.pointer.clone(),
-                segs: d.segs.clone(),
-                cause: d.cause,
-                visible: false,
-                form: "application".into(),
-            });
+            collateral.push(Collateral::of(
+                &subject.key.to_string(),
+                d,
+                false,
+                "application",
+            ));
         }
     }
     let respect = fix.ignore.as_ref().is_some_and(|s| s.respect);
@@ -559,17 +555,7 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
                     for d in &other.differences {
                         let value = if d.live.is_null() { &d.git } else { &d.live };
                         if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
-                            out.push((
-                                oi,
-                                Collateral {
-                                    resource: other.id.clone(),
-                                    pointer: d.pointer.clone(),
-                                    segs: d.segs.clone(),
-                                    cause: d.cause,
-                                    visible: d.visible,
-                                    form: "argocd-cm".into(),
-                                },
-                            ));
+                            out.push((oi, Collateral::of(&other.id, d, d.visible, "argocd-cm")));
                         }
                     }
                 }
@@ -642,14 +628,7 @@ pub fn verify_text_resource(
         fix.collateral = differences
             .iter()
             .filter(|d| !own.contains(d.pointer.as_str()) && hides(&rules, d))
-            .map(|d| Collateral {
-                resource: report.id.clone(),
-                pointer: d.pointer.clone(),
-                segs: d.segs.clone(),
-                cause: d.cause,
-                visible: d.visible,
-                form: "application".into(),
-            })
+            .map(|d| Collateral::of(&report.id, d, d.visible, "application"))
             .collect();
         let (v, text) = judge(
             "with the rule applied to the changes the diff shows",

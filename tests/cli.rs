@@ -150,7 +150,7 @@ fn exit_codes_and_what_each_run_shows() {
             1,
             vec![
                 OutStart("## drift-doctor report"),
-                Out("| `/spec/replicas` |"),
+                Out("| `spec.replicas` |"),
                 Out("### Prevention checklist"),
             ],
         ),

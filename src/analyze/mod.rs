@@ -788,6 +788,7 @@ pub(crate) fn classify(
     let (git, live) = (mask(d.git), mask(d.live));
     Difference {
         jq: path::jq(&d.path),
+        field: path::dotted(&d.path),
         pointer,
         change: d.change,
         git,

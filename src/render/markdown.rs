@@ -145,10 +145,10 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         let _ = writeln!(out, "| Field | Git | Live | Cause | Rule | Confidence |");
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
         for d in r.differences.iter().filter(|d| d.visible) {
-            let field = if d.pointer.is_empty() {
-                "(whole object)".to_string()
+            let field = if d.field.is_empty() {
+                crate::text::field_label(&d.field).to_string()
             } else {
-                code(&d.pointer)
+                code(&d.field)
             };
             let _ = writeln!(
                 out,
@@ -209,7 +209,7 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
                     "- also hides ({} form): {} {} (`{}`)",
                     c.form,
                     code(&c.resource),
-                    code(&c.pointer),
+                    code(crate::text::field_label(&c.field)),
                     c.cause.id()
                 );
             }
@@ -380,7 +380,7 @@ fn plan_section(out: &mut String, report: &Report) {
             out,
             "- **{label}** {} {}: {}",
             code(&f.resource),
-            code(&f.pointer),
+            code(crate::text::field_label(&f.field)),
             text(&f.note)
         );
     }

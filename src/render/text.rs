@@ -125,12 +125,11 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
             presence
         );
         for d in shown {
-            let pointer = if d.pointer.is_empty() {
-                "(whole object)"
-            } else {
-                &d.pointer
-            };
-            let head = format!("  {} {}", terminal_inert(pointer), d.change.id());
+            let head = format!(
+                "  {} {}",
+                terminal_inert(crate::text::field_label(&d.field)),
+                d.change.id()
+            );
             let _ = writeln!(
                 out,
                 "{}",
@@ -222,7 +221,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                     "    also hides ({} form): {} {} [{}{}]",
                     c.form,
                     terminal_inert(&c.resource),
-                    terminal_inert(&c.pointer),
+                    terminal_inert(crate::text::field_label(&c.field)),
                     c.cause.id(),
                     if c.visible { "" } else { ", already hidden" }
                 );
@@ -400,7 +399,7 @@ fn plan_section(out: &mut String, report: &Report, st: &Style) {
             "  - {} {} {}: {}",
             st.cause(f.cause),
             terminal_inert(&f.resource),
-            terminal_inert(&f.pointer),
+            terminal_inert(crate::text::field_label(&f.field)),
             terminal_inert(&f.note)
         );
     }
@@ -409,7 +408,7 @@ fn plan_section(out: &mut String, report: &Report, st: &Style) {
             out,
             "  - unresolved {} {} ({}): {}",
             terminal_inert(&f.resource),
-            terminal_inert(&f.pointer),
+            terminal_inert(crate::text::field_label(&f.field)),
             f.cause.id(),
             terminal_inert(&f.note)
         );

@@ -162,7 +162,7 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
     html! {
         <li class={classes!("diff", (!d.visible).then_some("diff-hidden"))} data-pointer={d.pointer.clone()}>
             <div class="diff-head">
-                <code class="path" title={d.pointer.clone()}>{ d.jq.clone() }</code>{ " " }
+                <code class="path" title={d.jq.clone()}>{ crate::text::field_label(&d.field).to_string() }</code>{ " " }
                 <span class="change">{ d.change.id() }</span>{ " " }
                 <CauseBadge cause={d.cause} />{ " " }
                 <span class={classes!("confidence", format!("conf-{}", d.confidence.id()))}>{ format!("{} confidence", d.confidence.id()) }</span>{ " " }

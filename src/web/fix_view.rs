@@ -6,7 +6,7 @@
 use super::card::rule_title;
 use super::plan_view::VerifiedBadge;
 use super::protocol::RuleDoc;
-use super::rules_view::jq_path;
+use super::rules_view::field_of_pointer;
 use super::state::Shared;
 use super::util::{
     copy_to_clipboard, inline_code, plural, plural_word, select_contents, COPIED_SHOWN_MS,
@@ -100,7 +100,8 @@ pub struct FixListProps {
 #[component]
 pub fn FixList(props: &FixListProps) -> Html {
     let r = &*props.resource;
-    // Fields are named as the differences name them (one notation: jq paths).
+    // Fields are named as the differences name them (one notation, the
+    // report's `field`).
     let field_name = |pointer: &str| -> String {
         if pointer.is_empty() {
             return "the whole object".into();
@@ -108,8 +109,8 @@ pub fn FixList(props: &FixListProps) -> Html {
         r.differences
             .iter()
             .find(|d| d.pointer == pointer)
-            .map(|d| d.jq.clone())
-            .unwrap_or_else(|| jq_path(pointer))
+            .map(|d| d.field.clone())
+            .unwrap_or_else(|| field_of_pointer(pointer))
     };
     let rule_of = |f: &Fix| -> Option<String> {
         let d = r

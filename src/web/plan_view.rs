@@ -166,7 +166,7 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
                             <li class="plan-left" data-cause={f.cause.id()}>
                                 <strong>{ if f.cause == Cause::Drift { "Drift" } else { "Unresolved" } }</strong>{ " " }
                                 <code class="path">{ f.resource.clone() }</code>{ " " }
-                                <code class="path">{ f.pointer.clone() }</code>{ ": " }
+                                <code class="path">{ crate::text::field_label(&f.field).to_string() }</code>{ ": " }
                                 { inline_code(&f.note) }
                             </li>
                         }

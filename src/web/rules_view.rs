@@ -194,7 +194,7 @@ fn rule(r: &RuleDoc, focused: bool) -> Html {
             </dl>
             if let Some(ex) = r.examples.first() {
                 <section class="rule-example" aria-label={format!("Example of {}", r.code)}>
-                    <h4>{ "Example: " }<code>{ ex.id.clone() }</code>{ ", field " }<code>{ jq_path(&ex.pointer) }</code></h4>
+                    <h4>{ "Example: " }<code>{ ex.id.clone() }</code>{ ", field " }<code>{ field_of_pointer(&ex.pointer) }</code></h4>
                     if ex.diff.is_empty() {
                         <div class="rule-example-sides">
                             <div><p class="rule-example-side">{ "Git" }</p><pre class="snippet-text" tabindex="0">{ ex.git.clone() }</pre></div>
@@ -209,12 +209,10 @@ fn rule(r: &RuleDoc, focused: bool) -> Html {
     }
 }
 
-/// A JSON pointer in the page's one path notation (jq, as the findings show it).
-pub fn jq_path(pointer: &str) -> String {
-    if pointer.is_empty() {
-        return "(the whole object)".into();
-    }
-    crate::path::jq(&crate::path::parse_pointer(pointer))
+/// A JSON pointer in the page's one path notation (dotted, as the findings
+/// name fields).
+pub fn field_of_pointer(pointer: &str) -> String {
+    crate::text::field_label(&crate::path::dotted(&crate::path::parse_pointer(pointer))).to_string()
 }
 
 fn frame(body: Html) -> Html {
