@@ -330,8 +330,7 @@ fn already_normalised(
             .into_iter()
             .filter(|d| !d.visible)
             .find(|d| {
-                let value = if d.live.is_null() { &d.git } else { &d.live };
-                ignore::rule_hiding(&only, &d.segs, value).is_some()
+                                ignore::rule_hiding(&only, &d.segs, d.compared_value()).is_some()
             })
             .map(|d| {
                 format!(

@@ -384,7 +384,7 @@ pub fn fixes_for(
 }
 
 fn vars_for(key: &ResourceKey, d: &Difference) -> Vec<(String, String)> {
-    let text = |v: &serde_json::Value| crate::text::value_or_absent(Some(v));
+    let text = |v: &Option<serde_json::Value>| crate::text::value_or_absent(v.as_ref());
     crate::rules::explain::template_vars(
         key,
         &d.segs,

@@ -453,10 +453,11 @@ pub struct Difference {
     pub field: String,
     /// Added, removed or changed, relative to Git.
     pub change: Change,
-    /// The value in Git.
-    pub git: Value,
-    /// The value live.
-    pub live: Value,
+    /// The value in Git; `None` when Git lacks the field (`null` in JSON,
+    /// as is a value Git sets to null).
+    pub git: Option<Value>,
+    /// The value live; `None` when live lacks the field.
+    pub live: Option<Value>,
     /// Whether Argo CD's comparison would show it.
     pub visible: bool,
     /// Why Argo CD does not show it, when hidden.
@@ -491,6 +492,15 @@ pub struct Difference {
     /// changed after a sync that applied Git's value (last-applied).
     #[serde(skip)]
     pub by_hand: bool,
+}
+
+impl Difference {
+    /// The value an ignore rule's managers and jq expressions are matched
+    /// against: the live one, or Git's when live lacks the field.
+    pub fn compared_value(&self) -> &Value {
+        static ABSENT: Value = Value::Null;
+        self.live.as_ref().or(self.git.as_ref()).unwrap_or(&ABSENT)
+    }
 }
 
 /// What kind of writer a manager is.

@@ -348,8 +348,7 @@ fn verify_ignore(
         if own.contains(&d.pointer) || collateral.iter().any(|c| c.pointer == d.pointer) {
             continue;
         }
-        let value = if d.live.is_null() { &d.git } else { &d.live };
-        if ignore::rule_hiding(&rule_refs, &d.segs, value).is_some() {
+        if ignore::rule_hiding(&rule_refs, &d.segs, d.compared_value()).is_some() {
             collateral.push(Collateral::of(
                 &subject.key.to_string(),
                 d,
@@ -553,8 +552,7 @@ pub fn instance_wide(resources: &mut [ResourceReport], copts: &CompareOptions) {
                 for &oi in same_kind {
                     let other = &resources[oi];
                     for d in &other.differences {
-                        let value = if d.live.is_null() { &d.git } else { &d.live };
-                        if ignore::rule_hiding(&refs, &d.segs, value).is_some() {
+                        if ignore::rule_hiding(&refs, &d.segs, d.compared_value()).is_some() {
                             out.push((oi, Collateral::of(&other.id, d, d.visible, "argocd-cm")));
                         }
                     }
@@ -606,8 +604,7 @@ pub fn verify_text_resource(
     let differences = report.differences.clone();
     let hides = |rules: &[IgnoreRule], d: &Difference| {
         let refs: Vec<&IgnoreRule> = rules.iter().filter(|r| r.applies_to(&key)).collect();
-        let value = if d.live.is_null() { &d.git } else { &d.live };
-        ignore::rule_hiding(&refs, &d.segs, value).is_some()
+        ignore::rule_hiding(&refs, &d.segs, d.compared_value()).is_some()
     };
     let mut hidden_by_plan: Vec<IgnoreRule> = Vec::new();
     for fix in report.fixes.iter_mut() {

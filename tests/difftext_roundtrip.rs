@@ -152,7 +152,11 @@ fn rendered_objects(report: &Report, git: &str, live: &str) -> Vec<Rendered> {
                 let live_obj = printed(&live_docs, r).expect("live object");
                 let mut target = live_obj.clone();
                 for d in r.differences.iter().filter(|d| d.visible) {
-                    let v = (d.change != Change::Added).then_some(&d.git);
+                    let v = if d.change == Change::Added {
+                        None
+                    } else {
+                        d.git.as_ref()
+                    };
                     set_pointer(&mut target, &d.pointer, v);
                 }
                 (Some(live_obj), Some(target))
@@ -291,8 +295,8 @@ fn compare(
             let found = visible()
                 .find(|x| {
                     // A reordering is one difference of the list holding the YAML mode's fields.
-                    let list =
-                        x.git.is_array() && d.pointer.starts_with(&format!("{}/", x.pointer));
+                    let list = x.git.as_ref().is_some_and(Value::is_array)
+                        && d.pointer.starts_with(&format!("{}/", x.pointer));
                     x.pointer == d.pointer || list
                 })
                 .or_else(|| {

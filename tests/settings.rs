@@ -126,7 +126,10 @@ fn status_mode_crd_ignores_only_custom_resource_definitions() {
     let phase = diff(&report, WIDGET, "/status/phase");
     assert!(phase.visible);
     assert_eq!(
-        (phase.git.as_str(), phase.live.as_str()),
+        (
+            phase.git.as_ref().and_then(|v| v.as_str()),
+            phase.live.as_ref().and_then(|v| v.as_str())
+        ),
         (Some("Ready"), Some("Pending"))
     );
     // Status Git does not declare is not a difference (three-way diff).
@@ -427,7 +430,10 @@ fn crd_schema_defaults_need_the_crd_and_a_default_value() {
     let d = diff(&report, GATEWAY, "/spec/listeners/0/protocol");
     assert!(d.visible);
     assert_eq!(
-        (d.git.as_str(), d.live.as_str()),
+        (
+            d.git.as_ref().and_then(|v| v.as_str()),
+            d.live.as_ref().and_then(|v| v.as_str())
+        ),
         (Some("TCP"), Some("UDP"))
     );
 }

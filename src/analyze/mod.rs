@@ -686,8 +686,8 @@ fn raw_of(d: &Difference) -> RawDiff {
     RawDiff {
         path: d.segs.clone(),
         change: d.change,
-        git: (!d.git.is_null()).then(|| d.git.clone()),
-        live: (!d.live.is_null()).then(|| d.live.clone()),
+        git: d.git.clone(),
+        live: d.live.clone(),
         hidden_reason: d.hidden_reason.clone(),
     }
 }
@@ -711,8 +711,10 @@ fn hold_back_by_refused_apply(
     let Some(refused) = refused else { return };
     let refused = crate::text::field_words(&refused.segs);
     for (i, d) in differences.iter_mut().enumerate() {
-        let masked = d.git.as_str().is_some_and(secret_mask::is_already_masked)
-            || d.live.as_str().is_some_and(secret_mask::is_already_masked);
+        let masked = [&d.git, &d.live]
+            .into_iter()
+            .flatten()
+            .any(|v| v.as_str().is_some_and(secret_mask::is_already_masked));
         if d.cause == Cause::Drift && !d.by_hand && !masked {
             *d = explain_again(i, d, &refused);
         }
@@ -762,10 +764,8 @@ pub(crate) fn classify(
     let pointer = path::pointer(&d.path);
     let kind = secret_mask::kind_for_masking(&key.kind, [git_obj, live_obj]);
     let secret = secret_mask::is_secret_pointer(kind, &pointer);
-    let mask = |v: Option<Value>| -> Value {
-        v.map_or(Value::Null, |v| {
-            secret_mask::mask_pointer_value(masks, kind, &pointer, v)
-        })
+    let mask = |v: Option<Value>| -> Option<Value> {
+        v.map(|v| secret_mask::mask_pointer_value(masks, kind, &pointer, v))
     };
     let explanation = rules::explain::explain(
         catalog,

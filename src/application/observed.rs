@@ -91,8 +91,8 @@ fn sync_loop(observed: &Observed, report: &Report) -> Option<ObservedLoop> {
                 writes = proving.iter().map(|o| o.count.unwrap_or(1)).sum();
                 values = Some((
                     crate::text::field_words(&d.segs),
-                    crate::text::one_line(&crate::text::value_or_absent(Some(&d.git)), 40),
-                    crate::text::one_line(&crate::text::value_or_absent(Some(&d.live)), 40),
+                    crate::text::one_line(&crate::text::value_or_absent(d.git.as_ref()), 40),
+                    crate::text::one_line(&crate::text::value_or_absent(d.live.as_ref()), 40),
                 ));
             }
         }

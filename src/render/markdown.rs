@@ -154,8 +154,8 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
                 out,
                 "| {} | {} | {} | `{}` | {} | {} |",
                 cell(&field),
-                cell(&code(&inline_value(&d.git, 40))),
-                cell(&code(&inline_value(&d.live, 40))),
+                cell(&code(&inline_value(d.git.as_ref(), 40))),
+                cell(&code(&inline_value(d.live.as_ref(), 40))),
                 d.cause.id(),
                 d.rule,
                 d.confidence.id()

@@ -35,8 +35,8 @@ fn is_unsafe_for_terminal(c: char) -> bool {
 }
 
 /// A value on one line for tables and terminal output.
-pub fn inline_value(v: &Value, max: usize) -> String {
-    crate::text::one_line(&crate::text::value_or_absent(Some(v)), max)
+pub fn inline_value(v: Option<&Value>, max: usize) -> String {
+    crate::text::one_line(&crate::text::value_or_absent(v), max)
 }
 
 /// What drift-doctor says of a resource Argo CD's verdict names.

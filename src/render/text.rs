@@ -143,12 +143,12 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
                 let _ = writeln!(
                     out,
                     "    git:  {}",
-                    terminal_inert(&inline_value(&d.git, 100))
+                    terminal_inert(&inline_value(d.git.as_ref(), 100))
                 );
                 let _ = writeln!(
                     out,
                     "    live: {}",
-                    terminal_inert(&inline_value(&d.live, 100))
+                    terminal_inert(&inline_value(d.live.as_ref(), 100))
                 );
             }
             let _ = writeln!(

@@ -172,8 +172,8 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
                 </a>
             </div>
             <dl class="values">
-                <div><dt>{ "Git" }</dt><dd>{ value_box(&d.git) }</dd></div>
-                <div><dt>{ "Live" }</dt><dd>{ value_box(&d.live) }</dd></div>
+                <div><dt>{ "Git" }</dt><dd>{ value_box(d.git.as_ref()) }</dd></div>
+                <div><dt>{ "Live" }</dt><dd>{ value_box(d.live.as_ref()) }</dd></div>
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
             if !d.observed.is_empty() {
@@ -197,8 +197,8 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
 
 /// A value as text; a long one shows its start, and all of it on request
 /// (not a scrolling box: those are each a Tab stop).
-fn value_box(v: &Value) -> Html {
-    let text = crate::text::value_quoted(Some(v));
+fn value_box(v: Option<&Value>) -> Html {
+    let text = crate::text::value_quoted(v);
     let n = text.chars().count();
     if n <= LONG_VALUE {
         return html! { <code class="value">{ text }</code> };
