@@ -35,9 +35,9 @@ say "trunk build --release --offline --locked"
 trunk build --release --offline --locked
 # The default example's report, made by the worker's engine natively: a
 # first visit shows it before the worker's wasm has loaded.
-say "the first report (cargo run --bin drift-doctor-first-report)"
+say "the first report (cargo run --features web --bin drift-doctor-first-report)"
 mkdir -p target
-cargo run --locked --quiet --bin drift-doctor-first-report > target/first-report.txt
+cargo run --locked --quiet --features web --bin drift-doctor-first-report > target/first-report.txt
 end=$(date +%s)
 
 # Content-Security-Policy: allow exactly the inline scripts Trunk wrote.

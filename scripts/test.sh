@@ -20,13 +20,14 @@ scripts/build-web.sh
 say "formatting (cargo fmt --check)"
 cargo fmt --check
 
-say "lints (cargo clippy, native)"
+say "lints (cargo clippy, native, with and without the page)"
 cargo clippy --locked --all-targets --features browser-tests -- -D warnings
+cargo clippy --locked --all-targets -- -D warnings
 
-say "lints (cargo clippy, the core as the page's wasm32 build sees it)"
+say "lints (cargo clippy, the pure core for wasm32, without the page)"
 cargo clippy --locked --target wasm32-unknown-unknown --lib -- -D warnings
 say "lints (cargo clippy, the page and worker binaries for wasm32)"
-cargo clippy --locked --target wasm32-unknown-unknown --bin drift-doctor-web --bin drift-doctor-worker -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --features web --lib --bin drift-doctor-web --bin drift-doctor-worker -- -D warnings
 
 say "native tests (cargo test)"
 cargo test --locked --features browser-tests
@@ -34,6 +35,6 @@ cargo test --locked --features browser-tests
 say "browser tests (wasm-bindgen-test in headless Chromium)"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/webdriver.json" \
 WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-180}" \
-  cargo test --locked --target wasm32-unknown-unknown --test web_wasm
+  cargo test --locked --target wasm32-unknown-unknown --features web --test web_wasm
 
 say "all tests passed"

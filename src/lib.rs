@@ -66,9 +66,10 @@ pub mod sync_effects;
 pub mod text;
 pub mod verify;
 pub mod view;
-/// The web page and its analysis worker. Natively only the messages, the
-/// worker's engine and the page's first report are built: the library has
-/// no web crates there.
+/// The web page and its analysis worker, with the `web` feature. Natively
+/// only the messages, the worker's engine and the page's first report are
+/// built: the library has no web crates there.
+#[cfg(feature = "web")]
 pub mod web;
 
 pub use analyze::{

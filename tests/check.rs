@@ -471,6 +471,7 @@ fn secret_values_are_never_shown() {
 }
 
 /// The page's worker runs the same check and answers its JSON report.
+#[cfg(feature = "web")]
 #[test]
 fn the_page_engine_answers_the_check_report() {
     use drift_doctor::web::protocol::{Request, Response};

@@ -740,6 +740,7 @@ data:
 /// "as the Application says" (empty) takes its `ServerSideApply=true`, an
 /// explicit legacy choice keeps the client-side diff, and a link keeps the
 /// difference between the two.
+#[cfg(feature = "web")]
 #[test]
 fn the_pages_strategy_wins_over_the_application_only_when_chosen() {
     use drift_doctor::web::{engine, protocol::Input};

@@ -19,6 +19,7 @@ mod difftext_roundtrip;
 mod difftext_writing;
 mod events_logs;
 mod evidence_facts;
+#[cfg(feature = "web")]
 mod first_report;
 mod fuzz_smoke;
 mod hostile_input;

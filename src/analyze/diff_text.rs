@@ -248,10 +248,7 @@ fn analyze_diff_text(
     );
     let app_name = fragment_app_name(&report, named_app);
     report.plan = crate::plan::build(&report, &remaining, &app_name);
-    report.warnings = opts.compare.jq.warnings();
-    report
-        .warnings
-        .extend(opts.compare.release.undecided_warning());
+    report.warnings = comparison_warnings(&opts.compare);
     report
         .warnings
         .extend(warnings.iter().map(ToString::to_string));

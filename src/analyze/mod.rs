@@ -466,10 +466,7 @@ fn analyze_masked(
             };
         report.audit = crate::audit::audit_rules(&subjects, &opts.compare, &recompare, &app_name);
     }
-    report.warnings = opts.compare.jq.warnings();
-    report
-        .warnings
-        .extend(opts.compare.release.undecided_warning());
+    report.warnings = comparison_warnings(&opts.compare);
     report
         .warnings
         .extend(release_warnings(&pairs, &opts.compare));
@@ -805,6 +802,14 @@ pub(crate) fn classify(
         pending_git_change: explanation.pending_git_change,
         by_hand: explanation.by_hand,
     }
+}
+
+/// What every report warns of how it compared, whatever was pasted: jq
+/// expressions skipped, and a release whose patches differ.
+fn comparison_warnings(compare: &CompareOptions) -> Vec<String> {
+    let mut warnings = compare.jq.warnings();
+    warnings.extend(compare.release.undecided_warning());
+    warnings
 }
 
 /// The events' and logs' section, and what they skipped.
