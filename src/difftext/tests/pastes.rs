@@ -267,3 +267,29 @@ fn added_map_block_is_one_change() {
         Some(json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "100m"}}))
     );
 }
+
+#[test]
+fn a_cut_multi_line_value_keeps_its_key_in_the_partial_objects() {
+    // A key renamed above a multi-line value the hunk does not show to its end.
+    let text = "===== /ConfigMap chat/relay-config ======
+--- /tmp/argocd-diff1/relay-config-live.yaml
++++ /tmp/argocd-diff1/relay-config
+@@ -1,6 +1,6 @@
+ apiVersion: v1
+ data:
+-  relay-7c2e1d9a.yaml: |
++  relay-0b4f8e2c.yaml: |
+     routes:
+       default:
+         target: inbox
+";
+    let rs = parse_diff_text(text).unwrap();
+    let keys = |obj: &Option<Value>| -> Vec<String> {
+        obj.as_ref().unwrap()["data"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(&rs[0].git_object), ["relay-0b4f8e2c.yaml"]);
+    assert_eq!(keys(&rs[0].live_object), ["relay-7c2e1d9a.yaml"]);
+}
