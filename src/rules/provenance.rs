@@ -22,6 +22,7 @@
 //! | --- | --- | --- |
 //! | a person's tool | any | `drift`, high: changed by hand |
 //! | a program through `scale` | any | `autoscaler` |
+//! | a program holding only container `resources` of the spec | any | `autoscaler`: a vertical sizer |
 //! | any other program | any | `controller-rewrite`, medium |
 //! | Argo CD's apply | holds Git's value | `mutating-webhook`: rewritten inside the apply |
 //! | Argo CD's apply, or not recorded | holds the live value, Git moved on | `nondeterministic-render` when the value looks generated, else `drift` (a Git change waiting for a sync) |
@@ -172,11 +173,19 @@ impl Provenance {
             .is_some_and(|w| managers::is_scaler(&w.field, &key.kind, pointer, rollout))
     }
 
+    /// Whether the live value's writer sizes container resources and does
+    /// nothing else to the object ([`managers::is_resizer`]).
+    pub fn resized(&self, pointer: &str) -> bool {
+        self.writer
+            .as_ref()
+            .is_some_and(|w| managers::is_resizer(&w.field, pointer))
+    }
+
     /// The decision table's cause and confidence for these facts.
     pub fn default_cause(&self, key: &ResourceKey, pointer: &str) -> (Cause, Confidence) {
         use ManagerClass::*;
         if let Some(w) = &self.writer {
-            if self.scaled(key, pointer) {
+            if self.scaled(key, pointer) || self.resized(pointer) {
                 return (Cause::Autoscaler, Confidence::Medium);
             }
             match w.class {
