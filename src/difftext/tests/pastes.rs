@@ -293,3 +293,30 @@ fn a_cut_multi_line_value_keeps_its_key_in_the_partial_objects() {
     assert_eq!(keys(&rs[0].git_object), ["relay-0b4f8e2c.yaml"]);
     assert_eq!(keys(&rs[0].live_object), ["relay-7c2e1d9a.yaml"]);
 }
+
+#[test]
+fn a_key_that_opens_a_list_is_never_placed_among_annotations() {
+    // An unknown kind's hunk that starts two levels deep: the keys are not
+    // metadata's, and one of them holds a list, which no annotation can.
+    let text = "===== orders.example.net/Route /checkout ======
+--- /tmp/argocd-diff2/checkout-live.yaml
++++ /tmp/argocd-diff2/checkout
+@@ -12,8 +12,6 @@
+     mode: strict
+     overrides:
+-    - weightId: 7d1c2e4f
+-      weightRef:
+-        name: heavy
++    - weightSelector:
+         matchLabels:
+           tier: gold
+     retries: 3
+";
+    let rs = parse_diff_text(text).unwrap();
+    let r = find(&rs, "Route", "checkout");
+    assert!(!r.changes.is_empty());
+    for c in &r.changes {
+        let words = path_str(&c.path);
+        assert!(!words.contains("annotations"), "{words}");
+    }
+}
