@@ -320,3 +320,34 @@ fn a_key_that_opens_a_list_is_never_placed_among_annotations() {
         assert!(!words.contains("annotations"), "{words}");
     }
 }
+
+#[test]
+fn a_crossplane_managed_resources_deep_lines_sit_in_its_for_provider() {
+    // A provider's managed resource keeps its settings in spec.forProvider:
+    // lines two levels deep whose parents the hunk does not show sit there.
+    let text = "===== s3.aws.upbound.io/BucketLifecycleConfiguration /archive-rules ======
+--- /tmp/argocd-diff3/archive-rules-live.yaml
++++ /tmp/argocd-diff3/archive-rules
+@@ -9,7 +9,5 @@
+     region: eu-central-1
+     rule:
+-    - bucketId: archive-0c1d
+-      bucketRef:
+-        name: archive
++    - bucketSelector:
+         matchLabels:
+           purpose: archive
+";
+    let rs = parse_diff_text(text).unwrap();
+    let r = find(&rs, "BucketLifecycleConfiguration", "archive-rules");
+    let c = change(r, "/spec/forProvider/rule/0/bucketId");
+    assert_eq!(c.git, None);
+    // Another group's deep lines stay where their own shape puts them.
+    let other = text.replace("s3.aws.upbound.io", "storage.example.com");
+    let rs = parse_diff_text(&other).unwrap();
+    let r = find(&rs, "BucketLifecycleConfiguration", "archive-rules");
+    assert!(r
+        .changes
+        .iter()
+        .all(|c| !path_str(&c.path).contains("forProvider")));
+}
