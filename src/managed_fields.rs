@@ -24,6 +24,10 @@ pub struct FieldWriter {
     /// The fields of `spec` the entry holds, by name: a writer that holds
     /// only `replicas` there scales the object and does nothing else to it.
     pub spec_fields: Vec<String>,
+    /// Whether everything the entry holds of `spec` is the `resources` of
+    /// pod-template containers: a writer that sizes them and does nothing
+    /// else to the workload.
+    pub resources_only: bool,
 }
 
 /// The manager whose FieldsV1 set holds this path (or the closest ancestor
@@ -99,8 +103,42 @@ impl FieldWriter {
             time: text("time"),
             exact,
             spec_fields,
+            resources_only: entry
+                .at("/fieldsV1/f:spec")
+                .is_some_and(holds_container_resources_only),
         })
     }
+}
+
+/// Whether a `f:spec` field set holds container resources and nothing
+/// else: `f:template` › `f:spec` › `f:containers` or `f:initContainers` ›
+/// items › `f:resources`, each level holding only that (and its `.`).
+fn holds_container_resources_only(spec: &Value) -> bool {
+    let only = |set: &Value, allowed: &dyn Fn(&str) -> bool| {
+        set.as_object()
+            .is_some_and(|m| m.keys().any(|k| k != ".") && m.keys().all(|k| k == "." || allowed(k)))
+    };
+    let step = |set: &Value, key: &str| set.get(key).cloned().unwrap_or(Value::Null);
+    if !only(spec, &|k| k == "f:template") {
+        return false;
+    }
+    let template = step(spec, "f:template");
+    if !only(&template, &|k| k == "f:spec") {
+        return false;
+    }
+    let pod = step(&template, "f:spec");
+    if !only(&pod, &|k| k == "f:containers" || k == "f:initContainers") {
+        return false;
+    }
+    pod.as_object().into_iter().flatten().all(|(k, list)| {
+        k == "."
+            || (only(list, &|k| k.starts_with("k:"))
+                && list.as_object().is_some_and(|items| {
+                    items.iter().all(|(item_key, item)| {
+                        item_key == "." || only(item, &|k| k == "f:resources")
+                    })
+                }))
+    })
 }
 
 /// Every entry whose field set holds the list item with this merge key
@@ -356,5 +394,34 @@ mod tests {
         ];
         assert_eq!(owner_of(&live, &proxy).as_deref(), Some("istio"));
         assert_eq!(owner_of(&live, &[Seg::key("data")]), None);
+    }
+
+    #[test]
+    fn an_entry_of_container_resources_alone_is_told_from_one_that_writes_more() {
+        let writer = |spec: serde_json::Value| {
+            FieldWriter::of(
+                &json!({"manager": "sizer", "fieldsV1": {"f:spec": spec}}),
+                true,
+            )
+            .unwrap()
+            .resources_only
+        };
+        let resources = json!({"f:resources": {"f:requests": {"f:cpu": {}}}});
+        assert!(writer(json!({"f:template": {"f:spec": {"f:containers": {
+            "k:{\"name\":\"app\"}": resources.clone()
+        }}}})));
+        assert!(writer(
+            json!({"f:template": {"f:spec": {"f:initContainers": {
+                "k:{\"name\":\"init\"}": resources
+            }}}})
+        ));
+        // The image too: a program that owns more of the workload.
+        assert!(!writer(json!({"f:template": {"f:spec": {"f:containers": {
+            "k:{\"name\":\"app\"}": {"f:image": {}, "f:resources": {"f:limits": {}}}
+        }}}})));
+        assert!(!writer(json!({"f:replicas": {}})));
+        assert!(!writer(
+            json!({"f:template": {"f:spec": {"f:containers": {}}}})
+        ));
     }
 }

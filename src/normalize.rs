@@ -102,7 +102,9 @@ impl Normalizer<'_> {
             }
         }
         if let Value::Object(top) = &mut obj {
-            top.retain(|k, x| kept_at_top(k, x, self.keep_status));
+            // A top-level `null` stays too: Git's `data:` left empty is a key
+            // the last-applied original lists, which the patch deletes live.
+            top.retain(|k, _| self.keep_status || k != "status");
             if let Some(Value::Object(meta)) = top.get_mut("metadata") {
                 meta.retain(|k, x| kept_in_metadata(k, x));
             }

@@ -178,9 +178,16 @@ const STOCK_EXCLUSIONS: &[(&[&str], &[&str])] = &[
 /// Whether the stock `argocd-cm` of this release excludes the kind.
 pub fn excluded_by_stock_settings(release: crate::ArgoCdRelease, group: &str, kind: &str) -> bool {
     release.has(crate::argocd_release::Behaviour::DefaultResourceExclusions)
-        && STOCK_EXCLUSIONS
-            .iter()
-            .any(|(groups, kinds)| groups.contains(&group) && kinds.contains(&kind))
+        && made_by_controllers(group, kind)
+}
+
+/// Whether the kind is one the cluster's controllers make from other
+/// objects and no app declares: the kinds Argo CD's stock `argocd-cm`
+/// excludes from 3.0 for that reason, whatever the release.
+pub fn made_by_controllers(group: &str, kind: &str) -> bool {
+    STOCK_EXCLUSIONS
+        .iter()
+        .any(|(groups, kinds)| groups.contains(&group) && kinds.contains(&kind))
 }
 
 /// Whether Argo CD leaves this kind out: by the pasted `argocd-cm`'s

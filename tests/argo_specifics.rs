@@ -829,3 +829,38 @@ fn remarshal_drops_omitempty_zero_values_of_every_typed_kind() {
     assert_eq!(s, Status::OutOfSync);
     assert_eq!(pointers, ["/spec/names/shortNames"]);
 }
+
+/// A `data:` left empty in Git is a `null` the last-applied annotation keeps
+/// at the top of the object: the three-way patch deletes the live data, so
+/// what a controller wrote there is a difference (and the sync empties it).
+#[test]
+fn a_top_level_null_in_the_last_applied_original_deletes_the_live_field() {
+    let opts = Options {
+        compare: CompareOptions {
+            include_hidden: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for kind in ["ConfigMap", "Secret"] {
+        let git = format!(
+            "apiVersion: v1\nkind: {kind}\nmetadata: {{name: mirror, namespace: n}}\ndata:\n"
+        );
+        let applied = format!(
+            r#"{{"apiVersion":"v1","data":null,"kind":"{kind}","metadata":{{"name":"mirror","namespace":"n"}}}}"#
+        );
+        let live = format!(
+            "apiVersion: v1\nkind: {kind}\nmetadata:\n  name: mirror\n  namespace: n\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{applied}'\ndata: {{copied: Y29waWVk}}\n"
+        );
+        let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+        assert_eq!(r.status, Status::OutOfSync, "{kind}: {:?}", r.differences);
+        assert!(r
+            .differences
+            .iter()
+            .any(|d| d.visible && d.pointer == "/data"));
+        // Without the key in the last apply, the copied data stays hidden.
+        let live = live.replace(r#""data":null,"#, "");
+        let r = &analyze(&git, &live, &opts).unwrap().resources[0];
+        assert_eq!(r.status, Status::Synced, "{kind}: {:?}", r.differences);
+    }
+}

@@ -127,7 +127,7 @@ impl<'a> Builder<'a> {
         if self.presence.is_some() {
             return res;
         }
-        let shape = shape::shape_for(&self.kind);
+        let shape = shape::shape_for_resource(&self.group, &self.kind);
         let allow_status = self.format == TextFormat::KubectlUnified;
         if let [only] = self.hunks.as_slice() {
             let whole_add = only.old_len == 0 && only.old_start == 0 && only.new_len > 0;

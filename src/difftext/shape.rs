@@ -283,6 +283,13 @@ spec.syncPolicy.automated: allowEmpty enabled prune selfHeal
 spec.syncPolicy.retry: backoff limit
 spec.syncPolicy.retry.backoff: duration factor maxDuration
 spec.ignoreDifferences[]: group jqPathExpressions jsonPointers kind managedFieldsManagers name namespace
+
+[kind ~crossplane-managed-resource]
+spec: deletionPolicy forProvider initProvider managementPolicies providerConfigRef publishConnectionDetailsTo writeConnectionSecretToRef
+spec.forProvider: *
+spec.initProvider: *
+spec.providerConfigRef: name policy
+spec.writeConnectionSecretToRef: name namespace
 "#;
 
 /// What the children of a node usually are.
@@ -608,4 +615,26 @@ fn shapes() -> &'static Shapes {
 pub(crate) fn shape_for(kind: &str) -> &'static Shape {
     let s = shapes();
     s.by_kind.get(kind).unwrap_or(&s.generic)
+}
+
+/// The shape for a resource: a Crossplane managed resource's, by the API
+/// groups Crossplane providers serve them from (every managed resource keeps
+/// its settings in `spec.forProvider`), else the kind's.
+pub(crate) fn shape_for_resource(group: &str, kind: &str) -> &'static Shape {
+    let provider_group = [".upbound.io", ".crossplane.io", ".crossplane-contrib.io"]
+        .iter()
+        .any(|suffix| group.ends_with(suffix));
+    // Crossplane's own kinds (compositions, packages) are no managed resources.
+    let own = [
+        "apiextensions.crossplane.io",
+        "pkg.crossplane.io",
+        "ops.crossplane.io",
+    ]
+    .contains(&group);
+    if provider_group && !own {
+        if let Some(shape) = shapes().by_kind.get("~crossplane-managed-resource") {
+            return shape;
+        }
+    }
+    shape_for(kind)
 }

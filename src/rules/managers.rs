@@ -102,6 +102,18 @@ pub fn is_scaler(w: &FieldWriter, kind: &str, pointer: &str, drives_rollout: boo
         || (replicas_only && w.subresource.is_none() && !drives_rollout && kind != "ReplicaSet")
 }
 
+/// Whether this write was a resource sizer's: a program whose managedFields
+/// entry holds the pod template's container `resources` and nothing else
+/// of the spec, writing one of them. That is how vertical autoscalers and
+/// request right-sizers work (they set requests and limits from observed
+/// usage); an operator that owns the workload writes the rest of its spec
+/// too.
+pub fn is_resizer(w: &FieldWriter, pointer: &str) -> bool {
+    class_of(&w.manager) == ManagerClass::Program
+        && w.resources_only
+        && pointer.split('/').any(|s| s == "resources")
+}
+
 /// Words for a manager's class in evidence sentences.
 pub fn describe(class: ManagerClass) -> &'static str {
     match class {
@@ -154,6 +166,7 @@ mod tests {
             time: None,
             exact: true,
             spec_fields: vec!["replicas".into(), "template".into()],
+            resources_only: false,
         };
         let scaler = |m, sub, kind| is_scaler(&w(m, sub), kind, "/spec/replicas", false);
         assert!(scaler(
@@ -202,5 +215,27 @@ mod tests {
             false
         ));
         assert!(!scaler("my-operator", None, "Deployment"));
+    }
+
+    #[test]
+    fn a_program_writing_only_container_resources_sizes_them() {
+        let w = |manager: &str, resources_only| FieldWriter {
+            manager: manager.into(),
+            operation: Some("Update".into()),
+            subresource: None,
+            time: None,
+            exact: true,
+            spec_fields: vec!["template".into()],
+            resources_only,
+        };
+        let requests = "/spec/template/spec/containers/0/resources/requests/cpu";
+        assert!(is_resizer(&w("rightsizer", true), requests));
+        // A person's tool is never a sizer, nor a program that writes more.
+        assert!(!is_resizer(&w("kubectl-edit", true), requests));
+        assert!(!is_resizer(&w("rightsizer", false), requests));
+        assert!(!is_resizer(
+            &w("rightsizer", true),
+            "/spec/template/spec/containers/0/image"
+        ));
     }
 }

@@ -104,6 +104,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("written_by_program", history::written_by_program),
     ("written_by_argocd", history::written_by_argocd),
     ("written_by_scaler", history::written_by_scaler),
+    ("written_by_resizer", history::written_by_resizer),
     ("render_moved_generated", history::render_moved_generated),
     ("stored_as_written", history::stored_as_written),
     ("webhooks_can_see", history::webhooks_can_see),
@@ -111,6 +112,10 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("drift_origin", history::drift_origin),
     ("live_tracking", history::live_tracking),
     ("created_by_program", history::created_by_program),
+    (
+        "kind_made_by_controllers",
+        conventions::kind_made_by_controllers,
+    ),
     (
         "schedule_from_render_time",
         conventions::schedule_from_render_time,

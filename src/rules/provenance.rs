@@ -22,6 +22,7 @@
 //! | --- | --- | --- |
 //! | a person's tool | any | `drift`, high: changed by hand |
 //! | a program through `scale` | any | `autoscaler` |
+//! | a program holding only container `resources` of the spec | any | `autoscaler`: a vertical sizer |
 //! | any other program | any | `controller-rewrite`, medium |
 //! | Argo CD's apply | holds Git's value | `mutating-webhook`: rewritten inside the apply |
 //! | Argo CD's apply, or not recorded | holds the live value, Git moved on | `nondeterministic-render` when the value looks generated, else `drift` (a Git change waiting for a sync) |
@@ -172,11 +173,19 @@ impl Provenance {
             .is_some_and(|w| managers::is_scaler(&w.field, &key.kind, pointer, rollout))
     }
 
+    /// Whether the live value's writer sizes container resources and does
+    /// nothing else to the object ([`managers::is_resizer`]).
+    pub fn resized(&self, pointer: &str) -> bool {
+        self.writer
+            .as_ref()
+            .is_some_and(|w| managers::is_resizer(&w.field, pointer))
+    }
+
     /// The decision table's cause and confidence for these facts.
     pub fn default_cause(&self, key: &ResourceKey, pointer: &str) -> (Cause, Confidence) {
         use ManagerClass::*;
         if let Some(w) = &self.writer {
-            if self.scaled(key, pointer) {
+            if self.scaled(key, pointer) || self.resized(pointer) {
                 return (Cause::Autoscaler, Confidence::Medium);
             }
             match w.class {
@@ -408,6 +417,14 @@ pub(super) fn generated_text(s: &str) -> bool {
     !digest && super::predicates::looks_random(s)
 }
 
+/// Lengths one generator can give: equal, or for long values within a
+/// quarter of each other (a generator of variable length, a chart that
+/// changed its length, a value encoded with or without a trailing newline).
+fn similar_lengths(a: &str, b: &str) -> bool {
+    let (short, long) = (a.len().min(b.len()), a.len().max(b.len()));
+    short == long || (short >= 16 && 4 * (long - short) <= long)
+}
+
 fn shape(f: &Finding<'_>) -> Shape {
     if matches!(f.path.last(), Some(Seg::Key(k)) if k.starts_with("checksum/")) {
         return Shape::Checksum;
@@ -421,7 +438,7 @@ fn shape(f: &Finding<'_>) -> Shape {
     }
     if super::predicates::is_certificate(g) && super::predicates::is_certificate(l) {
         Shape::Certificate
-    } else if g.len() == l.len() && generated_text(g) && generated_text(l) {
+    } else if similar_lengths(g, l) && generated_text(g) && generated_text(l) {
         Shape::Random
     } else if super::predicates::has_timestamp(g) && super::predicates::has_timestamp(l) {
         Shape::Timestamp
@@ -432,7 +449,22 @@ fn shape(f: &Finding<'_>) -> Shape {
 
 #[cfg(test)]
 mod tests {
-    use super::resource_of;
+    use super::{resource_of, similar_lengths};
+
+    #[test]
+    fn one_generator_gives_equal_or_close_lengths() {
+        assert!(similar_lengths("abcd", "wxyz"));
+        assert!(similar_lengths(
+            "sDzwqqAb4HwzaRoBOOI9GwKfCHV9FMK",
+            "fTxovOhmK3Rh2u8mNHI2JNsgse6C"
+        ));
+        // Short values must match exactly; far lengths are other values.
+        assert!(!similar_lengths("abc", "abcd"));
+        assert!(!similar_lengths(
+            "a1B2c3D4e5F6g7H8",
+            "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"
+        ));
+    }
 
     #[test]
     fn kinds_become_the_resources_webhooks_register_for() {

@@ -156,9 +156,12 @@ impl Side<'_, '_, '_> {
             here.push(step);
             let leaf = node.own_line.is_some() && node.children == 0;
             if leaf {
+                // A multi-line value the hunk cuts off still names its key:
+                // the lines shown stand for it until a fuller one arrives.
                 let (value, partial) = self.value(id);
-                if !partial {
-                    *slot(obj, &here) = value;
+                let s = slot(obj, &here);
+                if !partial || s.is_null() {
+                    *s = value;
                 }
             } else {
                 slot(obj, &here);

@@ -285,6 +285,14 @@ impl<'s, 'a> Walker<'s, 'a> {
             .shape
             .and_then(|s| self.shape.child(s, &key));
         self.score_key(parent, &key, child);
+        if rest.is_empty() && self.holds_strings(parent) {
+            // Labels and annotations hold strings: a key that opens a map or
+            // a list below it is not one of them.
+            self.score -= 2;
+            if self.nodes[parent].seeded {
+                self.misses += 1;
+            }
+        }
         let scalar_rest = !rest.is_empty() && !is_block_header(rest);
         if self.nodes[parent].kind == NKind::Item && scalar_rest && is_merge_key(&key) {
             let v = parse_inline(rest);
@@ -382,6 +390,15 @@ impl<'s, 'a> Walker<'s, 'a> {
         f.open = Open::Scalar;
         self.push(f, j);
         self.assign(j);
+    }
+
+    /// Whether the map `parent` stands for holds string values only: labels,
+    /// and the free-form maps of text (annotations, a ConfigMap's data).
+    fn holds_strings(&self, parent: usize) -> bool {
+        self.nodes[parent].shape.is_some_and(|sn| {
+            self.shape.nodes[sn].name == Some("labels")
+                || matches!(self.shape.hints(sn), Some(Hints::Any { text: true, .. }))
+        })
     }
 
     /// Score a key placed under `parent`; `child` is its shape node.

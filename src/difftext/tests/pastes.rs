@@ -267,3 +267,87 @@ fn added_map_block_is_one_change() {
         Some(json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "100m"}}))
     );
 }
+
+#[test]
+fn a_cut_multi_line_value_keeps_its_key_in_the_partial_objects() {
+    // A key renamed above a multi-line value the hunk does not show to its end.
+    let text = "===== /ConfigMap chat/relay-config ======
+--- /tmp/argocd-diff1/relay-config-live.yaml
++++ /tmp/argocd-diff1/relay-config
+@@ -1,6 +1,6 @@
+ apiVersion: v1
+ data:
+-  relay-7c2e1d9a.yaml: |
++  relay-0b4f8e2c.yaml: |
+     routes:
+       default:
+         target: inbox
+";
+    let rs = parse_diff_text(text).unwrap();
+    let keys = |obj: &Option<Value>| -> Vec<String> {
+        obj.as_ref().unwrap()["data"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(&rs[0].git_object), ["relay-0b4f8e2c.yaml"]);
+    assert_eq!(keys(&rs[0].live_object), ["relay-7c2e1d9a.yaml"]);
+}
+
+#[test]
+fn a_key_that_opens_a_list_is_never_placed_among_annotations() {
+    // An unknown kind's hunk that starts two levels deep: the keys are not
+    // metadata's, and one of them holds a list, which no annotation can.
+    let text = "===== orders.example.net/Route /checkout ======
+--- /tmp/argocd-diff2/checkout-live.yaml
++++ /tmp/argocd-diff2/checkout
+@@ -12,8 +12,6 @@
+     mode: strict
+     overrides:
+-    - weightId: 7d1c2e4f
+-      weightRef:
+-        name: heavy
++    - weightSelector:
+         matchLabels:
+           tier: gold
+     retries: 3
+";
+    let rs = parse_diff_text(text).unwrap();
+    let r = find(&rs, "Route", "checkout");
+    assert!(!r.changes.is_empty());
+    for c in &r.changes {
+        let words = path_str(&c.path);
+        assert!(!words.contains("annotations"), "{words}");
+    }
+}
+
+#[test]
+fn a_crossplane_managed_resources_deep_lines_sit_in_its_for_provider() {
+    // A provider's managed resource keeps its settings in spec.forProvider:
+    // lines two levels deep whose parents the hunk does not show sit there.
+    let text = "===== s3.aws.upbound.io/BucketLifecycleConfiguration /archive-rules ======
+--- /tmp/argocd-diff3/archive-rules-live.yaml
++++ /tmp/argocd-diff3/archive-rules
+@@ -9,7 +9,5 @@
+     region: eu-central-1
+     rule:
+-    - bucketId: archive-0c1d
+-      bucketRef:
+-        name: archive
++    - bucketSelector:
+         matchLabels:
+           purpose: archive
+";
+    let rs = parse_diff_text(text).unwrap();
+    let r = find(&rs, "BucketLifecycleConfiguration", "archive-rules");
+    let c = change(r, "/spec/forProvider/rule/0/bucketId");
+    assert_eq!(c.git, None);
+    // Another group's deep lines stay where their own shape puts them.
+    let other = text.replace("s3.aws.upbound.io", "storage.example.com");
+    let rs = parse_diff_text(&other).unwrap();
+    let r = find(&rs, "BucketLifecycleConfiguration", "archive-rules");
+    assert!(r
+        .changes
+        .iter()
+        .all(|c| !path_str(&c.path).contains("forProvider")));
+}

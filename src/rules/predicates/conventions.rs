@@ -193,6 +193,18 @@ pub(super) fn key_renamed_by_uuid(f: &Finding<'_>) -> Option<Vars> {
     Some(vec![var("other_key", renamed.clone())])
 }
 
+/// The object Git does not declare is of a kind the cluster's controllers
+/// make from other objects (identities, reports, requests, endpoints: the
+/// kinds Argo CD's stock settings exclude from 3.0, argo-cd PR #21635), and
+/// it carries the app's tracking label, which its creator copied from the
+/// objects it derives from (a pod's labels, a policy's, a certificate's).
+pub(super) fn kind_made_by_controllers(f: &Finding<'_>) -> Option<Vars> {
+    let live = f.live_obj?;
+    let instance = label(live, "app.kubernetes.io/instance")?;
+    crate::pairing::made_by_controllers(&f.key.group, &f.key.kind)
+        .then(|| vec![var("instance", instance)])
+}
+
 #[cfg(test)]
 mod uuid_tests {
     use super::without_uuids;

@@ -138,6 +138,15 @@ pub(super) fn written_by_scaler(f: &Finding<'_>) -> Option<Vars> {
     Some(vars)
 }
 
+/// A program that sizes container resources, and does nothing else to the
+/// workload, last wrote them (a vertical autoscaler or request right-sizer).
+pub(super) fn written_by_resizer(f: &Finding<'_>) -> Option<Vars> {
+    if !f.provenance().resized(f.pointer) {
+        return None;
+    }
+    written_by(f, &[ManagerClass::Program])
+}
+
 /// The render moved since the last sync (the last-applied configuration
 /// holds the live value, Git another, and no person or program wrote the
 /// live one) and the values look generated: `functions` names the template
