@@ -7,13 +7,14 @@
 use super::client::Handler;
 use super::controller::Controller;
 use super::check_view::CheckPanel;
-use super::input_panel::InputPanel;
+use super::input_panel::{InputActions, InputPanel};
 use super::persist;
-use super::protocol::Export;
-use super::report_panel::ReportPanel;
+use super::inputs::Field;
+use super::protocol::{Export, Mode};
+use super::report_panel::{ReportActions, ReportPanel};
 use super::rules_view::RulesView;
 use super::sharing::reveal_card;
-use super::state::{Action, PageState, ShareFor, View};
+use super::state::{Action, PageState, PageView, ShareFor, View};
 use super::util::{
     close_around_focus, copy_to_clipboard, focus_element, set_select_value, COPIED_SHOWN_MS,
 };
@@ -246,6 +247,8 @@ pub fn App(props: &AppProps) -> Html {
     }
 
     let in_rules = matches!(state.view, View::Rules(_));
+    let input_actions = input_actions(&ctl, &state);
+    let report_actions = report_actions(&ctl, &state);
     html! {
         <>
             <header class="top">
@@ -260,9 +263,11 @@ pub fn App(props: &AppProps) -> Html {
             </header>
             <main id="main">
                 <div class="analysis" hidden={in_rules}>
-                    <InputPanel state={state.clone()} ctl={ctl.clone()} />
+                    <InputPanel mode={state.mode} mode_note={state.mode_note} example={state.example}
+                        big={state.big} notice={state.notice.clone()} can_undo={state.undo.is_some()}
+                        error={state.error.clone()} refs={ctl.refs().clone()} actions={input_actions} />
                     <CheckPanel state={state.clone()} />
-                    <ReportPanel state={state.clone()} ctl={ctl.clone()} />
+                    <ReportPanel state={PageView(state.clone())} actions={report_actions} />
                 </div>
                 if let View::Rules(focus) = &state.view {
                     <RulesView focus={focus.clone()} rules={state.rules.clone()} />
@@ -286,4 +291,107 @@ fn remember_place(win: &web_sys::Window, place: &Rc<RefCell<Place>>) {
         scroll: win.scroll_y().unwrap_or(0.0),
         focus,
     };
+}
+
+/// What the input panel asks for, sent to the controller (which reads the
+/// fields) or to the reducer.
+fn input_actions(ctl: &Controller, state: &UseReducerHandle<PageState>) -> InputActions {
+    let mode = state.mode;
+    let with = |f: fn(&Controller, Field, Mode)| {
+        let ctl = ctl.clone();
+        Callback::from(move |field: Field| f(&ctl, field, mode))
+    };
+    let c = ctl.clone();
+    let edited = Callback::from(move |(field, e)| c.edited(field, e, mode));
+    let c = ctl.clone();
+    let replace_pasted = Callback::from(move |(field, text)| c.replace_pasted(field, text, mode));
+    let c = ctl.clone();
+    let paste = Callback::from(move |(field, text)| c.paste(field, text, mode));
+    let c = ctl.clone();
+    let file = Callback::from(move |(field, file)| c.file(field, file, mode));
+    let c = ctl.clone();
+    let open_share_file = Callback::from(move |file: web_sys::File| {
+        let opener = c.clone();
+        c.read_file(
+            file,
+            crate::Side::Git,
+            Rc::new(move |text| opener.open_shared(text, false)),
+        );
+    });
+    let (c, s) = (ctl.clone(), state.clone());
+    let load_example = Callback::from(move |name: String| c.load_example(&name, &s));
+    let c = ctl.clone();
+    let set_mode = Callback::from(move |m: Mode| c.set_mode(m));
+    let c = ctl.clone();
+    let check = Callback::from(move |()| c.check());
+    let (c, s) = (ctl.clone(), state.clone());
+    let clear_all = Callback::from(move |()| c.clear(&s));
+    let c = ctl.clone();
+    let analyze_now = Callback::from(move |asked: bool| c.analyze_now(asked));
+    let c = ctl.clone();
+    let analyze_later = Callback::from(move |()| c.analyze_later());
+    let dispatch = state.dispatcher();
+    let dismiss_notice = Callback::from(move |()| dispatch.dispatch(Action::Notice(None)));
+    let (c, undo) = (ctl.clone(), state.undo.clone());
+    let undo = Callback::from(move |()| {
+        if let Some(undo) = &undo {
+            c.undo(undo);
+        }
+    });
+    InputActions {
+        edited,
+        replace_pasted,
+        paste,
+        file,
+        show_big: with(|c, field, _| c.show_big(field)),
+        clear_field: with(|c, field, mode| c.replace_text(field, String::new(), mode)),
+        open_share_file,
+        load_example,
+        set_mode,
+        check,
+        clear_all,
+        analyze_now,
+        analyze_later,
+        dismiss_notice,
+        undo,
+    }
+}
+
+/// What the report panel asks for, sent to the controller (which talks to
+/// the worker) or to the reducer.
+fn report_actions(ctl: &Controller, state: &UseReducerHandle<PageState>) -> ReportActions {
+    let dispatch = state.dispatcher();
+    let (c, s) = (ctl.clone(), state.clone());
+    let share = Callback::from(move |purpose: ShareFor| c.share(purpose, &s));
+    let c = ctl.clone();
+    let export = Callback::from(move |(seq, format)| c.export(seq, format));
+    let c = ctl.clone();
+    let resources = Callback::from(move |(seq, indices)| c.resources(seq, indices));
+    let c = ctl.clone();
+    let texts = Callback::from(move |(seq, id)| c.texts(seq, id));
+    ReportActions {
+        show_hidden: to_reducer(&dispatch, Action::ShowHidden),
+        share,
+        export,
+        resources,
+        texts,
+        draw_more: to_reducer(&dispatch, Action::DrawMore),
+        other_base: to_reducer(&dispatch, Action::OtherBase),
+        filter: to_reducer(&dispatch, Action::Filter),
+        page: to_reducer(&dispatch, Action::Page),
+        select: to_reducer(&dispatch, Action::Select),
+        notice: {
+            let dispatch = dispatch.clone();
+            Callback::from(move |n| dispatch.dispatch(Action::Notice(Some(n))))
+        },
+    }
+}
+
+/// A callback that hands its argument to the reducer as `action(argument)`.
+fn to_reducer<T: 'static>(
+    dispatch: &UseReducerDispatcher<PageState>,
+    action: fn(T) -> Action,
+) -> Callback<T> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |x| dispatch.dispatch(action(x)))
 }

@@ -1,15 +1,13 @@
 //! The input half of the page: examples, options, the mode (two sides or
 //! diff output), the editors and the user's Argo CD settings.
 
-use super::controller::Controller;
-use super::editor::{Edit, Editor};
+use super::editor::{BigInfo, Edit, Editor};
 use super::examples::EXAMPLES;
-use super::inputs::Field;
+use super::inputs::{error_of_field, Field, Refs};
 use super::js_text::JsText;
-use super::protocol::Mode;
-use super::state::{Action, PageState};
+use super::protocol::{ErrorInfo, Mode};
+use super::state::Notice;
 use super::util::select_value;
-use std::rc::Rc;
 use yew::prelude::*;
 
 /// Why the comparison options do not apply to pasted diff output.
@@ -25,46 +23,99 @@ const RELEASES: &[&str] = &[
 const IN_DIFF_OUTPUT: &str =
     "Pasted diff output already shows what Argo CD or kubectl compared: this option does not apply to it.";
 
+/// What the input half of the page asks for: each a callback the page
+/// (`app`) builds over its controller and state.
+#[derive(Clone, PartialEq)]
+pub struct InputActions {
+    /// A field's text was edited.
+    pub edited: Callback<(Field, Edit)>,
+    /// A field's text was replaced by a paste held as the browser's string.
+    pub replace_pasted: Callback<(Field, JsText)>,
+    /// A paste into a field: the text to let the field take, if any.
+    pub paste: Callback<(Field, JsText), Option<JsText>>,
+    /// A file dropped or chosen for a field.
+    pub file: Callback<(Field, web_sys::File)>,
+    /// Show a large side held outside its field.
+    pub show_big: Callback<Field>,
+    /// Empty one field.
+    pub clear_field: Callback<Field>,
+    /// A share file chosen to open.
+    pub open_share_file: Callback<web_sys::File>,
+    /// Load the example named by the menu (empty: the user's own input).
+    pub load_example: Callback<String>,
+    /// Switch between the two sides and diff output.
+    pub set_mode: Callback<Mode>,
+    /// Run the check before it ships.
+    pub check: Callback<()>,
+    /// Empty every field (undoable).
+    pub clear_all: Callback<()>,
+    /// Analyse now (`true`: the user asked, by the Analyze button).
+    pub analyze_now: Callback<bool>,
+    /// Analyse once typing pauses.
+    pub analyze_later: Callback<()>,
+    /// Close the notice.
+    pub dismiss_notice: Callback<()>,
+    /// Put back what the fields held before the last example or Clear.
+    pub undo: Callback<()>,
+}
+
+/// The input half's props: what it shows and what it asks for.
 #[derive(Properties, PartialEq)]
-pub struct PanelProps {
-    pub state: UseReducerHandle<PageState>,
-    pub ctl: Controller,
+pub struct InputPanelProps {
+    /// Two sides or diff output.
+    pub mode: Mode,
+    /// The text looked like diff output, so the page switched to diff mode.
+    pub mode_note: bool,
+    /// The example the fields hold, unedited.
+    pub example: Option<&'static str>,
+    /// Sides held outside their fields because they are large.
+    pub big: [Option<BigInfo>; 3],
+    /// The message about the page itself, if any.
+    pub notice: Option<Notice>,
+    /// Whether an Undo can put earlier input back.
+    pub can_undo: bool,
+    /// The input's error, shown on the field it belongs to.
+    pub error: Option<ErrorInfo>,
+    /// The fields' and controls' nodes (the controller reads them).
+    pub refs: Refs,
+    /// What the panel asks for.
+    pub actions: InputActions,
 }
 
 #[component]
-pub fn InputPanel(props: &PanelProps) -> Html {
-    let state = &props.state;
-    let ctl = &props.ctl;
-    let refs = ctl.refs();
-    let mode = state.mode;
+pub fn InputPanel(props: &InputPanelProps) -> Html {
+    let actions = &props.actions;
+    let refs = &props.refs;
+    let mode = props.mode;
     let diff_mode = mode == Mode::Diff;
+    let error_for = |field: Field| error_of_field(props.error.as_ref(), field);
 
     let on_edit = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |e: Edit| ctl.edited(field, e, mode))
+        let edited = actions.edited.clone();
+        Callback::from(move |e: Edit| edited.emit((field, e)))
     };
     let on_replace = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |text: JsText| ctl.replace_pasted(field, text, mode))
+        let replace = actions.replace_pasted.clone();
+        Callback::from(move |text: JsText| replace.emit((field, text)))
     };
     let on_paste = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |text: JsText| -> Option<JsText> { ctl.paste(field, text, mode) })
+        let paste = actions.paste.clone();
+        Callback::from(move |text: JsText| -> Option<JsText> { paste.emit((field, text)) })
     };
     let on_file = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |file: web_sys::File| ctl.file(field, file, mode))
+        let file = actions.file.clone();
+        Callback::from(move |f: web_sys::File| file.emit((field, f)))
     };
     let on_show_big = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.show_big(field))
+        let show = actions.show_big.clone();
+        Callback::from(move |_| show.emit(field))
     };
     let on_clear = |field: Field| {
-        let ctl = ctl.clone();
-        Callback::from(move |_| ctl.replace_text(field, String::new(), mode))
+        let clear = actions.clear_field.clone();
+        Callback::from(move |_| clear.emit(field))
     };
     let on_share_file = {
-        let ctl = ctl.clone();
+        let open = actions.open_share_file.clone();
         Callback::from(move |e: Event| {
             let Some(input) = e
                 .target()
@@ -73,78 +124,39 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                 return;
             };
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                let opener = ctl.clone();
-                ctl.read_file(
-                    file,
-                    crate::Side::Git,
-                    Rc::new(move |text| opener.open_shared(text, false)),
-                );
+                open.emit(file);
             }
             input.set_value("");
         })
     };
     let on_load_example = {
-        let ctl = ctl.clone();
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| {
-            let name = select_value(&ctl.refs().example);
-            ctl.load_example(&name, &state);
-        })
+        let load = actions.load_example.clone();
+        let example = refs.example.clone();
+        Callback::from(move |_: MouseEvent| load.emit(select_value(&example)))
     };
     let on_mode = |m: Mode| {
-        let ctl = ctl.clone();
-        Callback::from(move |_: Event| ctl.set_mode(m))
+        let set_mode = actions.set_mode.clone();
+        Callback::from(move |_: Event| set_mode.emit(m))
     };
-    let on_check = {
-        let ctl = ctl.clone();
-        Callback::from(move |_: MouseEvent| ctl.check())
-    };
-    let on_clear_all = {
-        let ctl = ctl.clone();
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| ctl.clear(&state))
-    };
-    let on_analyze = {
-        let ctl = ctl.clone();
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            ctl.analyze_now(true);
-        })
-    };
-    let on_option_now = {
-        let ctl = ctl.clone();
-        Callback::from(move |_: Event| ctl.analyze_now(false))
-    };
-    let on_namespace = {
-        let ctl = ctl.clone();
-        Callback::from(move |_: InputEvent| ctl.analyze_later())
-    };
-    let on_dismiss = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::Notice(None)))
-    };
-    let on_undo = {
-        let ctl = ctl.clone();
-        let undo = state.undo.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(undo) = &undo {
-                ctl.undo(undo);
-            }
-        })
-    };
-    let on_mode_note_back = {
-        let ctl = ctl.clone();
-        Callback::from(move |_: MouseEvent| ctl.set_mode(Mode::Sides))
-    };
-    let settings_error = state.error_for(Field::Settings);
+    let on_check = actions.check.reform(|_: MouseEvent| ());
+    let on_clear_all = actions.clear_all.reform(|_: MouseEvent| ());
+    let on_analyze = actions.analyze_now.reform(|e: SubmitEvent| {
+        e.prevent_default();
+        true
+    });
+    let on_option_now = actions.analyze_now.reform(|_: Event| false);
+    let on_namespace = actions.analyze_later.reform(|_: InputEvent| ());
+    let on_dismiss = actions.dismiss_notice.reform(|_: MouseEvent| ());
+    let on_undo = actions.undo.reform(|_: MouseEvent| ());
+    let on_mode_note_back = actions.set_mode.reform(|_: MouseEvent| Mode::Sides);
+    let settings_error = error_for(Field::Settings);
     let evidence_open =
-        state.error_for(Field::Application).is_some() || state.error_for(Field::GitAgain).is_some();
-    let observed_open =
-        state.error_for(Field::Events).is_some() || state.error_for(Field::Logs).is_some();
+        error_for(Field::Application).is_some() || error_for(Field::GitAgain).is_some();
+    let observed_open = error_for(Field::Events).is_some() || error_for(Field::Logs).is_some();
     let editor = |field: Field, side: &'static str, title: &'static str, hint: &'static str| {
-        let big = field.big_slot().and_then(|i| state.big[i]);
+        let big = field.big_slot().and_then(|i| props.big[i]);
         html! {
-            <Editor side={side} title={title} node={refs.node(field).clone()} error={state.error_for(field)}
+            <Editor side={side} title={title} node={refs.node(field).clone()} error={error_for(field)}
                 hint={hint} placeholder={AttrValue::from(field.placeholder())}
                 on_edit={on_edit(field)} on_file={on_file(field)} on_replace={on_replace(field)}
                 on_paste={matches!(field, Field::Git | Field::Live | Field::Diff).then(|| on_paste(field))}
@@ -155,12 +167,12 @@ pub fn InputPanel(props: &PanelProps) -> Html {
     html! {
         <section class="inputs" aria-labelledby="inputs-h">
             <h2 id="inputs-h" class="visually-hidden">{ "Input" }</h2>
-            if let Some(n) = &state.notice {
+            if let Some(n) = &props.notice {
                 <div id="notice" class={classes!("notice", n.error.then_some("notice-error"))}
                     role={if n.error { "alert" } else { "status" }}>
                     <p>{ n.text.clone() }</p>
                     <span class="notice-actions">
-                        if n.undo && state.undo.is_some() {
+                        if n.undo && props.can_undo {
                             <button type="button" id="undo" class="button small" onclick={on_undo}>{ "Undo" }</button>
                         }
                         <button type="button" class="button small" onclick={on_dismiss}>{ "Dismiss" }</button>
@@ -174,7 +186,7 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                         <select id="example" ref={refs.example.clone()}>
                             <option value="">{ "— your own input —" }</option>
                             for ex in EXAMPLES.iter() {
-                                <option value={ex.name} selected={Some(ex.name) == state.example}>{ ex.title }</option>
+                                <option value={ex.name} selected={Some(ex.name) == props.example}>{ ex.title }</option>
                             }
                         </select>
                         <button type="button" id="load-example" class="button small" onclick={on_load_example}>{ "Load" }</button>
@@ -230,7 +242,7 @@ pub fn InputPanel(props: &PanelProps) -> Html {
                     <input type="radio" name="mode" id="mode-diff" checked={diff_mode} onchange={on_mode(Mode::Diff)} />
                     { " Diff output (argocd app diff, kubectl diff)" }
                 </label>
-                if state.mode_note && diff_mode {
+                if props.mode_note && diff_mode {
                     <span class="mode-note" role="status">
                         { "The text looks like diff output, so it is analysed as such. " }
                         <button type="button" class="linklike" onclick={on_mode_note_back}>{ "Back to Git and live" }</button>

@@ -4,7 +4,7 @@
 
 use super::editor::{BigInfo, LARGE_INPUT};
 use super::js_text::{Attached, JsText, Measure};
-use super::protocol::{Input, Mode, APPLICATION_SIDE, EVENTS_SIDE, LOGS_SIDE, SETTINGS_SIDE};
+use super::protocol::{ErrorInfo, Input, Mode, APPLICATION_SIDE, EVENTS_SIDE, LOGS_SIDE, SETTINGS_SIDE};
 use super::state::Waiting;
 use super::util::*;
 use crate::input::Side;
@@ -28,6 +28,11 @@ pub enum Field {
     Events,
     /// Argo CD's or a controller's logs.
     Logs,
+}
+
+/// The input's error when it belongs to `field`.
+pub fn error_of_field(error: Option<&ErrorInfo>, field: Field) -> Option<ErrorInfo> {
+    error.filter(|e| e.side == field.error_side()).cloned()
 }
 
 impl Field {
@@ -141,6 +146,14 @@ pub struct Refs {
     pub release: NodeRef,
     pub example: NodeRef,
     big: Rc<RefCell<[Option<Held>; 3]>>,
+}
+
+/// One set of elements and held texts is the same as another only when it
+/// is a clone of it (the page has one, made with its controller).
+impl PartialEq for Refs {
+    fn eq(&self, other: &Refs) -> bool {
+        Rc::ptr_eq(&self.big, &other.big) && self.git == other.git
+    }
 }
 
 /// A text held outside its textarea, as the browser's string (see

@@ -3,13 +3,12 @@
 //! resource, paged.
 
 use super::card::ResourceCard;
-use super::controller::Controller;
-use super::input_panel::PanelProps;
+use super::drawing::ListKey;
 use super::persist;
 use super::plan_view::{AuditPanel, PlanPanel};
 use super::protocol::Export;
 use super::sharing::{share_file, SharePanel};
-use super::state::{Action, PageState, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO};
+use super::state::{Notice, PageView, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO};
 use super::status_view::{ArgocdStatusPanel, ObservedPanel};
 use super::summary::{Emergency, Summary, Warnings};
 use super::util::{focus_element, inline_code, plural};
@@ -45,12 +44,50 @@ fn timing_detail(shown: &Shown) -> String {
 }
 
 /// Offer a JSON file; say so when the browser refuses.
-fn download(dispatch: &UseReducerDispatcher<PageState>, name: &str, text: &str) {
+fn download(notice: &Callback<Notice>, name: &str, text: &str) {
     if !persist::download(name, "application/json", text) {
-        dispatch.dispatch(Action::Notice(Some(super::state::Notice::error(format!(
+        notice.emit(Notice::error(format!(
             "The browser refused to download {name}."
-        )))));
+        )));
     }
+}
+
+/// What the report half of the page asks for: each a callback the page
+/// (`app`) builds over its controller and state.
+#[derive(Clone, PartialEq)]
+pub struct ReportActions {
+    /// Show or hide the differences Argo CD does not count.
+    pub show_hidden: Callback<bool>,
+    /// Share the report as a link or as Markdown.
+    pub share: Callback<ShareFor>,
+    /// Fetch the whole report of analysis `seq` from the worker in a format.
+    pub export: Callback<(u32, Export)>,
+    /// Fetch the cards of analysis `seq` at these places of its list.
+    pub resources: Callback<(u32, Vec<usize>)>,
+    /// Fetch the raw texts of one resource of analysis `seq` (its side-by-side view).
+    pub texts: Callback<(u32, String)>,
+    /// Draw the next cards of the listed page.
+    pub draw_more: Callback<ListKey>,
+    /// A link's base address other than the page's.
+    pub other_base: Callback<String>,
+    /// Only the resources with differences of one cause (or all).
+    pub filter: Callback<Option<crate::Cause>>,
+    /// Show a page of the resource list.
+    pub page: Callback<usize>,
+    /// Mark one resource as the one being read.
+    pub select: Callback<String>,
+    /// Tell the user something about the page itself.
+    pub notice: Callback<Notice>,
+}
+
+/// The report half's props: the page's state to show (read only) and what
+/// it asks for.
+#[derive(Properties, PartialEq)]
+pub struct ReportPanelProps {
+    /// The page's state, read only.
+    pub state: PageView,
+    /// What the panel asks for.
+    pub actions: ReportActions,
 }
 
 /// What the page waits for, with the command that prints it.
@@ -70,31 +107,22 @@ fn waiting_note(waiting: &Waiting) -> Html {
 }
 
 #[component]
-pub fn ReportPanel(props: &PanelProps) -> Html {
+pub fn ReportPanel(props: &ReportPanelProps) -> Html {
     let state = &props.state;
-    let ctl: &Controller = &props.ctl;
-    let on_hidden = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |e: Event| {
-            let on = e
-                .target()
-                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
-                .is_some_and(|i| i.checked());
-            dispatch.dispatch(Action::ShowHidden(on));
-        })
-    };
-    let share = |purpose: ShareFor| {
-        let ctl = ctl.clone();
-        let state = state.clone();
-        Callback::from(move |_: MouseEvent| ctl.share(purpose, &state))
-    };
+    let actions = &props.actions;
+    let on_hidden = actions.show_hidden.reform(|e: Event| {
+        e.target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+            .is_some_and(|i| i.checked())
+    });
+    let share = |purpose: ShareFor| actions.share.reform(move |_: MouseEvent| purpose);
     let on_json = {
         let seq = state.shown.as_ref().map(|s| s.seq);
-        let ctl = ctl.clone();
+        let export = actions.export.clone();
         // The worker holds the whole report; the controller downloads it.
         Callback::from(move |_: MouseEvent| {
             if let Some(seq) = seq {
-                ctl.export(seq, Export::Json);
+                export.emit((seq, Export::Json));
             }
         })
     };
@@ -120,11 +148,11 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
             .shown
             .as_ref()
             .map(|shown| (shown.seq, shown.missing(&state.listed_window())));
-        let ctl = ctl.clone();
+        let resources = actions.resources.clone();
         use_effect_with(missing, move |missing| {
             if let Some((seq, missing)) = missing {
                 if !missing.is_empty() {
-                    ctl.resources(*seq, missing.clone());
+                    resources.emit((*seq, missing.clone()));
                 }
             }
         });
@@ -132,33 +160,25 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     // The listed page's next few cards, in a task of their own.
     {
         let step = state.drawing.as_ref().map(|d| (d.key, d.count()));
-        let dispatch = state.dispatcher();
+        let draw_more = actions.draw_more.clone();
         use_effect_with(step, move |step| {
             let timeout = step.map(|(key, _)| {
-                gloo::timers::callback::Timeout::new(0, move || {
-                    dispatch.dispatch(Action::DrawMore(key))
-                })
+                gloo::timers::callback::Timeout::new(0, move || draw_more.emit(key))
             });
             move || drop(timeout)
         });
     }
     let on_share_download = {
         let view = state.share.clone();
-        let dispatch = state.dispatcher();
+        let notice = actions.notice.clone();
         Callback::from(move |_| {
             if let Some(v) = &view {
-                download(&dispatch, "drift-doctor-share.json", &share_file(v));
+                download(&notice, "drift-doctor-share.json", &share_file(v));
             }
         })
     };
-    let on_other_base = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |base: String| dispatch.dispatch(Action::OtherBase(base)))
-    };
-    let on_filter = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |f| dispatch.dispatch(Action::Filter(f)))
-    };
+    let on_other_base = actions.other_base.clone();
+    let on_filter = actions.filter.clone();
     html! {
         <section id="report" class="results" aria-labelledby="report-h" data-state={state.status()}
             data-seq={state.shown.as_ref().map(|s| s.seq.to_string()).unwrap_or_default()}
@@ -226,7 +246,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                     <ObservedPanel report={shown.report.clone()} />
                     <PlanPanel report={shown.report.clone()} />
                     <AuditPanel report={shown.report.clone()} />
-                    { resource_list(state, shown, ctl) }
+                    { resource_list(state, shown, actions) }
                 </div>
             } else if let (Some(w), None) = (&state.waiting, &state.error) {
                 { waiting_note(w) }
@@ -237,23 +257,19 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
     }
 }
 
-fn resource_list(state: &UseReducerHandle<PageState>, shown: &Shown, ctl: &Controller) -> Html {
+fn resource_list(state: &PageView, shown: &Shown, actions: &ReportActions) -> Html {
     let on_page = {
-        let dispatch = state.dispatcher();
+        let page = actions.page.clone();
         Callback::from(move |p: usize| {
-            dispatch.dispatch(Action::Page(p));
+            page.emit(p);
             focus_element("resources-h");
         })
     };
     let on_diff = {
-        let ctl = ctl.clone();
         let seq = shown.seq;
-        Callback::from(move |id: String| ctl.texts(seq, id))
+        actions.texts.reform(move |id: String| (seq, id))
     };
-    let on_select = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |id: String| dispatch.dispatch(Action::Select(id)))
-    };
+    let on_select = actions.select.clone();
     let listed = state.listed();
     let (page, pages, start, end) = state.window(listed.len());
     let open = shown.report.summary.out_of_sync <= OPEN_CARDS_UP_TO;

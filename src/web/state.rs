@@ -14,7 +14,7 @@ use super::util::plural;
 use crate::{Cause, Report, ResourceReport};
 use std::collections::HashMap;
 use std::rc::Rc;
-use yew::{AttrValue, Reducible};
+use yew::{AttrValue, Reducible, UseReducerHandle};
 
 use super::protocol::PAGE_SIZE;
 /// Reports with at most this many out-of-sync resources open their cards.
@@ -222,6 +222,19 @@ pub enum Waiting {
     For(Vec<Field>),
 }
 
+/// The page's state as the panels read it: no way to change it (they ask
+/// through their callbacks instead).
+#[derive(Clone, PartialEq)]
+pub struct PageView(pub UseReducerHandle<PageState>);
+
+impl std::ops::Deref for PageView {
+    type Target = PageState;
+
+    fn deref(&self) -> &PageState {
+        &self.0
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageState {
     pub view: View,
@@ -398,11 +411,6 @@ impl PageState {
         let mut next = (*self).clone();
         next.drawing = drawing.more(&ids);
         Rc::new(next)
-    }
-
-    /// The input error of one field.
-    pub fn error_for(&self, field: Field) -> Option<ErrorInfo> {
-        self.error.clone().filter(|e| e.side == field.error_side())
     }
 
     /// An error that belongs to no field.
