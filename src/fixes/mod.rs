@@ -5,131 +5,18 @@
 
 #![warn(missing_docs)]
 
+mod sensitive;
+mod snippet;
+
+pub use sensitive::{is_sensitive, sensitive_reason, SENSITIVE_PATHS};
+pub use snippet::{annotation_form, ignore_snippet, snippet_forms};
+pub(crate) use snippet::{write_entry_head, write_ignored, yaml_quote};
+
 use crate::identity::ResourceKey;
 use crate::model::*;
-use crate::path::{self, PathPattern, Seg};
+use crate::path::{self, Seg};
 use crate::rules::{self, IgnoreTemplate, Rule};
 use crate::text::fill;
-use std::sync::OnceLock;
-
-/// Fields whose changes matter for security, each with why: an ignore rule
-/// over them could hide a privilege escalation or a swapped workload, so
-/// drift-doctor never proposes one. Every kind of container (regular, init,
-/// ephemeral) is covered alike.
-pub const SENSITIVE_PATHS: &[(&str, &str)] = &[
-    (
-        "**/securityContext",
-        "privileges and user of a pod or container",
-    ),
-    (
-        "**/securityContext/**",
-        "privileges and user of a pod or container",
-    ),
-    ("**/privileged", "a privileged container owns the node"),
-    (
-        "**/allowPrivilegeEscalation",
-        "lets a process gain more privileges than its parent",
-    ),
-    (
-        "**/capabilities/**",
-        "Linux capabilities granted to a container",
-    ),
-    (
-        "**/hostNetwork",
-        "the pod joins the node's network namespace",
-    ),
-    ("**/hostPID", "the pod sees the node's processes"),
-    ("**/hostIPC", "the pod shares the node's IPC namespace"),
-    ("**/hostPath", "the pod mounts the node's filesystem"),
-    ("**/hostPath/**", "the pod mounts the node's filesystem"),
-    ("**/serviceAccountName", "the identity the pod runs as"),
-    ("**/serviceAccount", "the identity the pod runs as"),
-    (
-        "**/automountServiceAccountToken",
-        "whether the pod gets an API token",
-    ),
-    ("**/containers/*/image", "which code runs"),
-    ("**/initContainers/*/image", "which code runs"),
-    ("**/ephemeralContainers/*/image", "which code runs"),
-    ("**/containers/*/command", "what the container executes"),
-    ("**/containers/*/command/**", "what the container executes"),
-    ("**/containers/*/args", "what the container executes"),
-    ("**/containers/*/args/**", "what the container executes"),
-    ("**/initContainers/*/command", "what the container executes"),
-    (
-        "**/initContainers/*/command/**",
-        "what the container executes",
-    ),
-    ("**/initContainers/*/args", "what the container executes"),
-    ("**/initContainers/*/args/**", "what the container executes"),
-    (
-        "**/ephemeralContainers/*/command",
-        "what the container executes",
-    ),
-    (
-        "**/ephemeralContainers/*/command/**",
-        "what the container executes",
-    ),
-    (
-        "**/ephemeralContainers/*/args",
-        "what the container executes",
-    ),
-    (
-        "**/ephemeralContainers/*/args/**",
-        "what the container executes",
-    ),
-];
-
-/// Kinds whose every field is security-relevant (RBAC and network policy);
-/// an aggregated ClusterRole's `rules` are the exception, since the
-/// aggregation controller writes them.
-const SENSITIVE_KINDS: &[(&str, &str)] = &[
-    ("rbac.authorization.k8s.io/Role", "who may do what"),
-    ("rbac.authorization.k8s.io/ClusterRole", "who may do what"),
-    ("rbac.authorization.k8s.io/RoleBinding", "who gets a role"),
-    (
-        "rbac.authorization.k8s.io/ClusterRoleBinding",
-        "who gets a role",
-    ),
-    (
-        "networking.k8s.io/NetworkPolicy",
-        "which traffic is allowed",
-    ),
-];
-
-/// [`SENSITIVE_PATHS`], parsed once.
-fn sensitive_patterns() -> &'static [(PathPattern, &'static str)] {
-    static PATTERNS: OnceLock<Vec<(PathPattern, &'static str)>> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        SENSITIVE_PATHS
-            .iter()
-            .map(|(p, why)| (PathPattern::parse(p), *why))
-            .collect()
-    })
-}
-
-/// Why ignoring this field could hide a security-relevant change, or None.
-pub fn sensitive_reason(key: &ResourceKey, pointer: &str) -> Option<&'static str> {
-    let gk = key.group_kind();
-    if let Some((_, why)) = SENSITIVE_KINDS.iter().find(|(k, _)| *k == gk) {
-        if !(pointer == "/rules" || pointer.starts_with("/rules/")) {
-            return Some(why);
-        }
-    }
-    if key.kind == "Secret" && key.group.is_empty() && pointer.is_empty() {
-        return None;
-    }
-    let toks = path::split_pattern(pointer);
-    sensitive_patterns()
-        .iter()
-        .find(|(p, _)| p.matches(&toks))
-        .map(|(_, why)| *why)
-}
-
-/// Whether ignoring this field could hide a security-relevant change.
-pub fn is_sensitive(key: &ResourceKey, pointer: &str) -> bool {
-    sensitive_reason(key, pointer).is_some()
-}
 
 /// The path an ignore rule should name for a difference: its own path, its
 /// parent, or the rule's pattern (where `*` becomes "every item").
@@ -154,23 +41,6 @@ fn ignore_path(t: &IgnoreTemplate, diff_path: &[Seg]) -> Vec<Seg> {
             }
             out
         }
-    }
-}
-
-/// A YAML scalar: plain when it is safe to read back as the same string.
-pub(crate) fn yaml_quote(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-        && s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "true" | "false" | "yes" | "no" | "on" | "off" | "null"
-        );
-    if plain {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).unwrap_or_default()
     }
 }
 
@@ -202,160 +72,6 @@ pub fn ignore_spec(
         }
     }
     spec
-}
-
-/// The snippet of an ignore fix: its Application form, then after a `---`
-/// line its argocd-cm form, and, when the spec offers it, after another
-/// `---` line the object's own annotation. The only writer of that text.
-pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String {
-    let mut out = String::new();
-    out.push_str(&format!("# {title}\n"));
-    if stop_gap {
-        out.push_str("# Stop-gap: open a ticket for the Git fix and set a review date before merging this.\n");
-    }
-    out.push_str("# Application (this resource only):\nspec:\n  ignoreDifferences:\n");
-    write_entry_head(
-        &mut out,
-        &spec.group,
-        &spec.kind,
-        Some(&spec.name),
-        Some(&spec.namespace),
-    );
-    write_ignored(
-        &mut out,
-        "      ",
-        &spec.json_pointers,
-        &spec.jq_path_expressions,
-        &[],
-    );
-    if !spec.trust_instead.is_empty() {
-        out.push_str(&format!(
-            "      # Or trust the field's owner instead of naming paths:\n      # managedFieldsManagers: [{}]\n",
-            spec.trust_instead.join(", ")
-        ));
-    }
-    if spec.respect {
-        out.push_str("  syncPolicy:\n    syncOptions:\n      # keep the owner's live value when syncing\n      - RespectIgnoreDifferences=true\n");
-    }
-    let (cm_key, every) = if spec.group.is_empty() {
-        (spec.kind.clone(), spec.kind.clone())
-    } else {
-        (
-            format!("{}_{}", spec.group, spec.kind),
-            format!("{}/{}", spec.group, spec.kind),
-        )
-    };
-    out.push_str(&format!(
-        "---\n# argocd-cm (every {every} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{cm_key}: |\n"
-    ));
-    write_ignored(
-        &mut out,
-        "    ",
-        &spec.json_pointers,
-        &spec.jq_path_expressions,
-        &[],
-    );
-    if spec.annotation {
-        out.push_str(ANNOTATION_FORM_HEAD);
-        out.push_str(&format!(
-            "metadata:\n  annotations:\n    {}: {}\n",
-            crate::ignore::RESOURCE_IGNORE_ANNOTATION,
-            yaml_quote(&spec.json_pointers.join(","))
-        ));
-        if spec.respect {
-            out.push_str("# The Application still needs RespectIgnoreDifferences=true (above) for a sync to keep the live value.\n");
-        }
-    }
-    out
-}
-
-/// The line that starts the annotation form of an ignore fix's snippet.
-const ANNOTATION_FORM_HEAD: &str =
-    "---\n# Or the object's own annotation, in Git (Argo CD 3.6 and later; this object only):\n";
-
-/// The two forms of an ignore fix's snippet as [`ignore_snippet`] writes
-/// them, for showing them apart: the Application form, and the argocd-cm
-/// form after the `---` line (without the annotation form, which
-/// [`annotation_form`] gives).
-pub fn snippet_forms(snippet: &str) -> (&str, Option<&str>) {
-    let settings = annotation_form_at(snippet).map_or(snippet, |at| &snippet[..at + 1]);
-    match settings.split_once("\n---\n") {
-        Some((application, cm)) => (application, Some(cm)),
-        None => (settings, None),
-    }
-}
-
-/// The annotation form of an ignore fix's snippet, when it has one: the
-/// object's own `argocd.argoproj.io/ignore-differences-json-pointers`.
-pub fn annotation_form(snippet: &str) -> Option<&str> {
-    annotation_form_at(snippet).map(|at| &snippet[at + "\n---\n".len()..])
-}
-
-fn annotation_form_at(snippet: &str) -> Option<usize> {
-    snippet.find(&format!("\n{ANNOTATION_FORM_HEAD}"))
-}
-
-/// The resource lines of one entry of an Application's `ignoreDifferences`
-/// (`    - group: …`), as the fixes and the plan write them.
-pub(crate) fn write_entry_head(
-    out: &mut String,
-    group: &str,
-    kind: &str,
-    name: Option<&str>,
-    namespace: Option<&str>,
-) {
-    out.push_str(&format!(
-        "    - group: {}\n      kind: {}\n",
-        yaml_quote(group),
-        yaml_quote(kind)
-    ));
-    for (field, value) in [("name", name), ("namespace", namespace)] {
-        if let Some(v) = value.filter(|v| !v.is_empty()) {
-            out.push_str(&format!("      {field}: {}\n", yaml_quote(v)));
-        }
-    }
-}
-
-/// What an ignore rule ignores, as the YAML lists of its entry at `indent`.
-pub(crate) fn write_ignored(
-    out: &mut String,
-    indent: &str,
-    pointers: &[String],
-    jqs: &[String],
-    managers: &[String],
-) {
-    type Quote = fn(&str) -> String;
-    let lists: [(&str, &[String], Quote); 3] = [
-        ("jsonPointers", pointers, yaml_quote_pointer),
-        ("jqPathExpressions", jqs, single_quoted),
-        ("managedFieldsManagers", managers, yaml_quote),
-    ];
-    for (field, items, quote) in lists {
-        if !items.is_empty() {
-            out.push_str(&format!("{indent}{field}:\n"));
-            for item in items {
-                out.push_str(&format!("{indent}  - {}\n", quote(item)));
-            }
-        }
-    }
-}
-
-/// A JSON pointer as a YAML scalar: plain where YAML reads it back as the
-/// same string.
-fn yaml_quote_pointer(p: &str) -> String {
-    let plain = p.starts_with('/')
-        && p.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-~".contains(&b));
-    if plain {
-        p.to_string()
-    } else {
-        serde_json::to_string(p).unwrap_or_default()
-    }
-}
-
-/// jq expressions hold double quotes and pipes: write them single-quoted.
-pub(crate) fn single_quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// Every fix for one resource, in the order its rules first appear.
