@@ -182,6 +182,25 @@ fn kubectl_bookkeeping_is_hidden_with_its_reason() {
 }
 
 #[test]
+fn a_kubectl_hunk_inside_managed_fields_is_bookkeeping_even_without_its_parents() {
+    // The hunk starts below `fieldsV1` and moves a field between two managers' entries: the
+    // FieldsV1 keys (`f:...`) place it in `metadata.managedFields`, and nothing else changes.
+    let text = "diff -u -N /tmp/LIVE-1/v1.ResourceQuota.shop.compute /tmp/MERGED-2/v1.ResourceQuota.shop.compute\n\
+--- /tmp/LIVE-1/v1.ResourceQuota.shop.compute\t2024-03-02 10:00:00.000000000 +0000\n\
++++ /tmp/MERGED-2/v1.ResourceQuota.shop.compute\t2024-03-02 10:00:00.000000000 +0000\n\
+@@ -14,10 +14,16 @@\n           .: {}\n           f:team: {}\n-      f:spec:\n-        f:hard: {}\n     manager: quota-bootstrap\n     operation: Update\n     time: \"2024-03-01T08:00:00Z\"\n+  - apiVersion: v1\n+    fieldsType: FieldsV1\n+    fieldsV1:\n+      f:spec:\n+        f:hard: {}\n+    manager: kubectl-client-side-apply\n+    operation: Update\n+    time: \"2024-03-02T10:00:00Z\"\n   name: compute\n   namespace: shop\n";
+    let r = analyze_diff(text, &Options::default()).unwrap();
+    assert_eq!(r.summary.out_of_sync, 0, "{:?}", rows(&r));
+    for d in &r.resources[0].differences {
+        assert!(
+            d.pointer.starts_with("/metadata/managedFields"),
+            "{}",
+            d.pointer
+        );
+    }
+}
+
+#[test]
 fn secret_masks_of_different_lengths_mean_different_values_and_explain_the_checksum() {
     let r = report("argo_secret_masks_checksum");
     let e = evidence(&r, "/data/password");

@@ -16,7 +16,7 @@ metadata.annotations: *text ~argocd.argoproj.io/ ~kubectl.kubernetes.io/ ~deploy
 metadata.labels: * ~app ~app.kubernetes.io/ ~helm.sh/chart ~release ~heritage ~chart ~component ~tier ~version ~environment ~argocd.argoproj.io/instance ~kubernetes.io/ ~pod-template-hash ~controller-uid ~job-name
 metadata.ownerReferences[]: apiVersion blockOwnerDeletion controller kind name uid
 metadata.managedFields[]: apiVersion fieldsType fieldsV1 manager operation subresource time
-metadata.managedFields[].fieldsV1: * ~f:
+metadata.managedFields[].fieldsV1: * ~f: ~k: ~v: ~i: ~.
 status: availableReplicas collisionCount conditions currentReplicas currentRevision loadBalancer numberAvailable numberMisscheduled numberReady numberUnavailable observedGeneration phase readyReplicas replicas updateRevision updatedNumberScheduled updatedReplicas unavailableReplicas desiredNumberScheduled currentNumberScheduled active succeeded failed startTime completionTime lastScheduleTime health sync
 status.conditions[]: lastProbeTime lastTransitionTime lastUpdateTime message reason status type
 

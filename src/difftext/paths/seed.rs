@@ -269,6 +269,32 @@ pub(super) fn choose_seed<'s, 'a>(
                 candidates.push((chain, SeedSource::Text));
             }
         }
+        // Lines nested below a free-form map whose keys carry one of its known prefixes
+        // (`f:annotations` under `f:metadata` of a managedFields entry's `fieldsV1`, whose
+        // FieldsV1 encoding nests): the map's own ancestors, then unnamed levels down to the key.
+        if let First::Key(c) = *first {
+            for &n in &shape.declared {
+                let nd = &shape.nodes[n];
+                let Some(Hints::Any { likely, .. }) = &nd.hints else {
+                    continue;
+                };
+                if nd.child_col >= c || !usable(n) || !likely.iter().any(|p| text.starts_with(p)) {
+                    continue;
+                }
+                let mut chain = chain_for(shape, n);
+                let mut col = nd.child_col;
+                while col < c {
+                    let mut f = Frame::new(NKind::Anon, col, col + 2);
+                    f.guessed = true;
+                    f.seeded = true;
+                    chain.push(f);
+                    col += 2;
+                }
+                if !candidates.iter().any(|(x, _)| same_chain(x, &chain)) {
+                    candidates.push((chain, SeedSource::Table));
+                }
+            }
+        }
         // A custom resource's lines below the top level whose parents the hunk does not show
         // (`  - api.example.org` of a Certificate's `dnsNames`, then `  duration:`): not in
         // `metadata` nor `status` by their keys, so in the free-form `spec` of an unknown kind.
