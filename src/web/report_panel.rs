@@ -155,6 +155,13 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
         let dispatch = state.dispatcher();
         Callback::from(move |base: String| dispatch.dispatch(Action::OtherBase(base)))
     };
+    let on_share_close = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |_| {
+            dispatch.dispatch(Action::ShareClosed);
+            focus_element("copy-link");
+        })
+    };
     let on_filter = {
         let dispatch = state.dispatcher();
         Callback::from(move |f| dispatch.dispatch(Action::Filter(f)))
@@ -192,7 +199,7 @@ pub fn ReportPanel(props: &PanelProps) -> Html {
                 }
             </div>
             if let (Some(v), ShareFor::Link) = (&state.share, state.share_for) {
-                <SharePanel view={v.clone()} on_download={on_share_download} on_other_base={on_other_base} />
+                <SharePanel view={v.clone()} on_download={on_share_download} on_other_base={on_other_base} on_close={on_share_close} />
             }
             if let Some(e) = state.general_error() {
                 <p class="error-text" role="alert">{ e.text.clone() }</p>
