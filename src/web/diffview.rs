@@ -60,16 +60,19 @@ fn rows(lines: &[Line], fold: bool) -> Vec<Row<'_>> {
             if git.iter().chain(&live).any(|l| !l.pointer.is_empty()) {
                 // One row per field: a Git line beside the live line of the
                 // same field, a field on one side alone on its own row.
+                // A pointer is on one line of each side: looked up, so a
+                // run of thousands of lines stays linear.
+                let mut by_pointer: std::collections::HashMap<&str, usize> = live
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| (l.pointer.as_str(), k))
+                    .collect();
                 let mut paired = vec![false; live.len()];
                 for g in &git {
-                    let other = live
-                        .iter()
-                        .enumerate()
-                        .find(|(k, l)| !paired[*k] && l.pointer == g.pointer);
-                    match other {
-                        Some((k, l)) => {
+                    match by_pointer.remove(g.pointer.as_str()) {
+                        Some(k) => {
                             paired[k] = true;
-                            out.push(Row::Pair(Some(g), Some(l)));
+                            out.push(Row::Pair(Some(g), Some(live[k])));
                         }
                         None => out.push(Row::Pair(Some(g), None)),
                     }
