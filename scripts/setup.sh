@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs only what is missing for building and testing drift-doctor:
 # the wasm target, Trunk, the wasm-bindgen CLI matching Cargo.lock, wasm-opt
-# (binaryen from npm) and Debian's Chromium with chromedriver.
+# (binaryen from npm), axe-core from npm for the browser tests' accessibility
+# checks, and Debian's Chromium with chromedriver.
 # Safe to run repeatedly: each step checks the installed version first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.22.1
 BINARYEN_VERSION=132.0.0
+AXE_CORE_VERSION=4.11.1
 TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
 WASM_BINDGEN_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
 
@@ -42,6 +44,13 @@ if [ ! -x "$TOOLS_DIR/node_modules/.bin/wasm-opt" ] \
   say "installing wasm-opt (binaryen $BINARYEN_VERSION from npm)"
   mkdir -p "$TOOLS_DIR"
   (cd "$TOOLS_DIR" && npm install --silent --no-audit --no-fund "binaryen@$BINARYEN_VERSION")
+fi
+
+axe_version() { node -p "require('$TOOLS_DIR/node_modules/axe-core/package.json').version" 2>/dev/null || true; }
+if [ "$(axe_version)" != "$AXE_CORE_VERSION" ]; then
+  say "installing axe-core $AXE_CORE_VERSION from npm (the browser tests inject it)"
+  mkdir -p "$TOOLS_DIR"
+  (cd "$TOOLS_DIR" && npm install --silent --no-audit --no-fund "axe-core@$AXE_CORE_VERSION")
 fi
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

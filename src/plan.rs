@@ -82,10 +82,10 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
                 note: String::new(),
             };
             if d.cause == Cause::Drift {
-                drift.push(PlanField {
-                    note: "A real change: sync to restore Git's value, or change Git if the live value is right.".into(),
-                    ..field
-                });
+                let note = resource
+                    .and_then(|r| drift_fix(r, &d.pointer))
+                    .unwrap_or_else(|| "A real change: sync to restore Git's value, or change Git if the live value is right.".into());
+                drift.push(PlanField { note, ..field });
             } else {
                 let note = resource
                     .map(|r| why_unresolved(r, &d.pointer))
@@ -101,9 +101,16 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
         .count();
     let mut left = Vec::new();
     if !drift.is_empty() {
+        // A plain sync leaves a live-only object in place: only pruning ends it.
+        let prune = drift.iter().any(|f| {
+            by_id
+                .get(f.resource.as_str())
+                .is_some_and(|r| r.presence == Presence::LiveOnly)
+        });
         left.push(format!(
-            "{} of real drift, which a sync or a change in Git ends",
-            count(drift.len(), "field")
+            "{} of real drift, which a sync{} or a change in Git ends",
+            count(drift.len(), "field"),
+            if prune { " with pruning" } else { "" }
         ));
     }
     if waiting > 0 {
@@ -202,6 +209,19 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
+}
+
+/// What ends the drift of a live object Git lacks: the fix its card shows
+/// (prune it, or add it back to Git), so the card and the plan name one
+/// fix. None for other drift, which a sync ends.
+fn drift_fix(r: &ResourceReport, pointer: &str) -> Option<String> {
+    if r.presence != Presence::LiveOnly {
+        return None;
+    }
+    r.fixes
+        .iter()
+        .find(|f| f.cause == Cause::Drift && f.pointers.iter().any(|p| p == pointer))
+        .map(|f| f.snippet.clone())
 }
 
 /// Why no fix of a resource is recommended for a field.

@@ -3,6 +3,8 @@
 
 #![warn(missing_docs)]
 
+pub mod compared;
+
 use crate::input::{parse_side, InputError, Side};
 use crate::secret_mask::Masks;
 use crate::Options;
@@ -18,13 +20,49 @@ pub struct ResourceTexts {
     pub live: Option<String>,
 }
 
-fn display_object(obj: &Value, masks: &Masks) -> String {
+/// An object as the page shows it: Secret values masked, server
+/// bookkeeping (managedFields) left out.
+fn display_value(obj: &Value, masks: &Masks) -> Value {
     let mut v = obj.clone();
     if let Some(Value::Object(meta)) = v.get_mut("metadata") {
         meta.remove("managedFields");
     }
     crate::secret_mask::mask_secret_object(&mut v, masks);
-    serde_yaml::to_string(&v).unwrap_or_default()
+    v
+}
+
+fn display_object(obj: &Value, masks: &Masks) -> String {
+    serde_yaml::to_string(&display_value(obj, masks)).unwrap_or_default()
+}
+
+/// Git and live objects of one resource, as the page shows them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceObjects {
+    /// The Git object, if Git has it.
+    pub git: Option<Value>,
+    /// The live object, if live has it.
+    pub live: Option<Value>,
+}
+
+/// Parse both sides and return each resource's objects (Secret values
+/// masked, managedFields left out), keyed like the report.
+pub fn resource_objects(
+    git: &str,
+    live: &str,
+    opts: &Options,
+) -> Result<BTreeMap<String, ResourceObjects>, InputError> {
+    let git_docs = parse_side(git, Side::Git)?;
+    let live_docs = parse_side(live, Side::Live)?;
+    let masks = Masks::for_texts(&[git, live]);
+    let paired = crate::pairing::pair(&git_docs, &live_docs, opts.namespace.as_deref())?;
+    let mut out: BTreeMap<String, ResourceObjects> = BTreeMap::new();
+    for (key, d) in &paired.live {
+        out.entry(key.to_string()).or_default().live = Some(display_value(&d.object, &masks));
+    }
+    for (key, d) in &paired.git {
+        out.entry(key.to_string()).or_default().git = Some(display_value(&d.object, &masks));
+    }
+    Ok(out)
 }
 
 /// Parse both sides and return each resource's texts, keyed like the report.
@@ -59,6 +97,23 @@ pub enum LineTag {
     Live,
 }
 
+/// How Argo CD counts what a line of the compared view shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineMark {
+    /// Compared, and no counted difference (or a plain line diff).
+    Plain,
+    /// Part of a difference Argo CD counts.
+    Counted,
+    /// Part of a difference Argo CD does not count (an ignore rule, a
+    /// hidden reason).
+    Hidden,
+    /// Never compared (dropped by Argo CD's normalisation) or differing
+    /// without a difference (what the API server fills in).
+    Uncompared,
+    /// The last-applied annotation, folded to one line.
+    Folded,
+}
+
 /// One line of the diff view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffLine {
@@ -72,6 +127,13 @@ pub struct DiffLine {
     pub live_line: Option<usize>,
     /// The line, without its line break.
     pub text: String,
+    /// The JSON pointer of the field the line shows ("" when unknown).
+    pub pointer: String,
+    /// How Argo CD counts it.
+    pub mark: LineMark,
+    /// The pointer of the report's difference this line begins, for a link
+    /// from the difference to its row.
+    pub anchor: Option<String>,
 }
 
 /// A line diff of two texts (Git first), without a deadline so that it never
@@ -91,6 +153,9 @@ pub fn line_diff(git: &str, live: &str) -> Vec<DiffLine> {
                 git_line: change.old_index().map(|i| i + 1),
                 live_line: change.new_index().map(|i| i + 1),
                 text: change.value().to_string(),
+                pointer: String::new(),
+                mark: LineMark::Plain,
+                anchor: None,
             });
         }
     }
@@ -140,6 +205,9 @@ pub fn diff_text_lines(text: &str) -> Result<BTreeMap<String, Vec<DiffLine>>, In
                 git_line: n,
                 live_line: n,
                 text: body.to_string(),
+                pointer: String::new(),
+                mark: LineMark::Plain,
+                anchor: None,
             });
         }
     }

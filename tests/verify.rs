@@ -472,3 +472,40 @@ fn harmful_syncs_show_on_their_fixes_and_the_plan_orders_around_them() {
         );
     }
 }
+
+/// A live object Git lacks requires pruning: its card's fix and the plan's
+/// line for it name the same fix (prune it, or add it back to Git), and
+/// the plan does not say a plain sync ends it.
+#[test]
+fn a_live_only_objects_card_and_the_plan_name_one_fix() {
+    let cm = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: shop\n  labels:\n    app.kubernetes.io/instance: shop\ndata:\n  k: v\n")
+    };
+    let git = cm("kept");
+    let live = format!("{}---\n{}", cm("kept"), cm("leftover"));
+    let report = analyze(&git, &live, &Options::default()).unwrap();
+    let resource = report
+        .resources
+        .iter()
+        .find(|r| r.id.ends_with("/leftover"))
+        .expect("the live-only object is reported");
+    assert_eq!(resource.presence, drift_doctor::Presence::LiveOnly);
+    let card_fix = resource
+        .fixes
+        .iter()
+        .find(|f| f.cause == Cause::Drift)
+        .expect("the card offers a fix");
+    assert!(card_fix.snippet.contains("Prune"), "{}", card_fix.snippet);
+    let plan = report.plan.expect("a plan");
+    let line = plan
+        .drift
+        .iter()
+        .find(|f| f.resource == resource.id)
+        .expect("the plan lists it");
+    assert_eq!(line.note, card_fix.snippet);
+    assert!(
+        plan.verification.contains("a sync with pruning"),
+        "{}",
+        plan.verification
+    );
+}

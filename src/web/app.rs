@@ -384,6 +384,7 @@ fn report_actions(ctl: &Controller, state: &UseReducerHandle<PageState>) -> Repo
             let dispatch = dispatch.clone();
             Callback::from(move |n| dispatch.dispatch(Action::Notice(Some(n))))
         },
+        close_share: Callback::from(move |()| dispatch.dispatch(Action::ShareClosed)),
     }
 }
 

@@ -2,7 +2,7 @@
 //! fixes and, on demand, its YAML side by side (which follows every new
 //! analysis while it is open).
 
-use super::diffview::DiffView;
+use super::diffview::{row_id, DiffView};
 use super::fix_view::FixList;
 use super::protocol::RuleDoc;
 use super::state::{DiffState, Shared};
@@ -58,6 +58,41 @@ pub fn ResourceCard(props: &CardProps) -> Html {
 
     let body_id = format!("card-body-{}", props.index);
     let yaml_id = format!("card-yaml-{}", props.index);
+    let row_prefix = format!("sbs-{}", props.index);
+    let anchors = use_memo(props.resource.clone(), |r| {
+        Shared(std::rc::Rc::new(
+            r.differences.iter().map(|d| d.pointer.clone()).collect::<Vec<_>>(),
+        ))
+    });
+    // A difference's "its row" link: the YAML view opens, then its row
+    // takes the focus once the lines are in.
+    let reveal = use_state(|| None::<String>);
+    {
+        let reveal = reveal.clone();
+        let ready = matches!(props.diff, Some(DiffState::Ready(..)));
+        let target = (*reveal)
+            .as_ref()
+            .and_then(|p| row_id(&row_prefix, &anchors, p));
+        use_effect_with((ready, target), move |(ready, target)| {
+            if let (true, Some(id)) = (ready, target) {
+                super::util::focus_element(id);
+                reveal.set(None);
+            }
+        });
+    }
+    let on_reveal = {
+        let reveal = reveal.clone();
+        let show_yaml = show_yaml.clone();
+        let on_select = props.on_select.clone();
+        let id = r.id.clone();
+        Callback::from(move |pointer: String| {
+            if !*show_yaml {
+                on_select.emit(id.clone());
+                show_yaml.set(true);
+            }
+            reveal.set(Some(pointer));
+        })
+    };
     {
         let open = open.clone();
         use_effect_with(props.selected, move |selected| {
@@ -133,9 +168,9 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                         <p class="muted">{ "No difference that Argo CD counts." }</p>
                     } else {
                         <ul class="diffs">
-                            for d in visible.iter() { { difference(d, &props.rules) } }
+                            for d in visible.iter() { { difference(d, &props.rules, &on_reveal) } }
                             if props.show_hidden {
-                                for d in hidden.iter() { { difference(d, &props.rules) } }
+                                for d in hidden.iter() { { difference(d, &props.rules, &on_reveal) } }
                             }
                         </ul>
                     }
@@ -148,7 +183,8 @@ pub fn ResourceCard(props: &CardProps) -> Html {
                     </button>
                     if *show_yaml {
                         <div id={yaml_id}>
-                            <DiffView state={props.diff.clone().unwrap_or(DiffState::Loading)} />
+                            <DiffView state={props.diff.clone().unwrap_or(DiffState::Loading)}
+                                prefix={AttrValue::from(format!("sbs-{}", props.index))} anchors={(*anchors).clone()} />
                         </div>
                     }
                 </div>
@@ -157,8 +193,17 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     }
 }
 
-fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
+fn difference(
+    d: &Difference,
+    rules: &Option<Shared<Vec<RuleDoc>>>,
+    on_reveal: &Callback<String>,
+) -> Html {
     let title = rule_title(rules, &d.rule);
+    let reveal = {
+        let on_reveal = on_reveal.clone();
+        let pointer = d.pointer.clone();
+        Callback::from(move |_: MouseEvent| on_reveal.emit(pointer.clone()))
+    };
     html! {
         <li class={classes!("diff", (!d.visible).then_some("diff-hidden"))} data-pointer={d.pointer.clone()}>
             <div class="diff-head">
@@ -176,6 +221,7 @@ fn difference(d: &Difference, rules: &Option<Shared<Vec<RuleDoc>>>) -> Html {
                 <div><dt>{ "Live" }</dt><dd>{ value_box(d.live.as_ref()) }</dd></div>
             </dl>
             <p class="evidence">{ inline_code(&d.evidence) }</p>
+            <p class="row-link"><button type="button" class="linklike sbs-link" onclick={reveal}>{ "Its row in the YAML side by side" }</button></p>
             if !d.observed.is_empty() {
                 <ul class="observed">
                     { for d.observed.iter().map(|o| html! {

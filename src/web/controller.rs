@@ -246,7 +246,10 @@ impl Controller {
                 return;
             }
         }
-        self.dispatch(Action::Edited { big: self.big() });
+        self.dispatch(Action::Edited {
+            big: self.big(),
+            field: Some(field),
+        });
         match edit {
             Edit::Asked => self.analyze_now(true),
             Edit::Now => self.analyze_now(false),
@@ -285,7 +288,10 @@ impl Controller {
             return;
         };
         self.hold_pasted(field, text);
-        self.dispatch(Action::Edited { big: self.big() });
+        self.dispatch(Action::Edited {
+            big: self.big(),
+            field: Some(field),
+        });
         self.analyze_now(false);
     }
 
@@ -340,7 +346,10 @@ impl Controller {
             return;
         }
         refs.unhold(field);
-        self.dispatch(Action::Edited { big: self.big() });
+        self.dispatch(Action::Edited {
+            big: self.big(),
+            field: None,
+        });
     }
 
     /// Read a file's text (BOMs and UTF-16 handled by the core), then `then`.

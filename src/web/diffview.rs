@@ -1,7 +1,11 @@
-//! A resource's Git and live YAML side by side, differing lines marked.
+//! A resource's Git and live YAML side by side, as Argo CD compares them:
+//! a changed value on one row, what Argo CD does not count in grey, each
+//! difference of the report linked to its row.
 
-use super::protocol::{Line, LINE_GIT, LINE_LIVE, LINE_SAME};
-use super::state::DiffState;
+use super::protocol::{
+    Line, LINE_GIT, LINE_LIVE, LINE_SAME, MARK_COUNTED, MARK_FOLDED, MARK_HIDDEN, MARK_UNCOMPARED,
+};
+use super::state::{DiffState, Shared};
 use super::util::plural;
 use yew::prelude::*;
 
@@ -53,8 +57,35 @@ fn rows(lines: &[Line], fold: bool) -> Vec<Row<'_>> {
                 live.push(&lines[i]);
                 i += 1;
             }
-            for k in 0..git.len().max(live.len()) {
-                out.push(Row::Pair(git.get(k).copied(), live.get(k).copied()));
+            if git.iter().chain(&live).any(|l| !l.pointer.is_empty()) {
+                // One row per field: a Git line beside the live line of the
+                // same field, a field on one side alone on its own row.
+                // A pointer is on one line of each side: looked up, so a
+                // run of thousands of lines stays linear.
+                let mut by_pointer: std::collections::HashMap<&str, usize> = live
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| (l.pointer.as_str(), k))
+                    .collect();
+                let mut paired = vec![false; live.len()];
+                for g in &git {
+                    match by_pointer.remove(g.pointer.as_str()) {
+                        Some(k) => {
+                            paired[k] = true;
+                            out.push(Row::Pair(Some(g), Some(live[k])));
+                        }
+                        None => out.push(Row::Pair(Some(g), None)),
+                    }
+                }
+                for (k, l) in live.iter().enumerate() {
+                    if !paired[k] {
+                        out.push(Row::Pair(None, Some(l)));
+                    }
+                }
+            } else {
+                for k in 0..git.len().max(live.len()) {
+                    out.push(Row::Pair(git.get(k).copied(), live.get(k).copied()));
+                }
             }
         }
     }
@@ -69,15 +100,24 @@ fn cells(line: Option<&Line>, git_side: bool) -> Html {
             let changed = l.tag != LINE_SAME;
             let (class, mark, what) = match (changed, git_side) {
                 (false, _) => ("code", " ", ""),
-                (true, true) => ("code only-git", "−", "only in Git: "),
-                (true, false) => ("code only-live", "+", "only live: "),
+                (true, true) => ("code only-git", "−", "in Git: "),
+                (true, false) => ("code only-live", "+", "live: "),
+            };
+            let (counted, counted_what) = match l.mark {
+                MARK_COUNTED => (Some("m-counted"), ""),
+                MARK_HIDDEN => (Some("m-grey"), "not counted (hidden): "),
+                MARK_UNCOMPARED => (Some("m-grey"), "not compared: "),
+                MARK_FOLDED => (Some("m-grey m-folded"), "folded: "),
+                _ => (None, ""),
             };
             html! {
                 <>
                     <td class="ln">{ n }</td>
-                    <td class={class}>
+                    <td class={classes!(class, counted)}>
                         <span class="mark" aria-hidden="true">{ mark }</span>
-                        if !what.is_empty() { <span class="visually-hidden">{ what }</span> }
+                        if !what.is_empty() || !counted_what.is_empty() {
+                            <span class="visually-hidden">{ format!("{what}{counted_what}") }</span>
+                        }
                         { l.text.clone() }
                     </td>
                 </>
@@ -89,6 +129,16 @@ fn cells(line: Option<&Line>, git_side: bool) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct DiffViewProps {
     pub state: DiffState,
+    /// The ids of the rows differences begin on: `{prefix}-{n}` for the
+    /// resource's `n`-th difference (`anchors`, by pointer).
+    pub prefix: AttrValue,
+    pub anchors: Shared<Vec<String>>,
+}
+
+/// The id of the row where difference `pointer` begins, if the report has it.
+pub fn row_id(prefix: &str, anchors: &[String], pointer: &str) -> Option<String> {
+    let n = anchors.iter().position(|p| p == pointer)?;
+    Some(format!("{prefix}-{n}"))
 }
 
 #[component]
@@ -133,7 +183,12 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
                     <tbody>
                         for row in all.iter() {
                             { match row {
-                                Row::Pair(g, l) => html! { <tr>{ cells(*g, true) }{ cells(*l, false) }</tr> },
+                                Row::Pair(g, l) => {
+                                    let id = g.or(*l)
+                                        .and_then(|x| x.anchor.as_deref())
+                                        .and_then(|p| row_id(&props.prefix, &props.anchors, p));
+                                    html! { <tr id={id.clone()} tabindex={id.map(|_| "-1")}>{ cells(*g, true) }{ cells(*l, false) }</tr> }
+                                }
                                 Row::Fold(n) => html! { <tr class="fold"><td colspan="4">{ format!("⋯ {n} unchanged lines") }</td></tr> },
                             } }
                         }

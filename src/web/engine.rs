@@ -4,13 +4,14 @@
 use super::protocol::{
     ErrorInfo, Export, Input, JqExpression, Line, Mode, ReportWindow, Request, ResourceLine,
     Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE, EVENTS_SIDE, LINE_GIT, LINE_LIVE,
-    LINE_SAME, LOGS_SIDE, SETTINGS_SIDE,
+    LINE_SAME, LOGS_SIDE, MARK_COUNTED, MARK_FOLDED, MARK_HIDDEN, MARK_PLAIN, MARK_UNCOMPARED,
+    SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
 use crate::input::preamble;
 use crate::share;
-use crate::view::{self, LineTag, ResourceTexts};
+use crate::view::{self, LineMark, LineTag, ResourceObjects};
 use crate::{Options, Report, Side, Strategy};
 use std::collections::BTreeMap;
 
@@ -178,7 +179,7 @@ pub struct Engine {
     last: Option<Last>,
     /// The sides last parsed: pasting Git, then live, parses Git once.
     pub(super) parsed: crate::ParseCache,
-    texts: Option<(u32, BTreeMap<String, ResourceTexts>)>,
+    objects: Option<(u32, BTreeMap<String, ResourceObjects>)>,
     diff_views: Option<(u32, BTreeMap<String, Vec<Line>>)>,
     /// The last report made: the page receives a window of it and asks for
     /// more. An input error keeps it, as the page keeps showing it then.
@@ -273,7 +274,7 @@ impl Engine {
                     self.report = Some((seq, report));
                     window
                 });
-                self.texts = None;
+                self.objects = None;
                 self.diff_views = None;
                 let mut input = input;
                 // A good analysis of two sides went through the parse
@@ -387,28 +388,52 @@ impl Engine {
                 ),
             };
         }
-        if self.texts.as_ref().is_none_or(|(s, _)| *s != seq) {
-            let opts = match options(input) {
-                Ok(opts) => opts,
-                Err(e) => return (None, e.text),
-            };
+        let opts = match options(input) {
+            Ok(opts) => opts,
+            Err(e) => return (None, e.text),
+        };
+        if self.objects.as_ref().is_none_or(|(s, _)| *s != seq) {
             let held = |side| self.parsed.text(side).filter(|_| *sides_held);
             let git = held(Side::Git).unwrap_or(&input.git);
             let live = held(Side::Live).unwrap_or(&input.live);
-            match view::resource_texts(git, live, &opts) {
-                Ok(map) => self.texts = Some((seq, map)),
+            match view::resource_objects(git, live, &opts) {
+                Ok(map) => self.objects = Some((seq, map)),
                 Err(e) => return (None, e.to_string()),
             }
         }
-        let Some(t) = self.texts.as_ref().and_then(|(_, m)| m.get(id)) else {
+        let Some(o) = self.objects.as_ref().and_then(|(_, m)| m.get(id)) else {
             return (None, "No YAML for this resource.".into());
         };
+        let resource = self
+            .report
+            .as_ref()
+            .filter(|(s, _)| *s == seq)
+            .and_then(|(_, r)| r.resources.iter().find(|r| r.id == id));
+        let (group, kind) = resource
+            .map(|r| (r.group.as_str(), r.kind.as_str()))
+            .unwrap_or_default();
+        let how = view::compared::Comparison {
+            group,
+            kind,
+            keep_status: !opts
+                .compare
+                .ignore_resource_status_field
+                .ignores(group, kind),
+            ignore_aggregated_roles: opts.compare.ignore_aggregated_roles,
+            differences: resource
+                .map(|r| r.differences.as_slice())
+                .unwrap_or_default(),
+        };
+        let lines = view::compared::compared_lines(o.git.as_ref(), o.live.as_ref(), &how);
         (
-            Some(diff_lines(t.git.as_deref(), t.live.as_deref())),
-            String::new(),
+            Some(lines.into_iter().map(line_of).collect()),
+            COMPARED_SOURCE.into(),
         )
     }
 }
+
+/// What the compared view shows, said above it.
+const COMPARED_SOURCE: &str = "One line per field, as Argo CD compares them: a changed value is one row, fields Argo CD does not count are grey, the last-applied annotation is folded, managedFields are left out and Secret values are masked.";
 
 /// Where the side-by-side lines come from in diff mode.
 /// The whole report as a file or as Markdown for a ticket.
@@ -427,14 +452,6 @@ fn export(report: &Report, format: &Export) -> String {
 
 const DIFF_TEXT_SOURCE: &str = "These are the lines of the pasted diff output (numbered as in the text, Secret values masked): diff output shows only the changed parts of an object.";
 
-/// The line diff of a resource's two texts; a missing side diffs against nothing.
-pub fn diff_lines(git: Option<&str>, live: Option<&str>) -> Vec<Line> {
-    view::line_diff(git.unwrap_or(""), live.unwrap_or(""))
-        .into_iter()
-        .map(line_of)
-        .collect()
-}
-
 fn line_of(l: view::DiffLine) -> Line {
     Line {
         tag: match l.tag {
@@ -445,6 +462,15 @@ fn line_of(l: view::DiffLine) -> Line {
         git_line: l.git_line.unwrap_or(0) as u32,
         live_line: l.live_line.unwrap_or(0) as u32,
         text: l.text,
+        pointer: l.pointer,
+        mark: match l.mark {
+            LineMark::Plain => MARK_PLAIN,
+            LineMark::Counted => MARK_COUNTED,
+            LineMark::Hidden => MARK_HIDDEN,
+            LineMark::Uncompared => MARK_UNCOMPARED,
+            LineMark::Folded => MARK_FOLDED,
+        },
+        anchor: l.anchor,
     }
 }
 

@@ -124,7 +124,7 @@ pub fn FixList(props: &FixListProps) -> Html {
         <div class="fix-list">
             <h4 class="fixes-h">{ "Fixes" }</h4>
             for (g, group) in groups.iter().enumerate() {
-                <section class="fix-group" aria-labelledby={format!("fixes-{}-{g}", props.index)}>
+                <div class="fix-group" role="group" aria-labelledby={format!("fixes-{}-{g}", props.index)}>
                     <h5 class="fix-field" id={format!("fixes-{}-{g}", props.index)}>
                         { format!("{} ", if group.pointers.is_empty() { "For" } else { plural_word(group.pointers.len(), "Field", "Fields") }) }
                         if group.pointers.is_empty() {
@@ -141,7 +141,7 @@ pub fn FixList(props: &FixListProps) -> Html {
                                 id={format!("fix-{}-{g}-{i}", props.index)} /></li>
                         }
                     </ul>
-                </section>
+                </div>
             }
         </div>
     }

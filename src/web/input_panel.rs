@@ -164,6 +164,7 @@ pub fn InputPanel(props: &InputPanelProps) -> Html {
         }
     };
 
+    let on_jump = Callback::from(|_: MouseEvent| super::util::focus_element("report-h"));
     html! {
         <section class="inputs" aria-labelledby="inputs-h">
             <h2 id="inputs-h" class="visually-hidden">{ "Input" }</h2>
@@ -249,6 +250,7 @@ pub fn InputPanel(props: &InputPanelProps) -> Html {
                     </span>
                 }
             </fieldset>
+            <p class="jump"><button type="button" id="jump-to-report" class="linklike" onclick={on_jump}>{ "Jump to the report ↓" }</button></p>
             <div class="editors" hidden={diff_mode}>
                 { editor(Field::Git, "git", "Git (desired)",
                     "The manifests Argo CD renders (argocd app manifests --source git, helm template, kustomize build): paste, type or drop them. Diff output switches to diff mode.") }

@@ -266,7 +266,20 @@ pub struct Line {
     pub git_line: u32,
     pub live_line: u32,
     pub text: String,
+    /// The field the line shows ("" in a plain line diff): a Git line and
+    /// a live line of one field are one row.
+    pub pointer: String,
+    /// How Argo CD counts it (`MARK_*`).
+    pub mark: u8,
+    /// The report's difference that begins on this line.
+    pub anchor: Option<String>,
 }
+
+pub const MARK_PLAIN: u8 = 0;
+pub const MARK_COUNTED: u8 = 1;
+pub const MARK_HIDDEN: u8 = 2;
+pub const MARK_UNCOMPARED: u8 = 3;
+pub const MARK_FOLDED: u8 = 4;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Response {

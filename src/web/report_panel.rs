@@ -78,6 +78,8 @@ pub struct ReportActions {
     pub select: Callback<String>,
     /// Tell the user something about the page itself.
     pub notice: Callback<Notice>,
+    /// Close the share panel.
+    pub close_share: Callback<()>,
 }
 
 /// The report half's props: the page's state to show (read only) and what
@@ -178,6 +180,9 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
         })
     };
     let on_other_base = actions.other_base.clone();
+    let on_share_close = actions.close_share.reform(|_| {
+        focus_element("copy-link");
+    });
     let on_filter = actions.filter.clone();
     html! {
         <section id="report" class="results" aria-labelledby="report-h" data-state={state.status()}
@@ -212,7 +217,7 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
                 }
             </div>
             if let (Some(v), ShareFor::Link) = (&state.share, state.share_for) {
-                <SharePanel view={v.clone()} on_download={on_share_download} on_other_base={on_other_base} />
+                <SharePanel view={v.clone()} on_download={on_share_download} on_other_base={on_other_base} on_close={on_share_close} />
             }
             if let Some(e) = state.general_error() {
                 <p class="error-text" role="alert">{ e.text.clone() }</p>

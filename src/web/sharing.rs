@@ -55,11 +55,16 @@ pub fn SharePanel(props: &SharePanelProps) -> Html {
             }
         })
     };
+    let on_close = {
+        let cb = props.on_close.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
     let download = html! {
         <button type="button" id="download-share" class="button small" onclick={on_download}>{ "Download share file" }</button>
     };
     html! {
         <div class="share-panel" id="share-panel" data-serial={v.serial.to_string()}>
+            <button type="button" class="button small share-close" onclick={on_close}>{ "Close" }</button>
             if let Some(url) = v.url() {
                 <label for="share-link" class="share-label">{ "Link to this state (the part after # never reaches a server)" }</label>
                 <input id="share-link" class="share-link" type="text" readonly=true value={url} />
@@ -95,6 +100,7 @@ pub struct SharePanelProps {
     pub view: ShareView,
     pub on_download: Callback<()>,
     pub on_other_base: Callback<String>,
+    pub on_close: Callback<()>,
 }
 
 /// The share file's text for what "Copy link" made.

@@ -80,6 +80,8 @@ pub struct Shown {
     pub built: bool,
     /// The example the fields held, unedited, when it was asked for.
     pub example: Option<&'static str>,
+    /// The example whose sides the fields held when it was asked for.
+    pub from_example: Option<ExampleSides>,
     /// The diff strategy compared with (`Strategy::id`; empty for diff output).
     pub strategy: String,
 }
@@ -88,9 +90,18 @@ impl Shown {
     /// What the report was computed from, for a note that it is not the
     /// answer for what the editors hold now.
     pub fn source(&self) -> String {
-        match self.example.and_then(super::examples::find) {
-            Some(e) => format!("the example “{}”", e.title),
-            None => "an earlier input".into(),
+        let from = self.from_example.and_then(|s| Some((super::examples::find(s.name)?, s)));
+        match from {
+            Some((e, ExampleSides { git: true, live: true, .. })) => {
+                format!("the example “{}”", e.title)
+            }
+            Some((e, ExampleSides { git: false, live: true, .. })) => {
+                format!("your Git side with the live side of the example “{}”", e.title)
+            }
+            Some((e, ExampleSides { git: true, live: false, .. })) => {
+                format!("the Git side of the example “{}” with your live side", e.title)
+            }
+            _ => "an earlier input".into(),
         }
     }
 
@@ -102,6 +113,15 @@ impl Shown {
             .filter(|i| !self.details.contains_key(i))
             .collect()
     }
+}
+
+/// The example loaded last and which of its two sides the fields still
+/// hold unedited: a report names what it was computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExampleSides {
+    pub name: &'static str,
+    pub git: bool,
+    pub live: bool,
 }
 
 /// The analysis or the rule catalogue (`#rules`, `#rule-CODE`).
@@ -249,6 +269,10 @@ pub struct PageState {
     // Analyses.
     /// `example` when analysis `latest` was asked for: what its report is of.
     pub asked_example: Option<&'static str>,
+    /// The example whose sides (some or both) the fields hold unedited.
+    pub example_sides: Option<ExampleSides>,
+    /// `example_sides` when analysis `latest` was asked for (none in diff mode).
+    pub asked_sides: Option<ExampleSides>,
     /// The newest analysis asked for, and whether the user asked explicitly.
     pub latest: u32,
     pub explicit: bool,
@@ -468,9 +492,10 @@ pub enum Action {
     FirstReport(Box<super::first_report::FirstReport>),
     /// A problem found on this side of the worker (e.g. an unreadable file).
     LocalError(ErrorInfo),
-    /// The user edited a field.
+    /// The user edited a field (`None`: only how a field is shown changed).
     Edited {
         big: [Option<BigInfo>; 3],
+        field: Option<Field>,
     },
     /// The size of a large pasted text has been counted.
     Measured {
@@ -507,6 +532,8 @@ pub enum Action {
     Checked(Result<Shared<serde_json::Value>, String>),
     /// The check's panel was closed.
     CheckClosed,
+    /// The share panel was closed.
+    ShareClosed,
     ShareRequested(ShareFor),
     /// The worker encoded the state; `page_base`: the page's URL without fragment.
     Shared {
@@ -610,6 +637,7 @@ impl PageState {
         self.latest += 1;
         self.explicit = explicit;
         self.asked_example = self.example;
+        self.asked_sides = self.example_sides.filter(|_| self.mode == Mode::Sides);
     }
 
     fn report_arrived(
@@ -643,6 +671,7 @@ impl PageState {
             total_ms,
             built,
             example: self.asked_example,
+            from_example: self.asked_sides,
             strategy,
         };
         // The worker's answer for the input of a report made when the page
@@ -827,9 +856,19 @@ impl PageState {
             }
             Action::LocalError(e) => next.error = Some(e),
             Action::Measured { big } => next.big = big,
-            Action::Edited { big } => {
+            Action::Edited { big, field } => {
                 next.big = big;
                 next.example = None;
+                if let Some(sides) = &mut next.example_sides {
+                    match field {
+                        Some(Field::Git) => sides.git = false,
+                        Some(Field::Live) => sides.live = false,
+                        _ => {}
+                    }
+                    if !sides.git && !sides.live {
+                        next.example_sides = None;
+                    }
+                }
                 // Undo would now also take back what was typed since.
                 if self.notice.as_ref().is_some_and(|n| n.undo) {
                     next.notice = None;
@@ -849,6 +888,11 @@ impl PageState {
                 next.mode_note = false;
                 next.big = big;
                 next.example = example;
+                next.example_sides = example.map(|name| ExampleSides {
+                    name,
+                    git: true,
+                    live: true,
+                });
                 next.undo = undo;
                 next.notice = notice;
                 next.share = None;
@@ -889,6 +933,7 @@ impl PageState {
                 next.big = big;
                 if note {
                     next.example = None;
+                    next.example_sides = None;
                 }
                 next.request(note);
             }
@@ -939,6 +984,7 @@ impl PageState {
                 next.checking = false;
                 next.check = None;
             }
+            Action::ShareClosed => next.share = None,
             Action::DiffRequested(id) => {
                 let mut diffs = (*self.diffs.0).clone();
                 diffs.insert(id, DiffState::Loading);

@@ -150,8 +150,8 @@ pub fn focus_element(id: &str) {
 
 /// Escape closes what was opened around the keyboard focus, innermost
 /// first: an expanded toggle (focused, or the one controlling a region
-/// the focus is in), an open `<details>`, the check panel. The toggle or
-/// summary gets the focus back. Returns whether something closed.
+/// the focus is in), an open `<details>`, the check or share panel. The
+/// toggle, summary or opening button gets the focus back. Returns whether something closed.
 pub fn close_around_focus() -> bool {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return false;
@@ -192,6 +192,15 @@ pub fn close_around_focus() -> bool {
             if id == "check" {
                 if let Ok(Some(close)) = el.query_selector(".check-close") {
                     click_and_focus(close);
+                }
+                return true;
+            }
+            if id == "share-panel" {
+                // Its Close gives the focus back to "Copy link".
+                if let Ok(Some(close)) = el.query_selector(".share-close") {
+                    if let Ok(h) = close.dyn_into::<web_sys::HtmlElement>() {
+                        h.click();
+                    }
                 }
                 return true;
             }

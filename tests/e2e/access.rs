@@ -18,40 +18,63 @@ async fn sideways(c: &Client) -> serde_json::Value {
     .await
 }
 
+/// An `argocd-cm` with a rule under a long key, for the audit.
+const LONG_KEY_SETTINGS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |\n    jsonPointers:\n    - /webhooks/0/clientConfig/caBundle\n";
+
+/// The viewport `width` px wide (a phone's when narrow).
+async fn viewport(c: &Client, width: u32) {
+    let (height, mobile) = if width < 600 {
+        (844, true)
+    } else {
+        (900, false)
+    };
+    cdp(
+        c,
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile }),
+    )
+    .await;
+}
+
+/// Paste the long-key settings and wait for their audit.
+async fn audit_long_key(c: &Client) {
+    js(
+        c,
+        "document.querySelector('details.settings').open = true; return true;",
+        vec![],
+    )
+    .await;
+    let before = report_seq(c).await;
+    type_into(c, "settings-input", LONG_KEY_SETTINGS, "insertFromPaste").await;
+    wait_new_report(c, &before, "the report with the argocd-cm rule").await;
+    assert!(
+        text(c, "#audit")
+            .await
+            .contains("MutatingWebhookConfiguration"),
+        "the rule is audited"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
 /// At 1440 px, the audit of a rule under a long `argocd-cm` key does not
-/// make the page scroll sideways; on the Rules tab every example block
-/// that scrolls can be reached and scrolled with the keyboard.
+/// make the page scroll sideways, and the report beside the editors needs
+/// no link to reach it; on the Rules tab every example block that scrolls
+/// can be reached and scrolled with the keyboard.
 #[test]
 fn wide_content_never_scrolls_the_page_and_scrolling_blocks_take_focus() {
     with_page("access-wide", |c, _| async move {
-        cdp(
-            &c,
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
-        )
-        .await;
-        js(
-            &c,
-            "document.querySelector('details.settings').open = true; return true;",
-            vec![],
-        )
-        .await;
-        let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  resource.customizations.ignoreDifferences.admissionregistration.k8s.io_MutatingWebhookConfiguration: |\n    jsonPointers:\n    - /webhooks/0/clientConfig/caBundle\n";
-        let before = report_seq(&c).await;
-        type_into(&c, "settings-input", settings, "insertFromPaste").await;
-        wait_new_report(&c, &before, "the report with the argocd-cm rule").await;
-        assert!(
-            text(&c, "#audit")
-                .await
-                .contains("MutatingWebhookConfiguration"),
-            "the rule is audited"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        viewport(&c, 1440).await;
+        audit_long_key(&c).await;
         let s = sideways(&c).await;
         assert_eq!(
             s["scrolls"],
             json!(false),
             "the page scrolls sideways at 1440 px: {s}"
+        );
+        assert_eq!(
+            js(&c, "const j = document.getElementById('jump-to-report'); return !!j && j.getClientRects().length > 0;", vec![]).await,
+            json!(false),
+            "no jump link when the report is beside the editors"
         );
 
         // The Rules tab: a block that scrolls is a tab stop.
@@ -83,6 +106,71 @@ fn wide_content_never_scrolls_the_page_and_scrolling_blocks_take_focus() {
             "some example blocks scroll: {blocks}"
         );
         assert_eq!(blocks["unreachable"], json!(0), "{blocks}");
+    });
+}
+
+/// On a phone (390 px): the Example row is whole on screen, nothing makes
+/// the page scroll sideways (the long `argocd-cm` key in the audit
+/// included), and a link above the editors leads to the report.
+#[test]
+fn on_a_phone_the_report_is_one_link_away_and_nothing_is_cut_off() {
+    with_page("access-phone", |c, _| async move {
+        viewport(&c, 390).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let row = js(
+            &c,
+            "const w = document.documentElement.clientWidth;
+             return ['example', 'load-example'].map(id => {
+               const r = document.getElementById(id).getBoundingClientRect();
+               return { id, left: Math.round(r.left), right: Math.round(r.right), inside: r.left >= 0 && r.right <= w };
+             });",
+            vec![],
+        )
+        .await;
+        assert!(
+            row.as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["inside"] == json!(true)),
+            "the Example row is cut off at 390 px: {row}"
+        );
+        let s = sideways(&c).await;
+        assert_eq!(s["scrolls"], json!(false), "at 390 px: {s}");
+
+        // The report, one link away: the link comes before the editors.
+        let jump = js(
+            &c,
+            "const j = document.getElementById('jump-to-report');
+             const editors = document.querySelector('.editors');
+             if (!j || !j.getClientRects().length) return null;
+             return { before: !!(j.compareDocumentPosition(editors) & Node.DOCUMENT_POSITION_FOLLOWING),
+                      above: j.getBoundingClientRect().bottom <= editors.getBoundingClientRect().top,
+                      onScreen: j.getBoundingClientRect().bottom <= window.innerHeight };",
+            vec![],
+        )
+        .await;
+        assert_eq!(
+            jump,
+            json!({ "before": true, "above": true, "onScreen": true }),
+            "a visible link to the report above the editors"
+        );
+        click(&c, "#jump-to-report").await;
+        wait_until(
+            &c,
+            "Math.abs(document.getElementById('report-h').getBoundingClientRect().top) < window.innerHeight / 2",
+            "the report in view",
+            10,
+        )
+        .await;
+        assert_eq!(
+            js(&c, "return document.activeElement.id;", vec![]).await,
+            json!("report-h"),
+            "the focus follows to the report"
+        );
+
+        audit_long_key(&c).await;
+        let s = sideways(&c).await;
+        assert_eq!(s["scrolls"], json!(false), "at 390 px with the audit: {s}");
     });
 }
 
@@ -118,7 +206,7 @@ async fn focused(c: &Client) -> serde_json::Value {
 
 /// Escape closes what was opened, innermost first, and gives the focus to
 /// what opened it: the YAML view, then its card, a settings section, the
-/// check panel.
+/// share panel, the check panel.
 #[test]
 fn escape_closes_what_opened() {
     with_page("access-escape", |c, _| async move {
@@ -157,6 +245,27 @@ fn escape_closes_what_opened() {
             js(&c, "const d = document.querySelector('details.settings'); return [d.open, document.activeElement === d.querySelector('summary')];", vec![]).await,
             json!([false, true])
         );
+
+        // The share panel: closed from its link field, the focus back on
+        // the button that opened it.
+        click(&c, "#copy-link").await;
+        wait_until(
+            &c,
+            "document.getElementById('share-link')",
+            "the share panel",
+            20,
+        )
+        .await;
+        focus(&c, "#share-link").await;
+        escape(&c).await;
+        wait_until(
+            &c,
+            "!document.getElementById('share-panel')",
+            "the share panel closed",
+            10,
+        )
+        .await;
+        assert_eq!(focused(&c).await, json!(["copy-link", null]));
 
         // The check panel.
         click(&c, "#check-render").await;

@@ -159,6 +159,50 @@ fn an_input_error_never_shows_another_inputs_report_as_the_answer() {
     });
 }
 
+/// The banner names what the greyed report was computed from when only
+/// one side was the user's: their Git with the example's live side.
+#[test]
+fn the_stale_banner_names_the_sides_its_report_came_from() {
+    with_page("stale-sides", |c, _| async move {
+        let title = drift_doctor::web::examples::find("mixed-app")
+            .unwrap()
+            .title;
+        load_example(&c, "mixed-app").await;
+        wait_ready(&c, "the example's report").await;
+        // The user's own Git beside the example's live side.
+        let own_git = fixture("webhook-cabundle-cainjector", "git");
+        let before = report_seq(&c).await;
+        type_into(&c, "git-input", &own_git, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report of the user's Git").await;
+        let live = js(
+            &c,
+            "return document.getElementById('live-input').value;",
+            vec![],
+        )
+        .await;
+        let bad = format!(
+            "{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n",
+            live.as_str().unwrap()
+        );
+        type_into(&c, "live-input", &bad, "insertFromPaste").await;
+        wait_until(
+            &c,
+            "document.getElementById('stale-note')",
+            "the stale banner",
+            30,
+        )
+        .await;
+        let s = stale_state(&c).await;
+        assert!(
+            s["note"].as_str().unwrap().contains(&format!(
+                "computed from your Git side with the live side of the example “{title}”"
+            )),
+            "{s}"
+        );
+        assert_eq!(s["greyed"], json!(true), "{s}");
+    });
+}
+
 /// A terminal paste (the prompt with its command, the CLI's log lines
 /// above the YAML) is read without them: the report is the pasted input's,
 /// not the example's greyed, with a note naming the lines skipped.

@@ -23,6 +23,7 @@ mod browser;
 
 mod access;
 mod application;
+mod axe;
 mod bench;
 mod careful_user;
 mod input;

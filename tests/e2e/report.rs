@@ -1058,3 +1058,77 @@ fn the_first_report_comes_with_the_page() {
         assert_eq!(built, analysed, "the same report");
     });
 }
+
+/// The YAML side by side pairs a changed value on one row (Git's value on
+/// the left, live's on the right), each difference links to its row, and
+/// at 1440 px the two columns use the page's width.
+#[test]
+fn a_changed_value_is_one_row_and_its_difference_links_to_it() {
+    with_page("side-by-side", |c, _| async move {
+        cdp(
+            &c,
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 1440, "height": 900, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .await;
+        let report = core_report(&fixture("mixed-app", "git"), &fixture("mixed-app", "live"));
+        let scalar = |v: &Option<serde_json::Value>| match v {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        let (resource, d, old, new) = report
+            .resources
+            .iter()
+            .flat_map(|r| r.differences.iter().map(move |d| (r, d)))
+            .filter(|(_, d)| d.visible && d.change == drift_doctor::Change::Changed)
+            .find_map(|(r, d)| Some((r, d, scalar(&d.git)?, scalar(&d.live)?)))
+            .expect("the example changes a value");
+        let card = format!("[data-id='{}']", resource.id);
+        js(&c, &format!("const b = document.querySelector(\"{card} .card-toggle\"); if (b.getAttribute('aria-expanded') !== 'true') b.click(); return true;"), vec![]).await;
+        let link = format!("{card} li.diff[data-pointer='{}'] .sbs-link", d.pointer);
+        wait_until(
+            &c,
+            &format!("document.querySelector(\"{link}\")"),
+            "the difference's row link",
+            10,
+        )
+        .await;
+        click(&c, &link).await;
+        wait_until(
+            &c,
+            &format!("document.activeElement && document.activeElement.tagName === 'TR' && !!document.activeElement.closest(\"{card} .sbs-table\")"),
+            "the focus on the difference's row",
+            20,
+        )
+        .await;
+        let row = js(
+            &c,
+            "const cells = [...document.activeElement.querySelectorAll('td.code')];
+             return cells.map(td => td.textContent);",
+            vec![],
+        )
+        .await;
+        let row: Vec<String> = serde_json::from_value(row).unwrap();
+        assert_eq!(row.len(), 2, "{row:?}");
+        assert!(
+            row[0].contains(&old) && !row[0].contains(&new),
+            "Git's value on the left: {row:?} ({old} → {new})"
+        );
+        assert!(
+            row[1].contains(&new) && !row[1].contains(&old),
+            "live's value on the right: {row:?} ({old} → {new})"
+        );
+        let widths = js(
+            &c,
+            &format!("return [...document.querySelector(\"{card} .sbs-table tbody tr\").querySelectorAll('td.code')].map(td => td.getBoundingClientRect().width);"),
+            vec![],
+        )
+        .await;
+        let widths: Vec<f64> = serde_json::from_value(widths).unwrap();
+        assert!(
+            widths.iter().all(|w| *w >= 500.0),
+            "each column at least 500 px wide at 1440 px: {widths:?}"
+        );
+    });
+}
