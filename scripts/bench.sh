@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Prints, for the benchmark pairs ../shared/bench/gen.py writes (N=300 and
 # N=3000 apps by default; BENCH_GEN names another generator), the median wall
-# time and peak memory of `drift-doctor analyze --format json` and, in the same
-# run on the same files, of the peer a user would script instead
+# time, the median CPU time (user + system, every thread) and the peak memory
+# of `drift-doctor analyze --format json` and, in the same run on the same
+# files, of the peer a user would script instead
 # (../shared/bench/peers/jsondiffpatch.mjs: js-yaml + jsondiffpatch), and the
-# ratio. Also the page's default example, so small inputs are watched too,
+# ratios in wall and in CPU time (two cores can hide work in wall time). Also the page's default example, so small inputs are watched too,
 # and `drift-doctor check` on the same Git side (check_ms: it reads Git
 # alone, so it should take well under the analysis).
 # Numbers only: no test asserts a time.
@@ -36,31 +37,34 @@ if [ -f "$PEER" ] && [ -d "$peer_dir/node_modules/jsondiffpatch" ]; then
   have_peer=true
 fi
 
-# median_ms peak_MiB of a command, over $RUNS runs (the wall time from the
-# clock in nanoseconds: /usr/bin/time's own is in hundredths of a second)
+# median_ms peak_MiB median_cpu_ms of a command, over $RUNS runs (the wall
+# time from the clock in nanoseconds: /usr/bin/time's own is in hundredths
+# of a second; CPU time is user + system of every thread)
 measure() {
-  local times=() peak=0 stats start end rss
+  local times=() cpus=() peak=0 stats start end rss user sys
   for _ in $(seq "$RUNS"); do
     start=$(date +%s%N)
-    stats=$( { /usr/bin/time -f '%M' "$@" >/dev/null; } 2>&1 | tail -n1 ) || true
+    stats=$( { /usr/bin/time -f '%M %U %S' "$@" >/dev/null; } 2>&1 | tail -n1 ) || true
     end=$(date +%s%N)
-    rss=$stats
+    read -r rss user sys <<<"$stats"
     times+=("$(( (end - start) / 1000 ))")
+    cpus+=("$(echo "($user + $sys) * 1000" | bc -l)")
     [ "$rss" -gt "$peak" ] && peak=$rss
   done
-  local median
+  local median cpu
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%.0f %.1f' "$(echo "$median / 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)"
+  cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf '%.0f %.1f %.0f' "$(echo "$median / 1000" | bc -l)" "$(echo "$peak / 1024" | bc -l)" "$cpu"
 }
 
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS runs"
-printf '%-8s %8s %8s %12s %10s %12s %10s %7s %10s\n' input git_MB live_MB ours_ms ours_MiB peer_ms peer_MiB ratio check_ms
+row='%-8s %8s %8s %9s %9s %9s %9s %9s %9s %7s %7s %9s\n'
+printf "$row" input git_MB live_MB ours_ms ours_cpu ours_MiB peer_ms peer_cpu peer_MiB ratio cpu_x check_ms
+mb() { printf '%.2f' "$(echo "$(stat -c %s "$1") / 1048576" | bc -l)"; }
 ex=tests/fixtures/scenarios/mixed-app
-read -r ms mib <<<"$(measure "$BIN" analyze --git "$ex/git.yaml" --live "$ex/live.yaml" --format json)"
+read -r ms mib cpu <<<"$(measure "$BIN" analyze --git "$ex/git.yaml" --live "$ex/live.yaml" --format json)"
 read -r check_ms _ <<<"$(measure "$BIN" check --git "$ex/git.yaml" --format json)"
-printf '%-8s %8.3f %8.3f %12s %10s %12s %10s %7s %10s\n' example \
-  "$(echo "$(stat -c %s "$ex/git.yaml") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$ex/live.yaml") / 1048576" | bc -l)" \
-  "$ms" "$mib" - - - "$check_ms"
+printf "$row" example "$(mb "$ex/git.yaml")" "$(mb "$ex/live.yaml")" "$ms" "$cpu" "$mib" - - - - - "$check_ms"
 for n in $SIZES; do
   dir="$OUT/n$n"
   if [ ! -f "$dir/git.yaml" ]; then
@@ -69,17 +73,17 @@ for n in $SIZES; do
   fi
   git_file=$(ls "$dir"/git* | head -n1)
   live_file=$(ls "$dir"/live* | head -n1)
-  read -r ms mib <<<"$(measure "$BIN" analyze --git "$git_file" --live "$live_file" --format json)"
+  read -r ms mib cpu <<<"$(measure "$BIN" analyze --git "$git_file" --live "$live_file" --format json)"
   read -r check_ms _ <<<"$(measure "$BIN" check --git "$git_file" --format json)"
-  peer_ms=- peer_mib=- ratio=-
+  peer_ms=- peer_mib=- peer_cpu=- ratio=- cpu_ratio=-
   if $have_peer; then
-    read -r peer_ms peer_mib <<<"$(measure node "$peer_dir/jsondiffpatch.mjs" "$git_file" "$live_file")"
+    read -r peer_ms peer_mib peer_cpu <<<"$(measure node "$peer_dir/jsondiffpatch.mjs" "$git_file" "$live_file")"
     ratio=$(awk -v a="$peer_ms" -v b="$ms" 'BEGIN { printf "%.2fx", a / b }')
+    cpu_ratio=$(awk -v a="$peer_cpu" -v b="$cpu" 'BEGIN { printf "%.2fx", a / b }')
   fi
-  printf '%-8s %8.2f %8.2f %12s %10s %12s %10s %7s %10s\n' "N=$n" \
-    "$(echo "$(stat -c %s "$git_file") / 1048576" | bc -l)" "$(echo "$(stat -c %s "$live_file") / 1048576" | bc -l)" \
-    "$ms" "$mib" "$peer_ms" "$peer_mib" "$ratio" "$check_ms"
+  printf "$row" "N=$n" "$(mb "$git_file")" "$(mb "$live_file")" \
+    "$ms" "$cpu" "$mib" "$peer_ms" "$peer_cpu" "$peer_mib" "$ratio" "$cpu_ratio" "$check_ms"
 done
 $have_peer || echo "(the peer was not run: node, npm or $PEER is missing)"
-echo "ratio: the peer's time over ours (above 1: drift-doctor is faster)."
+echo "ratio: the peer's wall time over ours; cpu_x: the peer's CPU time over ours (above 1: drift-doctor is faster)."
 echo "check_ms: drift-doctor check on the same Git side alone (exit 1 on findings is expected)."

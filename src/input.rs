@@ -10,10 +10,13 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
+mod deferred;
 mod object_shape;
 mod preamble;
 use object_shape::{check_object, locate_field};
 mod preparsed;
+pub(crate) use deferred::hydrate;
+pub use deferred::{DeferredAt, DeferredField};
 use preamble::after_preamble;
 pub use preamble::{preamble, Preamble};
 pub use preparsed::{parse_unit, yaml_units, Preparsed};
@@ -82,6 +85,9 @@ pub struct Document {
     pub document: usize,
     /// 1-based line where the document starts.
     pub line: usize,
+    /// Fields left out of `object` until asked for ([`parse_side_deferring`]);
+    /// [`Document::hydrated`] is the object with them.
+    pub deferred: Vec<DeferredField>,
 }
 
 /// Text bytes as UTF-8 (taken as they are, not copied: a side can be tens
@@ -140,9 +146,27 @@ pub fn parse_side_preparsed(
     side: Side,
     preparsed: &Preparsed,
 ) -> Result<Vec<Document>, InputError> {
+    parse_objects(text, side, preparsed, false)
+}
+
+/// [`parse_side`], leaving out of the objects the plain block-YAML
+/// `status` and `metadata.managedFields` of kinds whose bookkeeping only a
+/// differing object needs: each [`Document`] keeps them as text in
+/// `deferred`, parsed by [`Document::hydrated`]. Errors are those of
+/// [`parse_side`]; JSON is read whole.
+pub fn parse_side_deferring(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
+    parse_objects(text, side, &Preparsed::default(), true)
+}
+
+fn parse_objects(
+    text: &str,
+    side: Side,
+    preparsed: &Preparsed,
+    deferring: bool,
+) -> Result<Vec<Document>, InputError> {
     let mut docs = Vec::new();
-    for (value, document, line, source) in parse_documents(text, side, preparsed)? {
-        collect_objects(value, document, line, side, &source, &mut docs)?;
+    for (value, document, line, source, cut) in parse_documents(text, side, preparsed, deferring)? {
+        collect_objects(value, document, line, side, &source, cut, &mut docs)?;
     }
     Ok(docs)
 }
@@ -151,9 +175,9 @@ pub fn parse_side_preparsed(
 /// before any check that it is a Kubernetes object (Argo CD settings also
 /// come as fragments).
 pub fn parse_values(text: &str, side: Side) -> Result<Vec<(Value, usize, usize)>, InputError> {
-    Ok(parse_documents(text, side, &Preparsed::default())?
+    Ok(parse_documents(text, side, &Preparsed::default(), false)?
         .into_iter()
-        .map(|(value, document, line, _)| (value, document, line))
+        .map(|(value, document, line, ..)| (value, document, line))
         .collect())
 }
 
@@ -162,6 +186,7 @@ fn parse_documents<'t>(
     text: &'t str,
     side: Side,
     preparsed: &Preparsed,
+    deferring: bool,
 ) -> Result<Vec<RawDocument<'t>>, InputError> {
     let text = without_bom(text);
     if let Some(pos) = text.find('\0') {
@@ -196,13 +221,13 @@ fn parse_documents<'t>(
         parse_json_stream(body, side, lines_before).or_else(|json_error| {
             let has_document_marker = body.lines().any(|l| l.trim_end() == "---");
             if has_document_marker {
-                parse_yaml_stream(text, side, preparsed).map_err(|_| json_error)
+                parse_yaml_stream(text, side, preparsed, deferring).map_err(|_| json_error)
             } else {
                 Err(json_error)
             }
         })?
     } else {
-        parse_yaml_stream(text, side, preparsed)?
+        parse_yaml_stream(text, side, preparsed, deferring)?
     };
     Ok(raw)
 }
@@ -227,7 +252,18 @@ fn only_comments(text: &str) -> bool {
 
 /// A parsed document: its value, number, first line, and its own text (to
 /// locate the fields an error names).
-type RawDocument<'t> = (Value, usize, usize, DocumentText<'t>);
+type RawDocument<'t> = (Value, usize, usize, DocumentText<'t>, Cut);
+
+/// The fields [`deferred`] cut out of a document's objects.
+#[derive(Default)]
+enum Cut {
+    #[default]
+    Nothing,
+    /// Of the document, one object.
+    Object(Vec<DeferredField>),
+    /// Of each item of the document's `kind: List`, by index.
+    Items(Vec<Vec<DeferredField>>),
+}
 
 /// A document's text and the side line its text starts on. The text is the
 /// side's own when the document's lines are kept as they are (the usual
@@ -263,7 +299,7 @@ fn parse_json_stream(
                     ),
                     first_line: line,
                 };
-                out.push((value, document, line, source));
+                out.push((value, document, line, source, Cut::Nothing));
             }
             Some(Err(e)) => {
                 let (line, column) = end_of_content(text, e.line(), e.column());
@@ -321,6 +357,7 @@ fn parse_yaml_stream<'t>(
     text: &'t str,
     side: Side,
     preparsed: &Preparsed,
+    deferring: bool,
 ) -> Result<Vec<RawDocument<'t>>, InputError> {
     let chunks = yaml_chunks(text);
     // Documents parse independently, so a large stream uses every core.
@@ -329,15 +366,24 @@ fn parse_yaml_stream<'t>(
         PARALLEL_PARSE_BYTES,
         |(_, chunk)| chunk.len(),
         |(start, chunk)| {
-            let value = parse_list_items(&chunk, preparsed)
-                .or_else(|| preparsed.take(&chunk))
-                .map(Ok)
-                .unwrap_or_else(|| parse_yaml_document(&chunk));
-            (start, chunk, value)
+            let (value, cut) = match parse_list_items(&chunk, preparsed, deferring) {
+                Some((value, cut)) => (Ok(value), cut),
+                None => match preparsed.take(&chunk) {
+                    Some(value) => (Ok(value), Cut::Nothing),
+                    None => match deferring
+                        .then(|| deferred::parse_deferring(&chunk))
+                        .flatten()
+                    {
+                        Some((value, fields)) => (Ok(value), Cut::Object(fields)),
+                        None => (parse_yaml_document(&chunk), Cut::Nothing),
+                    },
+                },
+            };
+            (start, chunk, value, cut)
         },
     );
     let mut out = Vec::with_capacity(parsed.len());
-    for (index, (start, chunk, value)) in parsed.into_iter().enumerate() {
+    for (index, (start, chunk, value, cut)) in parsed.into_iter().enumerate() {
         let document = index + 1;
         let value = value.map_err(|(line, column, message)| InputError {
             side,
@@ -350,7 +396,7 @@ fn parse_yaml_stream<'t>(
             text: chunk,
             first_line: start,
         };
-        out.push((value, document, start, source));
+        out.push((value, document, start, source, cut));
     }
     Ok(out)
 }
@@ -479,7 +525,7 @@ impl Chunk {
 /// None when the document is not such a list, or when anything does not
 /// read item by item (an anchor used across items, a duplicate key): the
 /// caller then reads the document whole, with its exact error position.
-fn parse_list_items(chunk: &str, preparsed: &Preparsed) -> Option<Value> {
+fn parse_list_items(chunk: &str, preparsed: &Preparsed, deferring: bool) -> Option<(Value, Cut)> {
     let items = list_items(chunk)?;
     let Ok(Value::Object(mut list)) = parse_yaml_document(&items.head) else {
         return None;
@@ -497,14 +543,29 @@ fn parse_list_items(chunk: &str, preparsed: &Preparsed) -> Option<Value> {
         |&(from, to, _)| to.saturating_sub(from),
         |item| {
             let item = list_item_text(chunk, item)?;
-            preparsed
-                .take(&item)
-                .or_else(|| parse_yaml_document(&item).ok())
+            if let Some(value) = preparsed.take(&item) {
+                return Some((value, Vec::new()));
+            }
+            if let Some(read) = deferring
+                .then(|| deferred::parse_deferring(&item))
+                .flatten()
+            {
+                return Some(read);
+            }
+            parse_yaml_document(&item)
+                .ok()
+                .map(|value| (value, Vec::new()))
         },
     );
-    let values: Option<Vec<Value>> = parsed.into_iter().collect();
-    list.insert("items".into(), Value::Array(values?));
-    Some(Value::Object(list))
+    let read: Option<Vec<(Value, Vec<DeferredField>)>> = parsed.into_iter().collect();
+    let (values, fields): (Vec<Value>, Vec<Vec<DeferredField>>) = read?.into_iter().unzip();
+    list.insert("items".into(), Value::Array(values));
+    let cut = if fields.iter().any(|f| !f.is_empty()) {
+        Cut::Items(fields)
+    } else {
+        Cut::Nothing
+    };
+    Some((Value::Object(list), cut))
 }
 
 /// A large list document cut into its items: the document with `items: []`,
@@ -841,6 +902,7 @@ fn collect_objects(
     line: usize,
     side: Side,
     source: &DocumentText,
+    cut: Cut,
     out: &mut Vec<Document>,
 ) -> Result<(), InputError> {
     // A shape error points at the field it names when the text shows it,
@@ -873,7 +935,7 @@ fn collect_objects(
                         &[],
                     ));
                 }
-                collect_objects(item, document, line, side, source, out)?;
+                collect_objects(item, document, line, side, source, Cut::Nothing, out)?;
             }
             Ok(())
         }
@@ -907,21 +969,35 @@ fn collect_objects(
                         not_object(format!("item {} of the List: {why}", i + 1), &["items"])
                     })?;
                 }
-                for object in items.into_iter().filter(|i| !i.is_null()) {
-                    out.push(Document {
-                        object,
-                        document,
-                        line,
-                    });
+                let mut fields = match cut {
+                    Cut::Items(fields) => fields,
+                    Cut::Nothing | Cut::Object(_) => Vec::new(),
+                }
+                .into_iter();
+                for object in items {
+                    let deferred = fields.next().unwrap_or_default();
+                    if !object.is_null() {
+                        out.push(Document {
+                            object,
+                            document,
+                            line,
+                            deferred,
+                        });
+                    }
                 }
                 return Ok(());
             }
             let object = Value::Object(map);
             check_object(&object).map_err(|(why, field)| not_object(why, field))?;
+            let deferred = match cut {
+                Cut::Object(fields) => fields,
+                Cut::Nothing | Cut::Items(_) => Vec::new(),
+            };
             out.push(Document {
                 object,
                 document,
                 line,
+                deferred,
             });
             Ok(())
         }

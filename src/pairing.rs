@@ -110,7 +110,7 @@ fn unique_by_key(
         let (_, key, first) = &run[0];
         let differing = run[1..]
             .iter()
-            .find(|(_, _, doc)| !crate::compare::json_eq(&first.object, &doc.object));
+            .find(|(_, _, doc)| !crate::compare::json_eq(&first.hydrated(), &doc.hydrated()));
         if let Some((at, _, doc)) = differing {
             if clash.is_none_or(|(earliest, ..)| *at < earliest) {
                 clash = Some((*at, key, first, doc));

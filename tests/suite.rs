@@ -13,6 +13,7 @@ mod bad_input;
 mod bad_settings;
 mod check;
 mod cli;
+mod deferred_parse;
 mod difftext_fixtures;
 mod difftext_malformed;
 mod difftext_roundtrip;

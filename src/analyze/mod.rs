@@ -6,7 +6,9 @@
 use crate::compare::{self, CompareOptions, RawDiff};
 use crate::context::{tracked_app, InputContext};
 use crate::identity::ResourceKey;
-use crate::input::{parse_side, Document, InputError, Preparsed, Side};
+use crate::input::{
+    parse_side, parse_side_deferring, DeferredField, Document, InputError, Preparsed, Side,
+};
 use crate::model::*;
 use crate::object_options::ObjectOptions;
 use crate::pairing::{created_by_controller, is_hook, is_skipped};
@@ -75,7 +77,7 @@ pub fn analyze_owned(
     let masks = secret_mask::Masks::default();
     // A side's text is kept only when it held no object: the masks read it then.
     let read = |text: String, side: Side| {
-        let docs = parse_side(&text, side)?;
+        let docs = read_side(&text, side)?;
         masks.reserve_masks_in(&text);
         let kept = docs.is_empty().then_some(text);
         Ok::<_, InputError>((docs, kept))
@@ -110,12 +112,21 @@ fn parse_both(git: &str, live: &str) -> Result<(Vec<Document>, Vec<Document>), I
     let (git_docs, live_docs) = crate::parallel::join(
         || parse_side(git, Side::Git),
         || {
-            let live_docs = parse_side(live, Side::Live);
+            let live_docs = read_side(live, Side::Live);
             let _ = rules::catalog();
             live_docs
         },
     );
     Ok((git_docs?, live_docs?))
+}
+
+/// One side's objects; live bookkeeping that only a differing object needs
+/// is parsed when [`report_resource`] asks for it.
+fn read_side(text: &str, side: Side) -> Result<Vec<Document>, InputError> {
+    match side {
+        Side::Live => parse_side_deferring(text, side),
+        _ => parse_side(text, side),
+    }
 }
 
 /// Freeing thousands of objects is work too: not the caller's.
@@ -323,6 +334,8 @@ struct Pair<'a> {
     key: &'a ResourceKey,
     git: Option<&'a Value>,
     live: Option<&'a Value>,
+    /// Live fields not read yet (see [`crate::input::DeferredField`]).
+    deferred: &'a [DeferredField],
 }
 
 /// Analyse parsed sides. Fails when one side holds the same object twice
@@ -384,13 +397,29 @@ fn analyze_masked(
         .collect();
     let app = ctx.application.clone();
     let app_tracks_objects = app.is_some();
+    // The audit compares every object again under other settings: it reads
+    // them whole.
+    let whole_live: BTreeMap<&ResourceKey, Value> = if opts.compare.ignore_rules.is_empty() {
+        BTreeMap::new()
+    } else {
+        paired
+            .live
+            .iter()
+            .filter(|(_, d)| !d.deferred.is_empty())
+            .map(|(k, d)| (k, d.hydrated().into_owned()))
+            .collect()
+    };
 
     let mut skipped = 0;
     let mut excluded: Vec<String> = Vec::new();
     let mut pairs: Vec<Pair> = Vec::new();
     // In key order, as both maps are.
     for (key, git, live) in by_key(&paired.git, &paired.live) {
-        let live = live.map(|d| &d.object);
+        let (live, deferred) = match (whole_live.get(key), live) {
+            (Some(whole), _) => (Some(whole), &[][..]),
+            (None, Some(d)) => (Some(&d.object), d.deferred.as_slice()),
+            (None, None) => (None, &[][..]),
+        };
         if !opts.compare.compare_stock_excluded_kinds
             && crate::pairing::excluded_kind(&opts.compare, &key.group, &key.kind)
         {
@@ -412,6 +441,7 @@ fn analyze_masked(
                 key,
                 git: Some(g),
                 live,
+                deferred,
             });
             continue;
         }
@@ -427,6 +457,7 @@ fn analyze_masked(
             key,
             git: None,
             live: Some(l),
+            deferred,
         });
     }
 
@@ -570,9 +601,69 @@ fn report_resource(
     copts: &CompareOptions,
     masks: &secret_mask::Masks,
 ) -> (ResourceReport, Vec<Difference>) {
+    if pair.deferred.is_empty() {
+        return report_whole(pair, None, ctx, catalog, copts, masks);
+    }
+    // Compared without the deferred fields when the comparison reads none
+    // of them; a Synced pair then never needs them.
+    let compared = deferred_fields_unread(pair, copts)
+        .then(|| compare_pair(pair.key, pair.git, pair.live, ctx, copts));
+    if let Some((presence, raw)) = &compared {
+        if raw.is_empty() {
+            return (
+                finish_resource(pair.key, *presence, Vec::new(), copts.release),
+                Vec::new(),
+            );
+        }
+    }
+    // Who wrote each difference (and verifying the fixes) reads them.
+    let mut live = pair.live.cloned().unwrap_or_default();
+    crate::input::hydrate(&mut live, pair.deferred);
+    let whole = Pair {
+        live: Some(&live),
+        deferred: &[],
+        ..*pair
+    };
+    report_whole(&whole, compared, ctx, catalog, copts, masks)
+}
+
+/// Whether comparing `pair` without its live `status` and `managedFields`
+/// finds a difference exactly when comparing with them does: under the
+/// legacy diff, which reads neither (the server-side strategies read
+/// `managedFields`), when `status` is ignored for the kind and Git declares
+/// none, and no ignore rule trusts field managers. A pair found Synced so
+/// needs them no more; one that differs keeps its comparison and reads them
+/// for who wrote each field.
+fn deferred_fields_unread(pair: &Pair, copts: &CompareOptions) -> bool {
+    let (Some(git), Some(live)) = (pair.git, pair.live) else {
+        return false;
+    };
+    let strategy = ObjectOptions::of(Some(git), Some(live)).strategy(copts.strategy, copts.release);
+    strategy == compare::Strategy::Legacy
+        && copts
+            .ignore_resource_status_field
+            .ignores(&pair.key.group, &pair.key.kind)
+        && git.get("status").is_none()
+        && copts
+            .ignore_rules
+            .iter()
+            .all(|r| r.managed_fields_managers.is_empty())
+}
+
+/// [`report_resource`] of a pair read whole, given its comparison when
+/// already made.
+fn report_whole(
+    pair: &Pair,
+    compared: Option<(Presence, Vec<RawDiff>)>,
+    ctx: &InputContext,
+    catalog: &rules::Catalog,
+    copts: &CompareOptions,
+    masks: &secret_mask::Masks,
+) -> (ResourceReport, Vec<Difference>) {
     let key = &pair.key;
-    let (presence, differences) =
-        differences_of(key, pair.git, pair.live, ctx, catalog, copts, masks);
+    let (presence, raw) =
+        compared.unwrap_or_else(|| compare_pair(key, pair.git, pair.live, ctx, copts));
+    let differences = explain_all(key, presence, raw, pair.git, pair.live, ctx, catalog, masks);
     let mut report = finish_resource(key, presence, differences, copts.release);
     if report.fixes.is_empty() {
         let visible = report
@@ -609,6 +700,19 @@ fn differences_of(
     copts: &CompareOptions,
     masks: &secret_mask::Masks,
 ) -> (Presence, Vec<Difference>) {
+    let (presence, raw) = compare_pair(key, git, live, ctx, copts);
+    let differences = explain_all(key, presence, raw, git, live, ctx, catalog, masks);
+    (presence, differences)
+}
+
+/// One resource compared: how it is present, and its raw differences.
+fn compare_pair(
+    key: &ResourceKey,
+    git: Option<&Value>,
+    live: Option<&Value>,
+    ctx: &InputContext,
+    copts: &CompareOptions,
+) -> (Presence, Vec<RawDiff>) {
     let object = ObjectOptions::of(git, live);
     let (presence, raw): (Presence, Vec<RawDiff>) = match (git, live) {
         (Some(g), Some(l)) => {
@@ -657,6 +761,21 @@ fn differences_of(
         ),
         (None, None) => (Presence::Both, Vec::new()),
     };
+    (presence, raw)
+}
+
+/// Each raw difference of one resource given its cause.
+#[allow(clippy::too_many_arguments)]
+fn explain_all(
+    key: &ResourceKey,
+    presence: Presence,
+    raw: Vec<RawDiff>,
+    git: Option<&Value>,
+    live: Option<&Value>,
+    ctx: &InputContext,
+    catalog: &rules::Catalog,
+    masks: &secret_mask::Masks,
+) -> Vec<Difference> {
     let mut differences: Vec<Difference> = raw
         .into_iter()
         .map(|d| classify(key, presence, d, git, live, ctx, catalog, true, masks, None))
@@ -675,7 +794,7 @@ fn differences_of(
             Some(refused),
         )
     });
-    (presence, differences)
+    differences
 }
 
 /// A reported difference as the comparison gave it, to explain it again.

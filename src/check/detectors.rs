@@ -420,6 +420,7 @@ pub(super) fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
             object,
             document: o.document,
             line: o.line,
+            deferred: Vec::new(),
         };
         let Ok(report) =
             crate::analyze::analyze_documents(&[doc(o.value.clone())], &[doc(stored)], &opts)

@@ -1,0 +1,522 @@
+//! Reading a live object without its bookkeeping: most of a live paste is
+//! `metadata.managedFields` and `status`, which only an object that differs
+//! needs (who wrote a field, status rules). A line scan cuts their
+//! block-YAML lines out of an object's text before the YAML parser runs;
+//! the analysis parses them ([`Document::hydrated`]) only for the objects
+//! that ask.
+//!
+//! Only lines of a plain shape are cut (keys and scalars as `kubectl` and
+//! `argocd` print them, no anchors, tags, comments, block scalars or
+//! duplicate keys), so a field left unparsed is one the parser would have
+//! read without error; anything else stays in the text and is parsed as
+//! before. Cut lines become empty lines, so the rest of the document keeps
+//! its line numbers.
+
+use super::{parse_yaml_document, Document};
+use crate::limits::MAX_NESTING;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Where a deferred field sits in its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeferredAt {
+    /// `status`, at the object's top.
+    Status,
+    /// `metadata.managedFields`.
+    ManagedFields,
+}
+
+impl DeferredAt {
+    fn key(self) -> &'static str {
+        match self {
+            DeferredAt::Status => "status",
+            DeferredAt::ManagedFields => "managedFields",
+        }
+    }
+}
+
+/// A field cut out of an object's text, parsed when the analysis asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeferredField {
+    /// Where it belongs in the object.
+    pub at: DeferredAt,
+    /// Its lines as the side holds them, its key's line first.
+    text: String,
+}
+
+impl DeferredField {
+    /// The field's value. The lines were checked to be plain YAML when
+    /// they were cut; `Null` only if that check let through what the
+    /// parser refuses.
+    fn value(&self) -> Value {
+        match parse_yaml_document(&self.text) {
+            Ok(Value::Object(mut map)) => map.remove(self.at.key()).unwrap_or(Value::Null),
+            _ => Value::Null,
+        }
+    }
+}
+
+impl Document {
+    /// The object with its deferred fields read into it: the object as the
+    /// eager parse reads it.
+    pub fn hydrated(&self) -> Cow<'_, Value> {
+        if self.deferred.is_empty() {
+            return Cow::Borrowed(&self.object);
+        }
+        let mut object = self.object.clone();
+        hydrate(&mut object, &self.deferred);
+        Cow::Owned(object)
+    }
+}
+
+/// Put `fields` into `object`, where they were cut from.
+pub(crate) fn hydrate(object: &mut Value, fields: &[DeferredField]) {
+    for field in fields {
+        let value = field.value();
+        let parent = match field.at {
+            DeferredAt::Status => Some(&mut *object),
+            DeferredAt::ManagedFields => object.get_mut("metadata"),
+        };
+        if let Some(Value::Object(map)) = parent {
+            map.insert(field.at.key().to_string(), value);
+        }
+    }
+}
+
+/// The kinds whose bookkeeping can wait: built-in kinds whose `status` and
+/// `managedFields` no reading of the whole input looks at (the
+/// Application's status, a CRD's, a Secret's masks do, so those are read at
+/// once).
+const DEFERRABLE_KINDS: &[(&str, &str)] = &[
+    ("", "ConfigMap"),
+    ("", "Service"),
+    ("", "ServiceAccount"),
+    ("", "PersistentVolumeClaim"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("apps", "DaemonSet"),
+    ("autoscaling", "HorizontalPodAutoscaler"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("networking.k8s.io", "Ingress"),
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("policy", "PodDisruptionBudget"),
+    ("rbac.authorization.k8s.io", "Role"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+];
+
+fn deferrable(object: &Value) -> bool {
+    let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+    let api = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+    DEFERRABLE_KINDS.contains(&(group, kind))
+}
+
+/// One object's YAML text read with its bookkeeping deferred: the value
+/// without those fields, and the fields. None when nothing is cut or the
+/// text does not read so (the caller then parses it whole, errors and all).
+pub(super) fn parse_deferring(unit: &str) -> Option<(Value, Vec<DeferredField>)> {
+    let (text, mut fields) = cut(unit)?;
+    let mut value = parse_yaml_document(&text).ok()?;
+    let object = value.as_object()?;
+    // A field given twice is the parser's error to report, with its place.
+    let present = |at: DeferredAt| match at {
+        DeferredAt::Status => object.contains_key("status"),
+        DeferredAt::ManagedFields => match object.get("metadata") {
+            Some(Value::Object(meta)) => meta.contains_key("managedFields"),
+            _ => true,
+        },
+    };
+    if fields.iter().any(|f| present(f.at)) {
+        return None;
+    }
+    let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind.ends_with("List") {
+        return None;
+    }
+    if !deferrable(&value) {
+        hydrate(&mut value, &std::mem::take(&mut fields));
+    }
+    Some((value, fields))
+}
+
+/// `unit` with its plain `status` and `metadata.managedFields` lines made
+/// empty, and those fields; None when there is none to cut.
+fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
+    let lines: Vec<&str> = unit.split_inclusive('\n').collect();
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let is_content = |l: &str| match l.bytes().find(|&b| b != b' ') {
+        // Most lines: a key or an entry.
+        Some(b) if b.is_ascii_graphic() && b != b'#' => true,
+        _ => {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#')
+        }
+    };
+    let first = lines.iter().position(|l| is_content(l))?;
+    let top = indent(lines[first]);
+    if lines[first][top..].starts_with('-') {
+        return None;
+    }
+    let mut spans: Vec<(DeferredAt, usize, usize)> = Vec::new();
+    let mut at = first;
+    while at < lines.len() {
+        let line = lines[at];
+        if !is_content(line) || indent(line) != top {
+            at += 1;
+            continue;
+        }
+        let key = line[top..].trim_end();
+        if key == "status:" {
+            let end = span_end(&lines, at, top);
+            spans.push((DeferredAt::Status, at, end));
+            at = end;
+        } else if key == "metadata:" {
+            // The metadata's own keys sit at the first deeper line's indent.
+            let mut i = at + 1;
+            let mut child = None;
+            while i < lines.len() && (!is_content(lines[i]) || indent(lines[i]) > top) {
+                let l = lines[i];
+                if is_content(l) {
+                    let col = *child.get_or_insert(indent(l));
+                    if indent(l) == col && l[col..].trim_end() == "managedFields:" {
+                        let end = span_end(&lines, i, col);
+                        spans.push((DeferredAt::ManagedFields, i, end));
+                        i = end;
+                        continue;
+                    }
+                }
+                i += 1;
+            }
+            at = i;
+        } else {
+            at += 1;
+        }
+    }
+    spans.retain(|&(_, from, to)| {
+        // What follows must not be a list entry at the key's own indent
+        // (a list that is the field's value continuing past the scan).
+        let col = indent(lines[from]);
+        let next = lines[to..].iter().find(|l| is_content(l));
+        let continues = next.is_some_and(|l| indent(l) == col && l[col..].starts_with('-'));
+        !continues && plain_block(&lines[from..to], col)
+    });
+    // A key's line inside a quoted string or a bracket spanning lines is
+    // text, not a key: such a document is read whole.
+    if spans.is_empty() || !lines.iter().all(|l| one_line_flow(l)) {
+        return None;
+    }
+    let mut text = String::with_capacity(unit.len());
+    let mut fields = Vec::with_capacity(spans.len());
+    let mut next = 0;
+    for (at, from, to) in spans {
+        lines[next..from].iter().for_each(|l| text.push_str(l));
+        let mut field = String::new();
+        for l in &lines[from..to] {
+            field.push_str(l);
+            if l.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+        fields.push(DeferredField { at, text: field });
+        next = to;
+    }
+    lines[next..].iter().for_each(|l| text.push_str(l));
+    Some((text, fields))
+}
+
+/// The end (exclusive) of the field whose key is on line `from` at column
+/// `col`: its deeper lines and list entries at its own column; blank lines
+/// after its last one are left out.
+fn span_end(lines: &[&str], from: usize, col: usize) -> usize {
+    let mut end = from + 1;
+    let mut i = from + 1;
+    while let Some(l) = lines.get(i) {
+        let t = l.trim();
+        if t.is_empty() {
+            i += 1;
+            continue;
+        }
+        let ind = l.len() - l.trim_start_matches(' ').len();
+        let entry = ind == col && (l[col..].starts_with("- ") || l[col..].trim_end() == "-");
+        if ind <= col && !entry {
+            break;
+        }
+        i += 1;
+        end = i;
+    }
+    end
+}
+
+/// Whether every quoted string and bracket that opens on `line` closes on
+/// it (a string that goes on keeps a later `status:` line its own text).
+/// Counted loosely: anything unsure answers false.
+fn one_line_flow(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b'"' | b'\'' | b'[' | b'{'))
+    {
+        return true;
+    }
+    let (mut double, mut open, mut at) = (0usize, 0i64, 0);
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'\\' => at += 1,
+            b'"' => double += 1,
+            b'[' | b'{' => open += 1,
+            b']' | b'}' => open -= 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    // A single-quoted string starts a token; every quote after it pairs.
+    let single = [": '", "- '"]
+        .iter()
+        .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
+        .chain(
+            line.trim_start()
+                .starts_with('\'')
+                .then(|| line.len() - line.trim_start().len()),
+        )
+        .min()
+        .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
+    double % 2 == 0 && open <= 0 && !single
+}
+
+/// One level of the block the check walks: a mapping's keys or a list.
+enum Level<'l> {
+    Map(usize, HashSet<&'l str>),
+    List(usize),
+}
+
+impl Level<'_> {
+    fn col(&self) -> usize {
+        match self {
+            Level::Map(c, _) | Level::List(c) => *c,
+        }
+    }
+}
+
+/// Whether `lines` (a key at `col` and its block) is YAML of the plain
+/// shape tools print, which the parser reads without error: mappings and
+/// lists indented consistently, keys given once, plain or simply quoted
+/// scalars; no comments, anchors, aliases, tags, block scalars, tabs,
+/// carriage returns or multi-line scalars.
+fn plain_block(lines: &[&str], col: usize) -> bool {
+    let root = lines[0][col..].trim_end().trim_end_matches(':');
+    let mut levels: Vec<Level> = vec![Level::Map(col, HashSet::from([root]))];
+    // The column of a key whose value is the block below it.
+    let mut opened = Some(col);
+    for line in &lines[1..] {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        if body.trim().is_empty() {
+            if !body.bytes().all(|b| b == b' ') {
+                return false;
+            }
+            continue;
+        }
+        let mut at = body.len() - body.trim_start_matches(' ').len();
+        let mut rest = &body[at..];
+        let mut after_dash = false;
+        // Leading `- `: list entries.
+        while let Some(after) = rest.strip_prefix("- ") {
+            if after_dash {
+                // `- - x`: a list in the entry.
+                levels.push(Level::List(at));
+            } else if opened.is_some_and(|p| at >= p) {
+                // The list that is the opened key's value.
+                levels.push(Level::List(at));
+            } else {
+                // The next entry of an open list.
+                while levels.last().is_some_and(|l| l.col() > at) {
+                    levels.pop();
+                }
+                if !matches!(levels.last(), Some(Level::List(c)) if *c == at) {
+                    return false;
+                }
+            }
+            opened = None;
+            after_dash = true;
+            let spaces = after.len() - after.trim_start_matches(' ').len();
+            at += 2 + spaces;
+            rest = &after[spaces..];
+        }
+        if levels.len() + 8 > MAX_NESTING / 2 {
+            return false;
+        }
+        let Some((key, value)) = split_key(rest) else {
+            // Only a list entry may be a bare scalar (`- value`).
+            if !after_dash || !plain_scalar(rest) {
+                return false;
+            }
+            continue;
+        };
+        if !plain_key(key) {
+            return false;
+        }
+        if after_dash || opened.is_some_and(|p| at > p) {
+            levels.push(Level::Map(at, HashSet::new()));
+        } else {
+            // A key at a list's own column ends that list.
+            while levels
+                .last()
+                .is_some_and(|l| l.col() > at || matches!(l, Level::List(c) if *c == at))
+            {
+                levels.pop();
+            }
+        }
+        match levels.last_mut() {
+            Some(Level::Map(c, keys)) if *c == at => {
+                if !keys.insert(key.trim_matches('"')) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        if value.is_empty() {
+            opened = Some(at);
+        } else if plain_scalar(value) {
+            opened = None;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// A line's `key: value` (or `key:`) split at the key's colon.
+fn split_key(rest: &str) -> Option<(&str, &str)> {
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let close = quoted.find('"')?;
+        let after = &quoted[close + 1..];
+        let value = after.strip_prefix(':')?;
+        if !(value.is_empty() || value.starts_with(' ')) {
+            return None;
+        }
+        return Some((&rest[..close + 2], value.trim_start_matches(' ')));
+    }
+    let bytes = rest.as_bytes();
+    let colon = (0..bytes.len())
+        .find(|&i| bytes[i] == b':' && bytes.get(i + 1).is_none_or(|&b| b == b' '))?;
+    Some((&rest[..colon], rest[colon + 1..].trim_start_matches(' ')))
+}
+
+/// A key as tools print it: plain text that starts with no indicator, or
+/// double quotes around text without quotes or escapes.
+fn plain_key(key: &str) -> bool {
+    if let Some(inner) = key.strip_prefix('"') {
+        let Some(inner) = inner.strip_suffix('"') else {
+            return false;
+        };
+        return !inner.contains(['"', '\\']);
+    }
+    // Only keys that read as strings: `True` and `true`, `0x10` and `16`
+    // would be one key once made strings, which the parser refuses.
+    let starts_as_text =
+        key == "." || key.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '/');
+    let lower = key.to_ascii_lowercase();
+    let reserved = ["true", "false", "null", "yes", "no", "on", "off", "y", "n"];
+    starts_as_text && !reserved.contains(&lower.as_str()) && plain_text(key) && !key.contains(": ")
+}
+
+/// Plain text that reads as a plain scalar wherever it stands.
+fn plain_text(text: &str) -> bool {
+    let Some(first) = text.chars().next() else {
+        return false;
+    };
+    let starts_plain = first.is_alphanumeric()
+        || matches!(first, '.' | '_' | '/' | '(' | '+' | '$' | '=' | '~')
+        || (first == '-' && text.len() > 1 && !text.starts_with("- ") && !text.starts_with("---"));
+    starts_plain
+        && !text.contains(" #")
+        && !text.contains('\t')
+        && !text.contains('\r')
+        && !text.ends_with(':')
+        && !text.ends_with(' ')
+}
+
+/// A value as tools print it on one line: plain text, a double-quoted
+/// string with simple escapes, a single-quoted one, `{}` or `[]`.
+fn plain_scalar(value: &str) -> bool {
+    if value == "{}" || value == "[]" {
+        return true;
+    }
+    if let Some(inner) = value.strip_prefix('"') {
+        let Some(inner) = inner.strip_suffix('"') else {
+            return false;
+        };
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            let plain = match c {
+                '"' | '\t' | '\r' => false,
+                '\\' => matches!(chars.next(), Some('"' | '\\' | '/' | 'n' | 't' | 'r' | '0')),
+                _ => true,
+            };
+            if !plain {
+                return false;
+            }
+        }
+        return true;
+    }
+    if let Some(inner) = value.strip_prefix('\'') {
+        let Some(inner) = inner.strip_suffix('\'') else {
+            return false;
+        };
+        return !inner.contains(['\t', '\r']) && inner.replace("''", "").find('\'').is_none();
+    }
+    plain_text(value) && !value.contains(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_kubectl_bookkeeping_and_keeps_line_numbers() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  managedFields:\n  - manager: kubectl\n    fieldsV1:\n      f:data:\n        f:a: {}\n      k:{\"type\":\"Ready\"}:\n        .: {}\n  uid: x\ndata:\n  a: b\nstatus:\n  phase: Active\n";
+        let (cut_text, fields) = cut(text).unwrap();
+        assert_eq!(cut_text.lines().count(), text.lines().count());
+        assert_eq!(fields.len(), 2);
+        let (value, fields) = parse_deferring(text).unwrap();
+        assert!(value.pointer("/metadata/managedFields").is_none());
+        assert!(value.get("status").is_none());
+        assert_eq!(value.pointer("/metadata/uid"), Some(&Value::from("x")));
+        let mut full = value.clone();
+        hydrate(&mut full, &fields);
+        assert_eq!(full, parse_yaml_document(text).unwrap());
+    }
+
+    #[test]
+    fn a_status_line_inside_a_string_that_goes_on_is_not_cut() {
+        for text in [
+            "kind: ConfigMap\na: \"x\nstatus:\n  y: 1\nb: z\"\n",
+            "kind: ConfigMap\na: 'x\nstatus:\n  y: 1\nb: z'\n",
+            "kind: ConfigMap\na: [x,\nstatus:\n  y: 1\nb: z]\n",
+        ] {
+            assert!(cut(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn leaves_in_place_what_is_not_plain() {
+        for odd in [
+            "status:\n  a: &x 1\n",
+            "status:\n  a: 1\n  a: 2\n",
+            "status:\n  a: |\n    text\n",
+            "status:\n  a: 1 # note\n",
+            "status:\n  a: b\n    c\n",
+            "status:\n    a: 1\n  b: 2\n",
+            "status:\n  a: \"\\x41\"\n",
+        ] {
+            let text = format!("kind: ConfigMap\n{odd}");
+            assert!(cut(&text).is_none(), "{odd}");
+        }
+    }
+}
