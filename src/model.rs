@@ -832,12 +832,15 @@ impl Plan {
         self.verified == Verified::Resolves && !self.drift.is_empty()
     }
 
-    /// The plan's outcome in words: its `verified` id, or that drift is left.
+    /// The plan's outcome in words: its `verified` id, or that drift is
+    /// left and what ends it (a live object Git lacks needs pruning).
     pub fn outcome(&self) -> &'static str {
-        if self.drift_left() {
-            "drift left: a sync ends it"
-        } else {
+        if !self.drift_left() {
             self.verified.id()
+        } else if self.drift.iter().any(|f| f.needs_pruning) {
+            "drift left: a sync with pruning ends it"
+        } else {
+            "drift left: a sync ends it"
         }
     }
 }
@@ -869,6 +872,10 @@ pub struct PlanField {
     pub cause: Cause,
     /// What to do about it.
     pub note: String,
+    /// Real drift that is a live object Git lacks: only a sync with
+    /// pruning ends it (added in the course of version 1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_pruning: bool,
 }
 
 /// What one of the user's own ignore rules does in this input.

@@ -80,12 +80,18 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
                 field: d.field.clone(),
                 cause: d.cause,
                 note: String::new(),
+                needs_pruning: false,
             };
             if d.cause == Cause::Drift {
                 let note = resource
                     .and_then(|r| drift_fix(r, &d.pointer))
                     .unwrap_or_else(|| "A real change: sync to restore Git's value, or change Git if the live value is right.".into());
-                drift.push(PlanField { note, ..field });
+                let needs_pruning = resource.is_some_and(|r| r.presence == Presence::LiveOnly);
+                drift.push(PlanField {
+                    note,
+                    needs_pruning,
+                    ..field
+                });
             } else {
                 let note = resource
                     .map(|r| why_unresolved(r, &d.pointer))
@@ -102,11 +108,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
     let mut left = Vec::new();
     if !drift.is_empty() {
         // A plain sync leaves a live-only object in place: only pruning ends it.
-        let prune = drift.iter().any(|f| {
-            by_id
-                .get(f.resource.as_str())
-                .is_some_and(|r| r.presence == Presence::LiveOnly)
-        });
+        let prune = drift.iter().any(|f| f.needs_pruning);
         left.push(format!(
             "{} of real drift, which a sync{} or a change in Git ends",
             count(drift.len(), "field"),

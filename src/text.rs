@@ -48,6 +48,15 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// The text with its first letter upper-case (a badge or sentence start).
+pub fn sentence_case(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// Text on one line (line breaks shown as `\n`), cut to `max` characters
 /// with an ellipsis.
 pub fn one_line(s: &str, max: usize) -> String {

@@ -508,4 +508,22 @@ fn a_live_only_objects_card_and_the_plan_name_one_fix() {
         "{}",
         plan.verification
     );
+    // The plan's outcome, as its badge and headings say it, names pruning
+    // too; drift on an object Git has still reads as a plain sync.
+    assert!(line.needs_pruning);
+    assert_eq!(plan.outcome(), "drift left: a sync with pruning ends it");
+    let edited = live.replace("k: v\n---", "k: edited\n---");
+    let both = analyze(&git, &edited, &Options::default()).unwrap();
+    let plan = both.plan.expect("a plan");
+    assert!(plan.drift.iter().any(|f| !f.needs_pruning), "{plan:?}");
+    assert_eq!(plan.outcome(), "drift left: a sync with pruning ends it");
+    let only_edited = analyze(
+        &git,
+        &cm("kept").replace("k: v", "k: edited"),
+        &Options::default(),
+    )
+    .unwrap()
+    .plan
+    .expect("a plan");
+    assert_eq!(only_edited.outcome(), "drift left: a sync ends it");
 }

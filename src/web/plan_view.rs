@@ -136,7 +136,7 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
                     // The loop ends, yet real drift stays until a sync: no
                     // bare "Resolves".
                     <span class="badge verified verified-drift-left" data-verified="drift-left">
-                        { "Drift left: a sync ends it" }</span>
+                        { crate::text::sentence_case(plan.outcome()) }</span>
                 } else {
                     <VerifiedBadge verified={plan.verified} />
                 }

@@ -563,7 +563,7 @@ fn missing_error(waiting: &Waiting) -> ErrorInfo {
             let field = fields.first().copied().unwrap_or(Field::Live);
             let message = format!(
                 "{} is empty: paste what “{}” printed.",
-                capitalised(field.what()),
+                crate::text::sentence_case(field.what()),
                 field.command()
             );
             ErrorInfo {
@@ -576,14 +576,6 @@ fn missing_error(waiting: &Waiting) -> ErrorInfo {
             }
         }
     }
-}
-
-fn capitalised(s: &str) -> String {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// Resources received in full, with their places.

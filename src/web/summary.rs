@@ -176,12 +176,7 @@ pub fn Emergency(props: &EmergencyProps) -> Html {
             .and_then(|rest| rest.strip_prefix(':'))
         {
             Some(rest) => {
-                let rest = rest.trim_start();
-                let mut chars = rest.chars();
-                chars
-                    .next()
-                    .map(|c| c.to_uppercase().chain(chars).collect())
-                    .unwrap_or_default()
+                crate::text::sentence_case(rest.trim_start())
             }
             None => step.to_string(),
         }

@@ -32,9 +32,10 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
         // Real drift is left: the badge says so, not a bare "Resolves".
         assert!(!plan.drift.is_empty() && plan.verified == drift_doctor::Verified::Resolves);
         assert_eq!(shown[2], json!("drift-left"));
+        assert!(plan.outcome().starts_with("drift left: a sync"));
         assert_eq!(
             text(&c, "#plan .plan-head [data-verified]").await,
-            "Drift left: a sync ends it"
+            drift_doctor::text::sentence_case(plan.outcome())
         );
         assert_eq!(shown[3], json!(true), "the plan comes before the resources");
         assert!(shown[4].as_u64().unwrap() >= 1 && shown[4].as_u64().unwrap() as usize <= fixes);
