@@ -155,6 +155,28 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
     };
     let (lines, source) = lines;
     let changed = lines.iter().filter(|l| l.tag != LINE_SAME).count();
+    // Most differing lines of a compared view are the server's (defaults,
+    // bookkeeping) and greyed: say how many Argo CD counts, so the number
+    // never reads as the count of changes.
+    let counted = lines
+        .iter()
+        .filter(|l| l.tag != LINE_SAME && l.mark == MARK_COUNTED)
+        .count();
+    let differing = if lines.iter().any(|l| !l.pointer.is_empty()) {
+        match counted {
+            0 if changed == 0 => plural(changed, "differing line", "differing lines"),
+            n if n == changed => format!(
+                "{}, counted by Argo CD",
+                plural(changed, "differing line", "differing lines")
+            ),
+            n => format!(
+                "{}, {n} of them counted by Argo CD (the others grey)",
+                plural(changed, "differing line", "differing lines")
+            ),
+        }
+    } else {
+        plural(changed, "differing line", "differing lines")
+    };
     let all = rows(&lines, !*unfold);
     let folded = all.iter().any(|r| matches!(r, Row::Fold(_)));
     let show_all = {
@@ -165,9 +187,9 @@ pub fn DiffView(props: &DiffViewProps) -> Html {
         <div class="sbs-wrap">
             <p class="sbs-note">
                 if source.is_empty() {
-                    { format!("{}; Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.", plural(changed, "differing line", "differing lines")) }
+                    { format!("{differing}; Git on the left, live on the right. Server bookkeeping (managedFields) is left out and Secret values are masked.") }
                 } else {
-                    { format!("{}; Git on the left, live on the right. {source}", plural(changed, "differing line", "differing lines")) }
+                    { format!("{differing}; Git on the left, live on the right. {source}") }
                 }
                 if folded || *unfold {
                     { " " }

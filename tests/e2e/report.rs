@@ -1130,5 +1130,25 @@ fn a_changed_value_is_one_row_and_its_difference_links_to_it() {
             widths.iter().all(|w| *w >= 500.0),
             "each column at least 500 px wide at 1440 px: {widths:?}"
         );
+        // The note counts the lines Argo CD counts apart from the greyed
+        // ones, as the marked cells do.
+        let counts = js(
+            &c,
+            &format!(
+                "const w = document.querySelector(\"{card} .sbs-wrap\");
+                      return [w.querySelector('.sbs-note').textContent,
+                              w.querySelectorAll('td.m-counted').length];"
+            ),
+            vec![],
+        )
+        .await;
+        let note = counts[0].as_str().unwrap_or_default().to_string();
+        let counted_cells = counts[1].as_u64().unwrap_or_default();
+        assert!(counted_cells > 0, "{note}");
+        assert!(
+            note.contains(&format!("{counted_cells} of them counted by Argo CD"))
+                || note.contains(", counted by Argo CD"),
+            "the note counts what Argo CD counts ({counted_cells} cells): {note}"
+        );
     });
 }
