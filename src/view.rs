@@ -5,7 +5,7 @@
 
 pub mod compared;
 
-use crate::input::{parse_side, InputError, Side};
+use crate::input::{parse_side, Document, InputError, Side};
 use crate::secret_mask::Masks;
 use crate::Options;
 use serde_json::Value;
@@ -31,10 +31,6 @@ fn display_value(obj: &Value, masks: &Masks) -> Value {
     v
 }
 
-fn display_object(obj: &Value, masks: &Masks) -> String {
-    serde_yaml::to_string(&display_value(obj, masks)).unwrap_or_default()
-}
-
 /// Git and live objects of one resource, as the page shows them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResourceObjects {
@@ -53,37 +49,48 @@ pub fn resource_objects(
 ) -> Result<BTreeMap<String, ResourceObjects>, InputError> {
     let git_docs = parse_side(git, Side::Git)?;
     let live_docs = parse_side(live, Side::Live)?;
+    resource_objects_of(git, &git_docs, live, &live_docs, opts)
+}
+
+/// [`resource_objects`] of sides already parsed from `git` and `live`
+/// (the texts number the Secret masks as the report numbers them).
+pub fn resource_objects_of(
+    git: &str,
+    git_docs: &[Document],
+    live: &str,
+    live_docs: &[Document],
+    opts: &Options,
+) -> Result<BTreeMap<String, ResourceObjects>, InputError> {
     let masks = Masks::for_texts(&[git, live]);
-    let paired = crate::pairing::pair(&git_docs, &live_docs, opts.namespace.as_deref())?;
+    let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
     let mut out: BTreeMap<String, ResourceObjects> = BTreeMap::new();
     for (key, d) in &paired.live {
-        out.entry(key.to_string()).or_default().live = Some(display_value(&d.object, &masks));
+        out.entry(key.to_string()).or_default().live = Some(display_value(&d.hydrated(), &masks));
     }
     for (key, d) in &paired.git {
-        out.entry(key.to_string()).or_default().git = Some(display_value(&d.object, &masks));
+        out.entry(key.to_string()).or_default().git = Some(display_value(&d.hydrated(), &masks));
     }
     Ok(out)
 }
 
-/// Parse both sides and return each resource's texts, keyed like the report.
+/// Parse both sides and return each resource's YAML texts, keyed like the
+/// report: [`resource_objects`] written out.
 pub fn resource_texts(
     git: &str,
     live: &str,
     opts: &Options,
 ) -> Result<BTreeMap<String, ResourceTexts>, InputError> {
-    let git_docs = parse_side(git, Side::Git)?;
-    let live_docs = parse_side(live, Side::Live)?;
-    // numbered as the report numbers them
-    let masks = Masks::for_texts(&[git, live]);
-    let paired = crate::pairing::pair(&git_docs, &live_docs, opts.namespace.as_deref())?;
-    let mut out: BTreeMap<String, ResourceTexts> = BTreeMap::new();
-    for (key, d) in &paired.live {
-        out.entry(key.to_string()).or_default().live = Some(display_object(&d.object, &masks));
-    }
-    for (key, d) in &paired.git {
-        out.entry(key.to_string()).or_default().git = Some(display_object(&d.object, &masks));
-    }
-    Ok(out)
+    let yaml = |v: Option<Value>| v.map(|v| serde_yaml::to_string(&v).unwrap_or_default());
+    Ok(resource_objects(git, live, opts)?
+        .into_iter()
+        .map(|(id, o)| {
+            let texts = ResourceTexts {
+                git: yaml(o.git),
+                live: yaml(o.live),
+            };
+            (id, texts)
+        })
+        .collect())
 }
 
 /// Which side a line of the diff view is on.
@@ -259,6 +266,25 @@ mod tests {
         assert!(!s.git.as_ref().unwrap().contains("hunter2"));
         assert!(!s.live.as_ref().unwrap().contains("aHVudGVyMg=="));
         assert!(!s.live.as_ref().unwrap().contains("managedFields"));
+    }
+
+    #[test]
+    fn held_sides_show_what_a_fresh_parse_shows() {
+        // The analysis holds live with its status and managedFields cut out
+        // until asked for; the view puts them back (managedFields then left
+        // out, as always).
+        let git = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: n\nspec:\n  replicas: 2\n";
+        let live = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: n\n  managedFields:\n  - manager: kubectl-edit\n    operation: Update\nspec:\n  replicas: 3\nstatus:\n  readyReplicas: 3\n";
+        let opts = Options::default();
+        let git_docs = parse_side(git, Side::Git).unwrap();
+        let live_docs = crate::input::parse_side_deferring(live, Side::Live).unwrap();
+        assert!(!live_docs[0].deferred.is_empty(), "status is cut out");
+        let held = resource_objects_of(git, &git_docs, live, &live_docs, &opts).unwrap();
+        let fresh = resource_objects(git, live, &opts).unwrap();
+        assert_eq!(held, fresh);
+        let shown = held["apps/Deployment/n/web"].live.as_ref().unwrap();
+        assert_eq!(shown["status"]["readyReplicas"], 3);
+        assert!(shown["metadata"].get("managedFields").is_none());
     }
 
     #[test]

@@ -185,12 +185,17 @@ impl ParseCache {
 
     /// The text of `side` whose objects are held.
     pub fn text(&self, side: Side) -> Option<&str> {
+        self.held(side).map(|(text, _)| text)
+    }
+
+    /// The objects held for `side`, with the text they were parsed from.
+    pub fn held(&self, side: Side) -> Option<(&str, &[Document])> {
         let held = match side {
             Side::Git => &self.git,
             Side::Live => &self.live,
             Side::Diff | Side::SecondRender => &None,
         };
-        held.as_ref().map(|held| held.text.as_str())
+        held.as_ref().map(|h| (h.text.as_str(), h.docs.as_slice()))
     }
 
     /// Whether `side`'s objects for `text` are held.

@@ -25,6 +25,16 @@ pub(crate) fn yaml_quote(s: &str) -> String {
 /// line its argocd-cm form, and, when the spec offers it, after another
 /// `---` line the object's own annotation. The only writer of that text.
 pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String {
+    // The same paths in both forms, at each form's indent.
+    let ignored = |out: &mut String, indent: &str| {
+        write_ignored(
+            out,
+            indent,
+            &spec.json_pointers,
+            &spec.jq_path_expressions,
+            &[],
+        )
+    };
     let mut out = String::new();
     out.push_str(&format!("# {title}\n"));
     if stop_gap {
@@ -38,13 +48,7 @@ pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String 
         Some(&spec.name),
         Some(&spec.namespace),
     );
-    write_ignored(
-        &mut out,
-        "      ",
-        &spec.json_pointers,
-        &spec.jq_path_expressions,
-        &[],
-    );
+    ignored(&mut out, "      ");
     if !spec.trust_instead.is_empty() {
         out.push_str(&format!(
             "      # Or trust the field's owner instead of naming paths:\n      # managedFieldsManagers: [{}]\n",
@@ -65,13 +69,7 @@ pub fn ignore_snippet(spec: &IgnoreSpec, stop_gap: bool, title: &str) -> String 
     out.push_str(&format!(
         "---\n# argocd-cm (every {every} in every app):\ndata:\n  resource.customizations.ignoreDifferences.{cm_key}: |\n"
     ));
-    write_ignored(
-        &mut out,
-        "    ",
-        &spec.json_pointers,
-        &spec.jq_path_expressions,
-        &[],
-    );
+    ignored(&mut out, "    ");
     if spec.annotation {
         out.push_str(ANNOTATION_FORM_HEAD);
         out.push_str(&format!(

@@ -393,10 +393,21 @@ impl Engine {
             Err(e) => return (None, e.text),
         };
         if self.objects.as_ref().is_none_or(|(s, _)| *s != seq) {
-            let held = |side| self.parsed.text(side).filter(|_| *sides_held);
-            let git = held(Side::Git).unwrap_or(&input.git);
-            let live = held(Side::Live).unwrap_or(&input.live);
-            match view::resource_objects(git, live, &opts) {
+            // The sides the analysis parsed are still held: not parsed again.
+            let held = (*sides_held)
+                .then(|| {
+                    self.parsed
+                        .held(Side::Git)
+                        .zip(self.parsed.held(Side::Live))
+                })
+                .flatten();
+            let objects = match held {
+                Some(((git, git_docs), (live, live_docs))) => {
+                    view::resource_objects_of(git, git_docs, live, live_docs, &opts)
+                }
+                None => view::resource_objects(&input.git, &input.live, &opts),
+            };
+            match objects {
                 Ok(map) => self.objects = Some((seq, map)),
                 Err(e) => return (None, e.to_string()),
             }
