@@ -175,6 +175,18 @@ fn every_fixture_pair_reports_alike_deferred_and_whole() {
 /// `bookkeeping` (some plain, some odd or broken) and whose spec differs
 /// from Git's when `drifted`.
 fn live_object(kind: &str, name: &str, drifted: bool, managed: &[&str], status: &[&str]) -> String {
+    annotated_live_object(kind, name, drifted, &[], managed, status)
+}
+
+/// [`live_object`] with `annotations` lines under `metadata.annotations`.
+fn annotated_live_object(
+    kind: &str,
+    name: &str,
+    drifted: bool,
+    annotations: &[&str],
+    managed: &[&str],
+    status: &[&str],
+) -> String {
     let (group_version, body) = match kind {
         "Deployment" => (
             "apps/v1",
@@ -186,6 +198,13 @@ fn live_object(kind: &str, name: &str, drifted: bool, managed: &[&str], status: 
     let mut text = format!(
         "apiVersion: {group_version}\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: default\n"
     );
+    if !annotations.is_empty() {
+        text.push_str("  annotations:\n");
+        for line in annotations {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
     if !managed.is_empty() {
         text.push_str("  managedFields:\n");
         for line in managed {
@@ -280,6 +299,36 @@ fn lines_from(
     ]
 }
 
+/// Annotation lines: the last-applied annotation as kubectl writes it (a
+/// JSON text in one double-quoted line, which the JSON parser reads), and
+/// lines that only YAML reads alike or not at all: `\u`, `\x` and `\/`
+/// escapes, raw non-ASCII and tabs, a comment after the string, a string
+/// that goes on, the annotation twice, another annotation.
+const ANNOTATION_LINES: &[&str] = &[
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"apiVersion\\\":\\\"v1\\\",\\\"data\\\":{\\\"key\\\":\\\"a\\\"}}\\n\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"data\\\":{\\\"key\\\":\\\"\\\\u00e9\\\"}}\"  ",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"data\\\":{\\\"k\\\":\\\"\\u00e9\\\"}}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"data\\\":{\\\"k\\\":\\\"\\ud83d\\\"}}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"k\\\":\\\"é\\\"}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\x41}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\/}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\t}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\t}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{} \" # note",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"a\\\":",
+    "      1}\"",
+    "    kubectl.kubernetes.io/last-applied-configuration: '{\"a\":1}'",
+    "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"",
+    "    deployment.kubernetes.io/revision: \"3\"",
+    "      deeper: 1",
+];
+
+/// Annotations as kubectl prints them.
+const ANNOTATION_ENTRIES: &[&[&str]] = &[
+    &["    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"apiVersion\\\":\\\"v1\\\",\\\"kind\\\":\\\"ConfigMap\\\",\\\"data\\\":{\\\"key\\\":\\\"a\\\",\\\"gone\\\":\\\"x\\\"}}\\n\""],
+    &["    deployment.kubernetes.io/revision: \"3\""],
+];
+
 /// Entries of `managedFields` as kubectl prints them.
 const MANAGED_ENTRIES: &[&[&str]] = &[
     &[
@@ -333,6 +382,7 @@ proptest! {
             (
                 proptest::sample::select(&["Deployment", "ConfigMap", "Secret", "Service"][..]),
                 any::<bool>(),
+                lines_from(ANNOTATION_LINES, ANNOTATION_ENTRIES),
                 lines_from(MANAGED_LINES, MANAGED_ENTRIES),
                 lines_from(STATUS_LINES, STATUS_ENTRIES),
             ),
@@ -342,11 +392,11 @@ proptest! {
     ) {
         let mut git = String::new();
         let mut live = String::new();
-        for (i, (kind, drifted, managed, status)) in objects.iter().enumerate() {
+        for (i, (kind, drifted, annotations, managed, status)) in objects.iter().enumerate() {
             let name = format!("o{i}");
             git.push_str(&git_object(kind, &name));
             git.push_str("---\n");
-            live.push_str(&live_object(kind, &name, *drifted, managed, status));
+            live.push_str(&annotated_live_object(kind, &name, *drifted, annotations, managed, status));
             live.push_str("---\n");
         }
         prop_assert_eq!(read_deferring(&live), read_whole(&live));

@@ -5,6 +5,13 @@
 //! the analysis parses them ([`Document::hydrated`]) only for the objects
 //! that ask.
 //!
+//! The `kubectl.kubernetes.io/last-applied-configuration` annotation, a
+//! third of a typical live paste, is needed for every object but costs the
+//! YAML parser most: a long quoted JSON text read character by character.
+//! Where its line is a double-quoted string that JSON reads the same way
+//! (printable ASCII, escapes both languages share), the line is cut too and
+//! the string read with the JSON parser; it is put back at once.
+//!
 //! Only lines of a plain shape are cut (keys and scalars as `kubectl` and
 //! `argocd` print them, no anchors, tags, comments, block scalars or
 //! duplicate keys), so a field left unparsed is one the parser would have
@@ -25,6 +32,9 @@ pub enum DeferredAt {
     Status,
     /// `metadata.managedFields`.
     ManagedFields,
+    /// `metadata.annotations` `kubectl.kubernetes.io/last-applied-configuration`,
+    /// read at once (the three-way diff needs it), never deferred.
+    LastApplied,
 }
 
 impl DeferredAt {
@@ -32,6 +42,7 @@ impl DeferredAt {
         match self {
             DeferredAt::Status => "status",
             DeferredAt::ManagedFields => "managedFields",
+            DeferredAt::LastApplied => crate::k8s::LAST_APPLIED_ANNOTATION,
         }
     }
 }
@@ -41,7 +52,8 @@ impl DeferredAt {
 pub struct DeferredField {
     /// Where it belongs in the object.
     pub at: DeferredAt,
-    /// Its lines as the side holds them, its key's line first.
+    /// Its lines as the side holds them, its key's line first; for
+    /// `LastApplied`, the annotation's value.
     text: String,
 }
 
@@ -50,6 +62,9 @@ impl DeferredField {
     /// they were cut; `Null` only if that check let through what the
     /// parser refuses.
     fn value(&self) -> Value {
+        if self.at == DeferredAt::LastApplied {
+            return Value::String(self.text.clone());
+        }
         match parse_yaml_document(&self.text) {
             Ok(Value::Object(mut map)) => map.remove(self.at.key()).unwrap_or(Value::Null),
             _ => Value::Null,
@@ -77,6 +92,17 @@ pub(crate) fn hydrate(object: &mut Value, fields: &[DeferredField]) {
         let parent = match field.at {
             DeferredAt::Status => Some(&mut *object),
             DeferredAt::ManagedFields => object.get_mut("metadata"),
+            DeferredAt::LastApplied => object.get_mut("metadata").and_then(|meta| {
+                let annotations = meta
+                    .as_object_mut()?
+                    .entry("annotations")
+                    .or_insert(Value::Null);
+                // `annotations:` with nothing left under it reads as null.
+                if annotations.is_null() {
+                    *annotations = Value::Object(Default::default());
+                }
+                Some(annotations)
+            }),
         };
         if let Some(Value::Object(map)) = parent {
             map.insert(field.at.key().to_string(), value);
@@ -122,7 +148,7 @@ fn deferrable(object: &Value) -> bool {
 /// without those fields, and the fields. None when nothing is cut or the
 /// text does not read so (the caller then parses it whole, errors and all).
 pub(super) fn parse_deferring(unit: &str) -> Option<(Value, Vec<DeferredField>)> {
-    let (text, mut fields) = cut(unit)?;
+    let (text, fields) = cut(unit)?;
     let mut value = parse_yaml_document(&text).ok()?;
     let object = value.as_object()?;
     // A field given twice is the parser's error to report, with its place.
@@ -130,6 +156,14 @@ pub(super) fn parse_deferring(unit: &str) -> Option<(Value, Vec<DeferredField>)>
         DeferredAt::Status => object.contains_key("status"),
         DeferredAt::ManagedFields => match object.get("metadata") {
             Some(Value::Object(meta)) => meta.contains_key("managedFields"),
+            _ => true,
+        },
+        DeferredAt::LastApplied => match object.get("metadata") {
+            Some(Value::Object(meta)) => match meta.get("annotations") {
+                Some(Value::Object(annotations)) => annotations.contains_key(at.key()),
+                Some(Value::Null) | None => false,
+                Some(_) => true,
+            },
             _ => true,
         },
     };
@@ -140,10 +174,15 @@ pub(super) fn parse_deferring(unit: &str) -> Option<(Value, Vec<DeferredField>)>
     if kind.ends_with("List") {
         return None;
     }
-    if !deferrable(&value) {
-        hydrate(&mut value, &std::mem::take(&mut fields));
-    }
-    Some((value, fields))
+    let (now, later): (Vec<DeferredField>, Vec<DeferredField>) = if deferrable(&value) {
+        fields
+            .into_iter()
+            .partition(|f| f.at == DeferredAt::LastApplied)
+    } else {
+        (fields, Vec::new())
+    };
+    hydrate(&mut value, &now);
+    Some((value, later))
 }
 
 /// `unit` with its plain `status` and `metadata.managedFields` lines made
@@ -191,6 +230,11 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
                         i = end;
                         continue;
                     }
+                    if indent(l) == col && l[col..].trim_end() == "annotations:" {
+                        if let Some(line) = last_applied_line(&lines, i, col) {
+                            spans.push((DeferredAt::LastApplied, line, line + 1));
+                        }
+                    }
                 }
                 i += 1;
             }
@@ -199,7 +243,10 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
             at += 1;
         }
     }
-    spans.retain(|&(_, from, to)| {
+    spans.retain(|&(at, from, to)| {
+        if at == DeferredAt::LastApplied {
+            return true;
+        }
         // What follows must not be a list entry at the key's own indent
         // (a list that is the field's value continuing past the scan).
         let col = indent(lines[from]);
@@ -224,11 +271,77 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
                 text.push('\n');
             }
         }
+        if at == DeferredAt::LastApplied {
+            // `last_applied_line` checked that this reads.
+            field = last_applied_value(&field).unwrap_or_default();
+        }
         fields.push(DeferredField { at, text: field });
         next = to;
     }
     lines[next..].iter().for_each(|l| text.push_str(l));
     Some((text, fields))
+}
+
+/// The line under the `annotations:` key on line `from` (at column `col`)
+/// that holds the last-applied annotation as a string JSON reads the same
+/// way YAML does.
+fn last_applied_line(lines: &[&str], from: usize, col: usize) -> Option<usize> {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let mut child = None;
+    for (i, l) in lines.iter().enumerate().skip(from + 1) {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let ind = indent(l);
+        if ind <= col {
+            return None;
+        }
+        if ind != *child.get_or_insert(ind) {
+            continue;
+        }
+        if l[ind..].starts_with(crate::k8s::LAST_APPLIED_ANNOTATION) {
+            return last_applied_value(l).is_some().then_some(i);
+        }
+    }
+    None
+}
+
+/// The value of a last-applied annotation's line, when JSON reads it.
+fn last_applied_value(line: &str) -> Option<String> {
+    let value = line
+        .trim_start_matches(' ')
+        .strip_prefix(crate::k8s::LAST_APPLIED_ANNOTATION)?
+        .strip_prefix(": ")?;
+    json_read_string(value)
+}
+
+/// A one-line YAML double-quoted string that JSON reads as the same text:
+/// printable ASCII, and escapes both languages read alike (`\u` is left to
+/// YAML, which refuses the surrogate halves JSON joins).
+fn json_read_string(line: &str) -> Option<String> {
+    let value = line.trim_end_matches(['\n', '\r', ' ']);
+    let bytes = value.as_bytes();
+    if bytes.len() < 2 || bytes[0] != b'"' || bytes[bytes.len() - 1] != b'"' {
+        return None;
+    }
+    if !bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return None;
+    }
+    let mut at = 1;
+    while at < bytes.len() - 1 {
+        if bytes[at] == b'\\' {
+            if !matches!(
+                bytes[at + 1],
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't'
+            ) {
+                return None;
+            }
+            at += 2;
+        } else {
+            at += 1;
+        }
+    }
+    serde_json::from_str(value).ok()
 }
 
 /// The end (exclusive) of the field whose key is on line `from` at column
@@ -491,6 +604,48 @@ mod tests {
         let mut full = value.clone();
         hydrate(&mut full, &fields);
         assert_eq!(full, parse_yaml_document(text).unwrap());
+    }
+
+    #[test]
+    fn the_last_applied_line_is_read_as_json_and_put_back_at_once() {
+        let line = "    kubectl.kubernetes.io/last-applied-configuration: \"{\\\"data\\\":{\\\"a\\\":\\\"b\\\\tc\\\"}}\\n\"\n";
+        let text = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n{line}data:\n  a: b\n");
+        let (cut_text, fields) = cut(&text).unwrap();
+        assert!(!cut_text.contains("last-applied"));
+        assert_eq!(cut_text.lines().count(), text.lines().count());
+        assert_eq!(fields[0].at, DeferredAt::LastApplied);
+        // The annotation was the map's only key: it reads back as a map.
+        let (value, later) = parse_deferring(&text).unwrap();
+        assert!(later.is_empty());
+        assert_eq!(value, parse_yaml_document(&text).unwrap());
+        assert_eq!(
+            value
+                .pointer("/metadata/annotations")
+                .and_then(Value::as_object)
+                .map(|m| m.len()),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn a_last_applied_line_json_would_read_otherwise_stays_for_yaml() {
+        for value in [
+            "\"\\u00e9\"",
+            "\"\\ud83d\"",
+            "\"é\"",
+            "\"\\x41\"",
+            "\"\\/\"",
+            "\"a\tb\"",
+            "\"{}\" # note",
+            "'{}'",
+            "\"{\\\"",
+        ] {
+            assert!(json_read_string(value).is_none(), "{value}");
+        }
+        assert_eq!(
+            json_read_string("\"a\\\"b\\\\\"  \r\n").as_deref(),
+            Some("a\"b\\")
+        );
     }
 
     #[test]
