@@ -248,14 +248,7 @@ fn escape_closes_what_opened() {
 
         // The share panel: closed from its link field, the focus back on
         // the button that opened it.
-        click(&c, "#copy-link").await;
-        wait_until(
-            &c,
-            "document.getElementById('share-link')",
-            "the share panel",
-            20,
-        )
-        .await;
+        open_share_panel(&c).await;
         focus(&c, "#share-link").await;
         escape(&c).await;
         wait_until(

@@ -134,14 +134,7 @@ fn axe_finds_no_violation_in_any_state() {
         .await;
         audit(&c, &axe, "a card's YAML side by side", &mut found).await;
 
-        click(&c, "#copy-link").await;
-        wait_until(
-            &c,
-            "document.getElementById('share-link')",
-            "the share panel",
-            20,
-        )
-        .await;
+        open_share_panel(&c).await;
         audit(&c, &axe, "the share panel open", &mut found).await;
 
         click(&c, "#check-render").await;
@@ -214,13 +207,7 @@ fn axe_finds_no_violation_in_any_state() {
             "insertFromPaste",
         )
         .await;
-        wait_until(
-            &c,
-            "document.getElementById('stale-note')",
-            "the stale banner",
-            30,
-        )
-        .await;
+        wait_stale_banner(&c).await;
         audit(&c, &axe, "an input error over the last report", &mut found).await;
 
         c.goto(&file_url).await.expect("open the one-file page");

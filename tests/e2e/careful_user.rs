@@ -80,11 +80,7 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
         vec![],
     )
     .await;
-    std::fs::write(
-        root().join("target/e2e/first-screen-1280x720.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "first-screen-1280x720").await;
     assert_eq!(
         (first["w"].as_f64(), first["h"].as_f64()),
         (Some(1280.0), Some(720.0)),
@@ -224,11 +220,7 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
         vec![],
     )
     .await;
-    std::fs::write(
-        root().join("target/e2e/fixes.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "fixes").await;
     let emergency = js(c, "return [document.getElementById('emergency-h').textContent, [...document.querySelectorAll('.emergency li')].map(l => l.textContent)];", vec![]).await;
     assert_eq!(emergency[0], json!("Stop the loop first"));
     for step in emergency[1].as_array().unwrap() {
@@ -496,9 +488,5 @@ pub(crate) async fn careful_user(c: &Client, clipboard: bool) {
         10,
     )
     .await;
-    std::fs::write(
-        root().join("target/e2e/back-to-report.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "back-to-report").await;
 }

@@ -185,13 +185,7 @@ fn the_stale_banner_names_the_sides_its_report_came_from() {
             live.as_str().unwrap()
         );
         type_into(&c, "live-input", &bad, "insertFromPaste").await;
-        wait_until(
-            &c,
-            "document.getElementById('stale-note')",
-            "the stale banner",
-            30,
-        )
-        .await;
+        wait_stale_banner(&c).await;
         let s = stale_state(&c).await;
         assert!(
             s["note"].as_str().unwrap().contains(&format!(

@@ -373,6 +373,35 @@ async fn wait_ready(c: &Client, what: &str) {
     .await;
 }
 
+/// Open the share panel ("Copy link") and wait for its link field.
+async fn open_share_panel(c: &Client) {
+    click(c, "#copy-link").await;
+    wait_until(
+        c,
+        "document.getElementById('share-link')",
+        "the share panel",
+        20,
+    )
+    .await;
+}
+
+/// Wait for the banner that marks the last report as stale.
+async fn wait_stale_banner(c: &Client) {
+    wait_until(
+        c,
+        "document.getElementById('stale-note')",
+        "the stale banner",
+        30,
+    )
+    .await;
+}
+
+/// Save a screenshot of the page as `target/e2e/<name>.png`.
+async fn save_screenshot(c: &Client, name: &str) {
+    let png = c.screenshot().await.expect("screenshot");
+    std::fs::write(root().join(format!("target/e2e/{name}.png")), png).unwrap();
+}
+
 /// The link "Copy link" shows.
 async fn copy_link(c: &Client) -> String {
     let serial = share_serial(c).await;

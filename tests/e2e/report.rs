@@ -302,11 +302,7 @@ async fn checks(c: &Client, server: &Server) {
         vec![],
     )
     .await;
-    std::fs::write(
-        root().join("target/e2e/yaml-diff.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "yaml-diff").await;
 
     // 5. A rule link opens the rule in the rules view; back returns.
     js(
@@ -326,11 +322,7 @@ async fn checks(c: &Client, server: &Server) {
         rule.as_str().unwrap().starts_with("AS001"),
         "the finding links to its rule: {rule}"
     );
-    std::fs::write(
-        root().join("target/e2e/rules.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "rules").await;
     c.back().await.unwrap();
     wait_until(
         c,

@@ -51,11 +51,7 @@ pub(crate) async fn input_modes_and_links(c: &Client, origin: &str) {
         note.as_str().unwrap().contains("pasted diff output"),
         "{note}"
     );
-    std::fs::write(
-        root().join("target/e2e/diff-mode.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "diff-mode").await;
     // Switchable by hand: back to the two sides (unchanged), and again.
     let before = report_seq(c).await;
     click(c, "#mode-sides").await;
@@ -135,11 +131,7 @@ pub(crate) async fn input_modes_and_links(c: &Client, origin: &str) {
         vec![],
     )
     .await;
-    std::fs::write(
-        root().join("target/e2e/share-link.png"),
-        c.screenshot().await.expect("screenshot"),
-    )
-    .unwrap();
+    save_screenshot(c, "share-link").await;
     let fragment = link.split_once('#').unwrap().1;
     let state = drift_doctor::share::decode_fragment(fragment).expect("the link decodes");
     assert_eq!(state.selected.as_deref(), Some(selected));
