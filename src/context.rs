@@ -91,6 +91,12 @@ pub struct InputContext {
     tls_secrets: BTreeMap<ResourceKey, [Option<u64>; 2]>,
     /// Namespaces any live object of the input is in: they exist.
     live_namespaces: BTreeSet<String>,
+    /// Git's hook Jobs that run before any resource is applied (Argo CD's
+    /// `PreSync`, Helm's `pre-install`/`pre-upgrade`), by key: their hook
+    /// and delete policy as written.
+    presync_hook_jobs: BTreeMap<ResourceKey, String>,
+    /// Live Jobs that failed (a `Failed` condition), by key: the reason.
+    failed_jobs: BTreeMap<ResourceKey, String>,
     /// How many Git objects of the input each namespace holds.
     git_objects_per_namespace: BTreeMap<String, usize>,
     /// The pasted events and logs, when any: the rules' provenance reads
@@ -408,6 +414,15 @@ impl InputContext {
                 self.live_namespaces.insert(key.namespace.clone());
             }
         }
+        if key.group == "batch" && key.kind == "Job" {
+            if from_git {
+                if let Some(hook) = presync_hook(obj) {
+                    self.presync_hook_jobs.insert(key.clone(), hook);
+                }
+            } else if let Some(reason) = job_failure(obj) {
+                self.failed_jobs.insert(key.clone(), reason);
+            }
+        }
         let side = usize::from(!from_git);
         if let Some(digest) = ca_bundle_digest(key, obj) {
             self.ca_bundles.entry(key.clone()).or_default()[side] = Some(digest);
@@ -614,6 +629,20 @@ impl InputContext {
             .or_else(|| self.crd_definitions_git.get(&gk))
     }
 
+    /// A hook Job of the input that runs before anything is applied and
+    /// failed live, with what says so: each sync stops there, so nothing
+    /// Git changed since gets applied (the Job's own failure is not part of
+    /// the comparison: Argo CD does not compare hooks).
+    pub fn failed_presync_hook(&self) -> Option<String> {
+        self.presync_hook_jobs.iter().find_map(|(key, hook)| {
+            let reason = self.failed_jobs.get(key)?;
+            Some(format!(
+                "the Job {}/{} ({hook}) failed live ({reason})",
+                key.namespace, key.name
+            ))
+        })
+    }
+
     /// Scalers that target this object (same namespace, kind and name).
     pub fn scalers_of<'a>(&'a self, key: &'a ResourceKey) -> impl Iterator<Item = &'a Scaler> + 'a {
         self.scaler_targets
@@ -708,6 +737,43 @@ fn tls_digest(obj: &Value) -> Option<u64> {
         .map(|(_, v)| v)
         .collect();
     digest_of(&entries)
+}
+
+/// A Job's hook, when it runs before any resource is applied: Argo CD's
+/// `PreSync` or Helm's `pre-install`/`pre-upgrade` (which Argo CD runs as
+/// PreSync), with its delete policy as written.
+fn presync_hook(obj: &Value) -> Option<String> {
+    let annotations = obj.at("/metadata/annotations")?;
+    let get = |k: &str| annotations.get(k).and_then(Value::as_str);
+    let (hook, policy) = match get("argocd.argoproj.io/hook") {
+        Some(h) => (h, get("argocd.argoproj.io/hook-delete-policy")),
+        None => (get("helm.sh/hook")?, get("helm.sh/hook-delete-policy")),
+    };
+    let before = hook
+        .split(',')
+        .map(str::trim)
+        .any(|h| matches!(h, "PreSync" | "pre-install" | "pre-upgrade"));
+    before.then(|| match policy {
+        Some(p) => format!("hook {hook}, delete policy {p}"),
+        None => format!("hook {hook}"),
+    })
+}
+
+/// Why a live Job failed, when its status says it did.
+fn job_failure(obj: &Value) -> Option<String> {
+    obj.at("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| {
+            c.get("type").and_then(Value::as_str) == Some("Failed")
+                && c.get("status").and_then(Value::as_str) == Some("True")
+        })
+        .map(|c| {
+            c.get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or("Failed")
+                .to_string()
+        })
 }
 
 #[cfg(test)]

@@ -67,7 +67,7 @@ fn real_shaped_diffs_give_their_paths_and_causes() {
             ],
         ),
         (
-            // The HPA controller's order of metrics against Git's: one reordering of the list. The
+            // The API server's stored order of metrics against Git's: one reordering of the list. The
             // same paste shows the HPA's scaleTargetRef, so it explains the Deployment's replicas.
             "argo_hpa_metrics_reordered",
             &[
@@ -81,7 +81,7 @@ fn real_shaped_diffs_give_their_paths_and_causes() {
                     "autoscaling/HorizontalPodAutoscaler/shop/cart",
                     "/spec/metrics",
                     true,
-                    Autoscaler,
+                    ServerDefaults,
                 ),
             ],
         ),
@@ -327,7 +327,7 @@ fn plain_diff_hunks_just_below_each_other_continue_the_same_item() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(
         (d[0].pointer.as_str(), d[0].cause),
-        ("/spec/metrics", Cause::Autoscaler)
+        ("/spec/metrics", Cause::ServerDefaults)
     );
     assert_ne!(d[0].confidence, drift_doctor::Confidence::High);
 }

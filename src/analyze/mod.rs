@@ -389,7 +389,12 @@ fn analyze_masked(
         );
     }
     for (key, d) in &paired.live {
-        ctx.learn(key, &d.object, false);
+        // A Job's status tells whether a hook failed: read it now.
+        if key.group == "batch" && key.kind == "Job" {
+            ctx.learn(key, &d.hydrated(), false);
+        } else {
+            ctx.learn(key, &d.object, false);
+        }
     }
     for (key, d) in &paired.git {
         ctx.learn(key, &d.object, true);

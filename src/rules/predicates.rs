@@ -48,6 +48,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("crd_missing_live", crd_missing_live),
     ("sync_wave_or_hook", sync_wave_or_hook),
     ("hook_without_delete_policy", hook_without_delete_policy),
+    ("presync_hook_failed", presync_hook_failed),
     ("namespace_created_by_app", namespace_created_by_app),
     ("namespace_absent", namespace_absent),
     (
@@ -510,6 +511,13 @@ fn hook_without_delete_policy(f: &Finding<'_>) -> Option<Vars> {
     f.git_obj
         .and_then(check)
         .or_else(|| f.live_obj.and_then(check))
+}
+
+/// A hook Job that runs before anything is applied failed live, so each
+/// sync stops before reaching this object: `hook`.
+fn presync_hook_failed(f: &Finding<'_>) -> Option<Vars> {
+    let hook = f.input.failed_presync_hook()?;
+    Some(vec![var("hook", hook)])
 }
 
 /// The resource's namespace is created by the same app and is not live yet.
