@@ -301,11 +301,25 @@ fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
     if let Some(w) = replacing_item_writer(live, f) {
         return Some(class_of(w, Via::ReplacingItem));
     }
-    let w = class_of(
-        crate::managed_fields::writer_of(live, f.path)
-            .or_else(|| every_entry_writer(live, f.path))?,
-        Via::Field,
-    );
+    let Some(found) =
+        crate::managed_fields::writer_of(live, f.path).or_else(|| every_entry_writer(live, f.path))
+    else {
+        // A field Git declares that live lacks and no entry records: its
+        // remover left no trace of its own (a removed field leaves every
+        // manager's set). When Argo CD's apply wrote the object and a program
+        // updated the fields next to it afterwards, with no person's tool
+        // writing in between, that update is the removal's witness.
+        if f.live.is_some() || f.git.is_none() {
+            return None;
+        }
+        let since = latest_write(live, ManagerClass::ArgoCd)?;
+        if latest_write(live, ManagerClass::Person).is_some_and(|t| t > since) {
+            return None;
+        }
+        return later_program_update(live, f.path, Some(&since))
+            .map(|w| class_of(w, Via::LaterUpdate));
+    };
+    let w = class_of(found, Via::Field);
     if w.class == ManagerClass::ArgoCd && f.live.is_none() && f.git.is_some() {
         if let Some(later) = later_program_update(live, f.path, w.field.time.as_deref()) {
             return Some(class_of(later, Via::LaterUpdate));
@@ -331,6 +345,24 @@ fn every_entry_writer(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
         }
     }
     found.map(|w| FieldWriter { exact: false, ..w })
+}
+
+/// The time of the latest write to the object itself (no subresource) by a
+/// manager of this class. RFC 3339 times in UTC order as strings.
+fn latest_write(live: &Value, class: ManagerClass) -> Option<String> {
+    live.at("/metadata/managedFields")?
+        .as_array()?
+        .iter()
+        .filter(|e| {
+            let manager = e.get("manager").and_then(Value::as_str).unwrap_or_default();
+            managers::class_of(manager) == class
+                && e.get("subresource")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+        })
+        .filter_map(|e| e.get("time").and_then(Value::as_str))
+        .max()
+        .map(str::to_string)
 }
 
 /// The latest `Update` of the object itself (no subresource) by a program,
