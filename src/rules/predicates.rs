@@ -678,8 +678,8 @@ fn git_declares_empty_map(f: &Finding<'_>) -> Option<Vars> {
         .then(Vec::new)
 }
 
-/// The live map holds a restart stamp (kubectl's `restartedAt` or a
-/// reloader's), named as `stamp`.
+/// The live map holds a restart stamp (kubectl's `restartedAt`, a
+/// reloader's, or any tool's restart time), named as `stamp`.
 fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
     const STAMPS: [&str; 3] = [
         "kubectl.kubernetes.io/restartedAt",
@@ -690,7 +690,25 @@ fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
     STAMPS
         .iter()
         .find(|k| live.contains_key(**k))
+        .map(|k| k.to_string())
+        .or_else(|| {
+            live.iter()
+                .find(|(k, v)| restart_time_stamp(k, v))
+                .map(|(k, _)| k.clone())
+        })
         .map(|k| vec![var("stamp", format!("`{k}`"))])
+}
+
+/// A pod-template annotation that records when a tool restarted the pods:
+/// its name says so (`restartedAt`, `restarted-at`, `redeployedAt`, or a
+/// bare `timestamp`, as `kubectl rollout restart`, secret operators that
+/// restart their targets and consoles' redeploy buttons write) and its
+/// value is a time. Changing the pod template is the only way to make a
+/// workload roll its pods, so every such tool writes a new time there.
+fn restart_time_stamp(key: &str, value: &Value) -> bool {
+    let name = key.rsplit('/').next().unwrap_or(key).to_ascii_lowercase();
+    let named = name.contains("restart") || name.contains("redeploy") || name == "timestamp";
+    named && value.as_str().is_some_and(has_timestamp)
 }
 
 /// Git declares a zero value (`false`, `0`, `""`) that live lacks, on a

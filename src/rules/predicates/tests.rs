@@ -285,3 +285,24 @@ fn a_reencoded_quantity_is_the_api_servers_only_in_a_typed_field() {
         );
     }
 }
+
+#[test]
+fn a_restart_time_stamp_is_named_so_and_holds_a_time() {
+    let stamped = |k: &str, v: Value| restart_time_stamp(k, &v);
+    assert!(stamped(
+        "vso.secrets.hashicorp.com/restartedAt",
+        json!("2025-09-25T13:04:41Z")
+    ));
+    assert!(stamped(
+        "cattle.io/timestamp",
+        json!("2024-02-01T10:00:00Z")
+    ));
+    assert!(stamped("example.org/redeployed-at", json!("1764400000")));
+    // A time under another name, or a restart setting that is no time.
+    assert!(!stamped(
+        "build.example.org/date",
+        json!("2025-09-25T13:04:41Z")
+    ));
+    assert!(!stamped("example.org/restart-policy", json!("always")));
+    assert!(!stamped("example.org/restartedAt", json!(true)));
+}
