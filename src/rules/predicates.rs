@@ -47,6 +47,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("crd_in_git", crd_in_git),
     ("crd_missing_live", crd_missing_live),
     ("sync_wave_or_hook", sync_wave_or_hook),
+    ("hook_on_pod_template", hook_on_pod_template),
     ("hook_without_delete_policy", hook_without_delete_policy),
     ("namespace_created_by_app", namespace_created_by_app),
     ("namespace_absent", namespace_absent),
@@ -494,6 +495,21 @@ fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
         }
     }
     None
+}
+
+/// Hook annotations on the pod template of an object whose own metadata
+/// carries none: Argo CD (and Helm) read a hook only from the object's
+/// metadata, so this object is synced as an ordinary resource.
+fn hook_on_pod_template(f: &Finding<'_>) -> Option<Vars> {
+    let obj = f.git_obj?;
+    let template = obj.at("/spec/template/metadata/annotations")?.as_object()?;
+    ["argocd.argoproj.io/hook", "helm.sh/hook"]
+        .iter()
+        .filter(|key| annotation(obj, key).is_none())
+        .find_map(|key| {
+            let v = template.get(*key)?.as_str()?;
+            Some(vec![var("annotation", format!("{key}: {v}"))])
+        })
 }
 
 /// A hook without a delete policy: the old hook object blocks the next run.
