@@ -47,6 +47,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("crd_in_git", crd_in_git),
     ("crd_missing_live", crd_missing_live),
     ("sync_wave_or_hook", sync_wave_or_hook),
+    ("hashed_secrets_generated", hashed_secrets_generated),
     ("hook_on_pod_template", hook_on_pod_template),
     ("hook_without_delete_policy", hook_without_delete_policy),
     ("namespace_created_by_app", namespace_created_by_app),
@@ -402,6 +403,25 @@ fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
             == Some("Helm"))
         .then(|| vec![var("chart", "a Helm chart")])
     })
+}
+
+/// What a checksum annotation can hash changed only in generated
+/// credentials: every ConfigMap and Secret of the input that differs is a
+/// Secret whose differing keys are passwords, keys, tokens or certificates.
+/// A checksum over such a Secret moves with each render that generates them.
+fn hashed_secrets_generated(f: &Finding<'_>) -> Option<Vars> {
+    let secrets = f.input.hashed_changes_generated()?;
+    let names: Vec<String> = secrets
+        .iter()
+        .take(3)
+        .map(|k| format!("`{}/{}`", k.namespace, k.name))
+        .collect();
+    let more = secrets.len().saturating_sub(names.len());
+    let mut list = names.join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    Some(vec![var("secrets", list)])
 }
 
 /// Nothing a checksum annotation can hash differs: every ConfigMap and
