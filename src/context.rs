@@ -78,6 +78,9 @@ pub struct InputContext {
     /// data, string data as the API server stores it), as a digest per side:
     /// what a `checksum/config` annotation can hash.
     config_contents: BTreeMap<ResourceKey, [Option<u64>; 2]>,
+    /// The same content key by key (`data` with `stringData` folded in, and
+    /// `binaryData`), as a digest per key and side: which keys differ.
+    config_keys: BTreeMap<ResourceKey, [Option<BTreeMap<String, u64>>; 2]>,
     /// The diff text came from `argocd app diff`, which prints every
     /// resource of the app that differs: a resource it does not show is
     /// Synced.
@@ -435,6 +438,7 @@ impl InputContext {
         if key.group.is_empty() && matches!(key.kind.as_str(), "ConfigMap" | "Secret") {
             let side = usize::from(!from_git);
             self.config_contents.entry(key.clone()).or_default()[side] = Some(config_digest(obj));
+            self.config_keys.entry(key.clone()).or_default()[side] = Some(config_key_digests(obj));
         }
         if key.group == "admissionregistration.k8s.io" && key.kind == "MutatingWebhookConfiguration"
         {
@@ -555,6 +559,41 @@ impl InputContext {
         }
     }
 
+    /// The Secrets whose changes a checksum annotation follows, when every
+    /// ConfigMap and Secret of the input that differs between Git and live
+    /// is a Secret whose differing keys are all credentials or certificates
+    /// (named like a password, secret, token, key, salt, cookie or JWT, or a
+    /// `.crt`/`.pem` entry): the values charts generate at render time.
+    /// `None` when none differs, when another kind of content differs, or
+    /// when diff output that is not `argocd app diff` may leave some out.
+    pub fn hashed_changes_generated(&self) -> Option<Vec<&ResourceKey>> {
+        if self.partial_objects && !self.whole_app_diff {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for (key, [git, live]) in &self.config_keys {
+            let (Some(git), Some(live)) = (git, live) else {
+                if git.is_some() != live.is_some() && !self.partial_objects {
+                    return None;
+                }
+                continue;
+            };
+            let differing: Vec<&String> = git
+                .keys()
+                .chain(live.keys())
+                .filter(|k| git.get(*k) != live.get(*k))
+                .collect();
+            if differing.is_empty() {
+                continue;
+            }
+            if key.kind != "Secret" || !differing.iter().all(|k| credential_key(k)) {
+                return None;
+            }
+            changed.push(key);
+        }
+        (!changed.is_empty()).then_some(changed)
+    }
+
     /// The objects of the input whose certificate material differs between
     /// Git and live, Git holding some: the CA bundles (`secrets: false`)
     /// or the TLS Secrets (`secrets: true`).
@@ -666,6 +705,51 @@ pub fn tracked_app(obj: &Value) -> Option<String> {
 /// A digest of a ConfigMap's or Secret's content as the API server stores
 /// it: `stringData` merged into `data` base64-encoded, so a Git Secret
 /// written with `stringData` matches its live form.
+/// Each key of a ConfigMap's or Secret's content, with its value's digest.
+fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
+    use std::hash::{Hash, Hasher};
+    let mut stored = serde_json::Map::new();
+    for field in ["data", "stringData"] {
+        if let Some(v) = obj.get(field) {
+            stored.insert(field.to_string(), v.clone());
+        }
+    }
+    let mut stored = Value::Object(stored);
+    crate::normalize::normalize_secret(&mut stored);
+    let entries = ["data", "binaryData"].into_iter().flat_map(|field| {
+        let map = if field == "data" {
+            stored.get(field)
+        } else {
+            obj.get(field)
+        };
+        map.and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(move |(k, v)| (format!("{field}.{k}"), v))
+    });
+    entries
+        .map(|(k, v)| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            v.to_string().hash(&mut h);
+            (k, h.finish())
+        })
+        .collect()
+}
+
+/// A Secret key that holds a credential or certificate: what charts
+/// generate at render time (`randAlphaNum`, `genCA`), in any case.
+pub fn credential_key(key: &str) -> bool {
+    let name = key.split_once('.').map_or(key, |(_, k)| k);
+    let lower = name.to_ascii_lowercase();
+    [
+        "password", "passwd", "secret", "token", "key", "salt", "cookie", "jwt",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+        || lower.ends_with(".crt")
+        || lower.ends_with(".pem")
+}
+
 fn config_digest(obj: &Value) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut stored = serde_json::Map::new();
@@ -798,6 +882,48 @@ mod tests {
                         "labels": {"type": "object", "additionalProperties": {
                             "type": "object", "properties": {"weight": {"type": "integer", "default": 1}}}}
                     }}}}}}]}})
+    }
+
+    #[test]
+    fn checksums_follow_generated_credentials_only_when_nothing_else_differs() {
+        let key = |kind: &str, name: &str| ResourceKey {
+            group: String::new(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: name.into(),
+        };
+        let object = |kind: &str, data: Value| json!({"kind": kind, "data": data});
+        let mut ctx = InputContext::default();
+        let secret = key("Secret", "auth");
+        ctx.learn(
+            &secret,
+            &object("Secret", json!({"API_TOKEN": "YQ==", "user": "dQ=="})),
+            true,
+        );
+        ctx.learn(
+            &secret,
+            &object("Secret", json!({"API_TOKEN": "Yg==", "user": "dQ=="})),
+            false,
+        );
+        assert_eq!(ctx.hashed_changes_generated(), Some(vec![&secret]));
+        // A setting that is no credential changed as well: not only generated values.
+        let config = key("ConfigMap", "settings");
+        ctx.learn(&config, &object("ConfigMap", json!({"mode": "fast"})), true);
+        ctx.learn(
+            &config,
+            &object("ConfigMap", json!({"mode": "safe"})),
+            false,
+        );
+        assert_eq!(ctx.hashed_changes_generated(), None);
+        // Nothing differs at all: nothing to follow.
+        let mut same = InputContext::default();
+        same.learn(&config, &object("ConfigMap", json!({"mode": "fast"})), true);
+        same.learn(
+            &config,
+            &object("ConfigMap", json!({"mode": "fast"})),
+            false,
+        );
+        assert_eq!(same.hashed_changes_generated(), None);
     }
 
     #[test]

@@ -296,7 +296,20 @@ pub(super) fn job_not_a_hook(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
             o.annotation("argocd.argoproj.io/hook")
                 .is_none_or(|h| h.trim() != "Skip")
         })
+        // A Job whose hook annotations sit on its pod template is CK014's.
+        .filter(|o| o.predicate(ctx, "hook_on_pod_template", &[]).is_none())
         .map(|o| o.hit(Some("/spec/template".into()), Vec::new()))
+        .collect()
+}
+
+/// CK014: hook annotations on a pod template instead of the object.
+pub(super) fn hook_on_pod_template(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
+    ctx.objects
+        .iter()
+        .filter_map(|o| {
+            let vars = o.predicate(ctx, "hook_on_pod_template", &[])?;
+            Some(o.hit(Some("/spec/template/metadata/annotations".into()), vars))
+        })
         .collect()
 }
 

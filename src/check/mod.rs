@@ -249,6 +249,7 @@ const DETECTORS: &[(&str, Detector)] = &[
     ("CK011", rule_matches_nothing),
     ("CK012", rule_hides_security_field),
     ("CK013", jq_does_not_compile),
+    ("CK014", hook_on_pod_template),
 ];
 
 /// Run every check of the catalogue on a render. Fails (naming the input,

@@ -47,6 +47,8 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("crd_in_git", crd_in_git),
     ("crd_missing_live", crd_missing_live),
     ("sync_wave_or_hook", sync_wave_or_hook),
+    ("hashed_secrets_generated", hashed_secrets_generated),
+    ("hook_on_pod_template", hook_on_pod_template),
     ("hook_without_delete_policy", hook_without_delete_policy),
     ("presync_hook_failed", presync_hook_failed),
     ("namespace_created_by_app", namespace_created_by_app),
@@ -404,6 +406,25 @@ fn helm_rendered(f: &Finding<'_>) -> Option<Vars> {
     })
 }
 
+/// What a checksum annotation can hash changed only in generated
+/// credentials: every ConfigMap and Secret of the input that differs is a
+/// Secret whose differing keys are passwords, keys, tokens or certificates.
+/// A checksum over such a Secret moves with each render that generates them.
+fn hashed_secrets_generated(f: &Finding<'_>) -> Option<Vars> {
+    let secrets = f.input.hashed_changes_generated()?;
+    let names: Vec<String> = secrets
+        .iter()
+        .take(3)
+        .map(|k| format!("`{}/{}`", k.namespace, k.name))
+        .collect();
+    let more = secrets.len().saturating_sub(names.len());
+    let mut list = names.join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    Some(vec![var("secrets", list)])
+}
+
 /// Nothing a checksum annotation can hash differs: every ConfigMap and
 /// Secret of the input is the same in Git and live, or `argocd app diff`
 /// (which prints every differing resource of the app) shows none. A
@@ -495,6 +516,21 @@ fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
         }
     }
     None
+}
+
+/// Hook annotations on the pod template of an object whose own metadata
+/// carries none: Argo CD (and Helm) read a hook only from the object's
+/// metadata, so this object is synced as an ordinary resource.
+fn hook_on_pod_template(f: &Finding<'_>) -> Option<Vars> {
+    let obj = f.git_obj?;
+    let template = obj.at("/spec/template/metadata/annotations")?.as_object()?;
+    ["argocd.argoproj.io/hook", "helm.sh/hook"]
+        .iter()
+        .filter(|key| annotation(obj, key).is_none())
+        .find_map(|key| {
+            let v = template.get(*key)?.as_str()?;
+            Some(vec![var("annotation", format!("{key}: {v}"))])
+        })
 }
 
 /// A hook without a delete policy: the old hook object blocks the next run.
@@ -686,8 +722,8 @@ fn git_declares_empty_map(f: &Finding<'_>) -> Option<Vars> {
         .then(Vec::new)
 }
 
-/// The live map holds a restart stamp (kubectl's `restartedAt` or a
-/// reloader's), named as `stamp`.
+/// The live map holds a restart stamp (kubectl's `restartedAt`, a
+/// reloader's, or any tool's restart time), named as `stamp`.
 fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
     const STAMPS: [&str; 3] = [
         "kubectl.kubernetes.io/restartedAt",
@@ -698,7 +734,25 @@ fn restart_stamped(f: &Finding<'_>) -> Option<Vars> {
     STAMPS
         .iter()
         .find(|k| live.contains_key(**k))
+        .map(|k| k.to_string())
+        .or_else(|| {
+            live.iter()
+                .find(|(k, v)| restart_time_stamp(k, v))
+                .map(|(k, _)| k.clone())
+        })
         .map(|k| vec![var("stamp", format!("`{k}`"))])
+}
+
+/// A pod-template annotation that records when a tool restarted the pods:
+/// its name says so (`restartedAt`, `restarted-at`, `redeployedAt`, or a
+/// bare `timestamp`, as `kubectl rollout restart`, secret operators that
+/// restart their targets and consoles' redeploy buttons write) and its
+/// value is a time. Changing the pod template is the only way to make a
+/// workload roll its pods, so every such tool writes a new time there.
+fn restart_time_stamp(key: &str, value: &Value) -> bool {
+    let name = key.rsplit('/').next().unwrap_or(key).to_ascii_lowercase();
+    let named = name.contains("restart") || name.contains("redeploy") || name == "timestamp";
+    named && value.as_str().is_some_and(has_timestamp)
 }
 
 /// Git declares a zero value (`false`, `0`, `""`) that live lacks, on a

@@ -301,11 +301,25 @@ fn writer(live: &Value, f: &Finding<'_>) -> Option<Writer> {
     if let Some(w) = replacing_item_writer(live, f) {
         return Some(class_of(w, Via::ReplacingItem));
     }
-    let w = class_of(
-        crate::managed_fields::writer_of(live, f.path)
-            .or_else(|| every_entry_writer(live, f.path))?,
-        Via::Field,
-    );
+    let Some(found) =
+        crate::managed_fields::writer_of(live, f.path).or_else(|| every_entry_writer(live, f.path))
+    else {
+        // A field Git declares that live lacks and no entry records: its
+        // remover left no trace of its own (a removed field leaves every
+        // manager's set). When Argo CD's apply wrote it and a program updated
+        // the fields next to it afterwards, with no person's tool writing in
+        // between, that update is the removal's witness.
+        if f.live.is_some() || f.git.is_none() || !argocd_applied_it(live, f) {
+            return None;
+        }
+        let since = latest_write(live, ManagerClass::ArgoCd)?;
+        if latest_write(live, ManagerClass::Person).is_some_and(|t| t > since) {
+            return None;
+        }
+        return later_program_update(live, f.path, Some(&since))
+            .map(|w| class_of(w, Via::LaterUpdate));
+    };
+    let w = class_of(found, Via::Field);
     if w.class == ManagerClass::ArgoCd && f.live.is_none() && f.git.is_some() {
         if let Some(later) = later_program_update(live, f.path, w.field.time.as_deref()) {
             return Some(class_of(later, Via::LaterUpdate));
@@ -331,6 +345,55 @@ fn every_entry_writer(live: &Value, path: &[Seg]) -> Option<FieldWriter> {
         }
     }
     found.map(|w| FieldWriter { exact: false, ..w })
+}
+
+/// Whether Argo CD's last apply sent this field, which live lacks: the
+/// last-applied configuration holds it as Git does; or it is an annotation
+/// and the last-applied annotation, which Argo CD's client-side apply
+/// (an `Update` of `argocd-controller`) writes at every sync, is gone as
+/// well, so the annotations were replaced after that apply. A field Git
+/// added since the last sync is in neither and stays a change to sync.
+fn argocd_applied_it(live: &Value, f: &Finding<'_>) -> bool {
+    match crate::k8s::last_applied(live) {
+        Some(applied) => {
+            applied.pointer(f.pointer).is_some() && last_applied(f) == LastApplied::SameAsGit
+        }
+        None => {
+            let annotation = matches!(
+                f.path,
+                [Seg::Key(m), Seg::Key(a), _] if m == "metadata" && a == "annotations"
+            );
+            let client_side = live
+                .at("/metadata/managedFields")
+                .and_then(Value::as_array)
+                .is_some_and(|entries| {
+                    entries.iter().any(|e| {
+                        let manager = e.get("manager").and_then(Value::as_str).unwrap_or_default();
+                        managers::class_of(manager) == ManagerClass::ArgoCd
+                            && e.get("operation").and_then(Value::as_str) == Some("Update")
+                    })
+                });
+            annotation && client_side
+        }
+    }
+}
+
+/// The time of the latest write to the object itself (no subresource) by a
+/// manager of this class. RFC 3339 times in UTC order as strings.
+fn latest_write(live: &Value, class: ManagerClass) -> Option<String> {
+    live.at("/metadata/managedFields")?
+        .as_array()?
+        .iter()
+        .filter(|e| {
+            let manager = e.get("manager").and_then(Value::as_str).unwrap_or_default();
+            managers::class_of(manager) == class
+                && e.get("subresource")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+        })
+        .filter_map(|e| e.get("time").and_then(Value::as_str))
+        .max()
+        .map(str::to_string)
 }
 
 /// The latest `Update` of the object itself (no subresource) by a program,

@@ -285,3 +285,62 @@ fn a_reencoded_quantity_is_the_api_servers_only_in_a_typed_field() {
         );
     }
 }
+
+#[test]
+fn a_restart_time_stamp_is_named_so_and_holds_a_time() {
+    let stamped = |k: &str, v: Value| restart_time_stamp(k, &v);
+    assert!(stamped(
+        "vso.secrets.hashicorp.com/restartedAt",
+        json!("2025-09-25T13:04:41Z")
+    ));
+    assert!(stamped(
+        "cattle.io/timestamp",
+        json!("2024-02-01T10:00:00Z")
+    ));
+    assert!(stamped("example.org/redeployed-at", json!("1764400000")));
+    // A time under another name, or a restart setting that is no time.
+    assert!(!stamped(
+        "build.example.org/date",
+        json!("2025-09-25T13:04:41Z")
+    ));
+    assert!(!stamped("example.org/restart-policy", json!("always")));
+    assert!(!stamped("example.org/restartedAt", json!(true)));
+}
+
+#[test]
+fn hook_annotations_on_a_pod_template_are_found_only_when_the_object_has_none() {
+    let job = |meta: Value| {
+        json!({"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": meta,
+               "spec": {"template": {"metadata": {"annotations": {"argocd.argoproj.io/hook": "Sync"}}}}})
+    };
+    let holds = |obj: &Value| {
+        let key = ResourceKey {
+            group: "batch".into(),
+            kind: "Job".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
+        let input = InputContext::default();
+        let f = Finding {
+            key: &key,
+            path: &[],
+            pointer: "",
+            change: Change::Removed,
+            presence: Presence::GitOnly,
+            git: Some(obj),
+            live: None,
+            git_obj: Some(obj),
+            live_obj: None,
+            manager: None,
+            refused_with: None,
+            provenance: Default::default(),
+            input: &input,
+        };
+        hook_on_pod_template(&f).is_some()
+    };
+    assert!(holds(&job(json!({"name": "web"}))));
+    assert!(!holds(&job(
+        json!({"name": "web", "annotations": {"argocd.argoproj.io/hook": "Sync"}})
+    )));
+}
