@@ -38,6 +38,9 @@ trunk build --release --offline --locked
 say "the first report (cargo run --features web --bin drift-doctor-first-report)"
 mkdir -p target
 cargo run --locked --quiet --features web --bin drift-doctor-first-report > target/first-report.txt
+# The rules' docs and examples, which only the Rules tab shows: the worker
+# loads this script when the tab first asks, and analyses without them.
+cargo run --locked --quiet --features web --bin drift-doctor-first-report -- rule-texts > dist/drift-doctor-rule-texts.js
 end=$(date +%s)
 
 # Content-Security-Policy: allow exactly the inline scripts Trunk wrote.
@@ -67,11 +70,11 @@ if csp < 0 or (first_script >= 0 and first_script < csp):
 import os
 dist = os.path.dirname(path)
 h = hashlib.sha256()
-for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm"):
+for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm", "drift-doctor-rule-texts.js"):
     h.update(open(os.path.join(dist, f), "rb").read())
 v = h.hexdigest()[:16]
 loader = os.path.join(dist, "drift-doctor-worker_loader.js")
-open(loader, "w").write('importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v))
+open(loader, "w").write('self.driftDoctorRuleTextsUrl="./drift-doctor-rule-texts.js?v=%s";importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v, v))
 meta = '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js">'
 if html.count(meta) != 1:
     sys.exit("build-web: the drift-doctor-worker meta tag was not found in %s" % path)
@@ -87,7 +90,7 @@ open(path, "w", encoding="utf-8").write(html)
 print("[build-web] CSP script-src hashes: %s; worker version %s" % (" ".join(hashes) or "none", v), file=sys.stderr)
 PY
 
-for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm csp-watch.js; do
+for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm drift-doctor-rule-texts.js csp-watch.js; do
   [ -f "dist/$f" ] || { say "dist/$f is missing after the build"; exit 1; }
 done
 

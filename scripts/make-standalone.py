@@ -8,7 +8,8 @@ is in dist/:
 - the page's wasm-bindgen glue (ES module) and wasm, named by the module
   script Trunk put into dist/index.html;
 - the worker's glue (no-modules target) and wasm, the fixed names Trunk
-  gives a data-type="worker" binary;
+  gives a data-type="worker" binary, and the rules' docs and examples the
+  worker loads for the Rules tab (drift-doctor-rule-texts.js);
 - the CSS, the favicon and csp-watch.js.
 
 Both wasm files are gzipped and base64-encoded and unpacked in the browser
@@ -38,6 +39,9 @@ import sys
 OUT_NAME = "drift-doctor.html"
 WORKER_JS = "drift-doctor-worker.js"
 WORKER_WASM = "drift-doctor-worker_bg.wasm"
+RULE_TEXTS = "drift-doctor-rule-texts.js"
+# What that script is: one assignment of a JSON string.
+RULE_TEXTS_START, RULE_TEXTS_END = "self.driftDoctorRuleTexts = ", ";\n"
 
 
 def fail(msg):
@@ -102,9 +106,12 @@ UNPACK = r"""async function __ddUnpack(b64) {
 }
 """
 
-# Worker: after its glue and `const __ddWasm = "..."`.
-WORKER_BOOT = r"""__ddUnpack(__ddWasm).then(function (bytes) {
-  return wasm_bindgen({ module_or_path: bytes });
+# Worker: after its glue, `const __ddWasm = "..."` and `const __ddRuleTexts
+# = "..."` (the rules' docs, set where the worker looks before it would load
+# their script).
+WORKER_BOOT = r"""Promise.all([__ddUnpack(__ddWasm), __ddUnpack(__ddRuleTexts)]).then(function (unpacked) {
+  self.driftDoctorRuleTexts = new TextDecoder().decode(unpacked[1]);
+  return wasm_bindgen({ module_or_path: unpacked[0] });
 }).catch(function (e) {
   console.error("drift-doctor: the analysis worker could not start:", e);
   throw e;
@@ -134,6 +141,16 @@ def main():
     page_wasm = read(dist, wasm_name.group(1), "rb")
     worker_glue = read(dist, WORKER_JS)
     worker_wasm = read(dist, WORKER_WASM, "rb")
+    rule_texts = read(dist, RULE_TEXTS)
+    try:
+        if not (rule_texts.startswith(RULE_TEXTS_START) and rule_texts.endswith(RULE_TEXTS_END)):
+            raise ValueError("not one assignment")
+        rule_texts = json.loads(rule_texts[len(RULE_TEXTS_START):-len(RULE_TEXTS_END)])
+        if not isinstance(rule_texts, str):
+            raise ValueError("not a string")
+    except ValueError as e:
+        fail("%s is not the one assignment of a JSON string to self.driftDoctorRuleTexts (%s)" % (RULE_TEXTS, e))
+    rule_texts = rule_texts.encode("utf-8")
     css = read(dist, css_name.group(1))
     icon = read(dist, icon_name.group(1), "rb")
     watch = read(dist, "csp-watch.js")
@@ -158,6 +175,7 @@ def main():
         "  // The analysis worker: its glue, the unpacker and its wasm, as one script.\n"
         "  var parts = [" + js_string(worker_glue) + ", \"\\n\", " + js_string(UNPACK) + ",\n"
         "    'const __ddWasm = \"', \"" + packed(worker_wasm) + "\", '\";\\n',\n"
+        "    'const __ddRuleTexts = \"', \"" + packed(rule_texts) + "\", '\";\\n',\n"
         "    " + js_string(WORKER_BOOT) + "];\n"
         "  var url = URL.createObjectURL(new Blob(parts, { type: \"text/javascript\" }));\n"
         "  document.querySelector('meta[name=\"drift-doctor-worker\"]').setAttribute(\"content\", url);\n"

@@ -102,3 +102,58 @@ fn what_is_not_a_first_report_reads_as_none() {
         assert!(first_report::read(&text).is_none(), "{what}");
     }
 }
+
+/// The Rules tab's docs and examples come from the file the page's build
+/// ships beside the worker (`rules::RULE_TEXTS`): they are the catalogue's
+/// own, and the titles the cards ask for at start come without them.
+#[test]
+fn the_rules_tab_gets_each_rules_docs_and_examples_and_the_cards_only_titles() {
+    use drift_doctor::web::engine::Engine;
+    use drift_doctor::web::protocol::Request;
+    let catalog = drift_doctor::rules::catalog();
+    let mut engine = Engine::default();
+    let Response::Rules {
+        texts: true,
+        docs: Ok(full),
+    } = engine.handle(Request::Rules { texts: true })
+    else {
+        panic!("the rules' docs are answered");
+    };
+    let Response::Rules {
+        texts: false,
+        docs: Ok(titles),
+    } = engine.handle(Request::Rules { texts: false })
+    else {
+        panic!("the rules' titles are answered");
+    };
+    assert_eq!(titles.len(), full.len());
+    for (i, rule) in catalog.rules.iter().enumerate() {
+        let (doc, title) = (&full[i], &titles[i]);
+        assert_eq!(
+            (doc.code.as_str(), title.code.as_str()),
+            (rule.code.as_str(), rule.code.as_str())
+        );
+        let sections: Vec<(String, String)> = rule
+            .docs
+            .sections()
+            .iter()
+            .map(|(h, t)| (h.to_string(), t.trim().to_string()))
+            .collect();
+        assert_eq!(
+            doc.sections[..sections.len()],
+            sections[..],
+            "{}",
+            rule.code
+        );
+        let ids: Vec<&str> = doc.examples.iter().map(|e| e.id.as_str()).collect();
+        let want: Vec<&str> = rule.examples.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, want, "{}", rule.code);
+        // Without the texts: the title, the kinds and the evidence only.
+        assert_eq!(title.title, doc.title);
+        assert_eq!(title.kinds, doc.kinds);
+        assert_eq!(title.sections.as_slice(), &doc.sections[sections.len()..]);
+        assert!(title.examples.is_empty());
+    }
+    // The sync errors (`SE…`) come whole either way.
+    assert_eq!(titles[catalog.rules.len()..], full[catalog.rules.len()..]);
+}

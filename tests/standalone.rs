@@ -139,6 +139,18 @@ async fn checks(c: Client, url: String) {
     )
     .await;
 
+    // The Rules tab has each rule's docs and examples: the file carries
+    // them for its worker, which loads nothing.
+    js(&c, "location.hash = '#rules'; return true;", vec![]).await;
+    wait_until(
+        &c,
+        "[...document.querySelectorAll('article.rule')].some(r => r.textContent.includes('What it means') && r.querySelector('.rule-example pre'))",
+        "the rules with their docs and examples",
+        30,
+    )
+    .await;
+    js(&c, "location.hash = '#analysis'; return true;", vec![]).await;
+
     // Nothing was blocked and nothing was requested.
     let violations = js(&c, "return window.__cspViolations;", vec![]).await;
     assert_eq!(violations, json!([]), "Content-Security-Policy violations");

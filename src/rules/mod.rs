@@ -27,7 +27,31 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// `catalog.yaml` as JSON, one rule per line (see `build.rs`).
+#[cfg(not(all(target_arch = "wasm32", feature = "web")))]
 const CATALOG: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog.json"));
+/// The page's worker analyses without the rules' docs and examples, which
+/// only the Rules tab shows: they are [`RULE_TEXTS`], shipped beside the
+/// worker and loaded when the tab asks (`web::engine::rule_docs`).
+#[cfg(all(target_arch = "wasm32", feature = "web"))]
+const CATALOG: &str = include_str!(concat!(env!("OUT_DIR"), "/catalog-lean.json"));
+
+/// Each rule's code, docs and examples as JSON ([`RuleText`]), one rule per
+/// line: what the page's build ships for its worker's Rules tab.
+pub const RULE_TEXTS: &str = include_str!(concat!(env!("OUT_DIR"), "/rule-texts.json"));
+
+/// What a rule says to people: its docs and examples, apart from the rest
+/// (see [`RULE_TEXTS`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleText {
+    /// The rule's code.
+    pub code: String,
+    /// Its documentation.
+    pub docs: Docs,
+    /// Its examples.
+    #[serde(default)]
+    pub examples: Vec<Example>,
+}
 
 /// One rule of the catalogue: when it applies and what it says.
 #[derive(Debug, Clone, Deserialize)]
@@ -67,7 +91,8 @@ pub struct Rule {
     /// The fixes it proposes.
     #[serde(default)]
     pub fix: FixTemplate,
-    /// Its documentation.
+    /// Its documentation (empty in the page's worker, see [`CATALOG`]).
+    #[serde(default)]
     pub docs: Docs,
     /// Inputs it must explain, run as tests.
     #[serde(default)]
@@ -182,7 +207,7 @@ fn default_ignore_path() -> String {
 }
 
 /// A rule's documentation, one paragraph per question.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Docs {
     /// What it means.

@@ -106,6 +106,17 @@ pub fn App(props: &AppProps) -> Html {
             move || drop(listener)
         });
     }
+    // The Rules tab's docs and examples are asked for when it first opens:
+    // nothing else needs them.
+    {
+        let ctl = ctl.clone();
+        let wanted = matches!(state.view, View::Rules(_)) && state.rules.is_none();
+        use_effect_with(wanted, move |wanted| {
+            if *wanted {
+                ctl.rule_texts();
+            }
+        });
+    }
     // Escape closes what was opened around the focus (not while editing a
     // text: there it is the editor's).
     use_effect_with((), |_| {

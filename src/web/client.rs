@@ -236,8 +236,9 @@ impl Client {
         self.post(Request::Export { seq, format });
     }
 
-    pub fn rules(&self) {
-        self.post(Request::Rules);
+    /// Ask for the rules' documentation (with `texts`: docs and examples).
+    pub fn rules(&self, texts: bool) {
+        self.post(Request::Rules { texts });
     }
 
     /// Run the check on `input`'s Git side (answered with `Response::Checked`).
@@ -540,7 +541,10 @@ impl Client {
                 lines: None,
                 note: message,
             },
-            Request::Rules => Response::Rules(Err(message)),
+            Request::Rules { texts } => Response::Rules {
+                texts: *texts,
+                docs: Err(message),
+            },
             Request::Check { .. } => Response::Checked {
                 outcome: Err(message),
             },

@@ -86,7 +86,7 @@ impl Controller {
             Backend::Worker(url) => Client::new(Ok(url), on_answer),
             Backend::Inline(handler) => Client::new(Err(handler.clone()), on_answer),
         };
-        client.rules();
+        client.rules(false);
         *inner.client.borrow_mut() = Some(client);
         Controller(inner)
     }
@@ -198,6 +198,14 @@ impl Controller {
                     client.analyze(seq, input, attached);
                 }
             }
+        }
+    }
+
+    /// Ask for the rules' docs and examples, which the Rules tab shows (the
+    /// worker loads them the first time).
+    pub fn rule_texts(&self) {
+        if let Some(client) = self.client() {
+            client.rules(true);
         }
     }
 

@@ -305,7 +305,10 @@ impl Engine {
                     note,
                 }
             }
-            Request::Rules => Response::Rules(rule_docs()),
+            Request::Rules { texts } => Response::Rules {
+                texts,
+                docs: rule_docs(texts),
+            },
             Request::Share(state) => Response::Shared(share_state(&state)),
             Request::Restore(text) => {
                 Response::Restored(share::decode_share_file(&text).map_err(|e| e.to_string()))
@@ -492,15 +495,30 @@ const EVIDENCE_HEADING: &str = "What the report says";
 /// The catalogue's documentation, with the section headings of `explain`
 /// and the evidence each rule writes, then the sync errors recognised in an
 /// Application's status (`SE…`), so both are found in the Rules tab.
-pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
+/// Without `texts`, the rules' docs and examples are left out.
+pub fn rule_docs(texts: bool) -> Result<Vec<RuleDoc>, String> {
     let catalog = crate::rules::catalog();
-    let rules = catalog.rules.iter().map(|r| {
-        let mut sections: Vec<(String, String)> = r
-            .docs
-            .sections()
-            .iter()
-            .map(|(h, t)| (h.to_string(), t.trim().to_string()))
-            .collect();
+    let texts = if texts { rule_texts()? } else { Vec::new() };
+    if !texts.is_empty()
+        && (texts.len() != catalog.rules.len()
+            || texts
+                .iter()
+                .zip(&catalog.rules)
+                .any(|(t, r)| t.code != r.code))
+    {
+        return Err("the rules' documentation does not belong to this version of drift-doctor: reload the page".to_string());
+    }
+    let rules = catalog.rules.iter().enumerate().map(|(i, r)| {
+        let text = texts.get(i);
+        let mut sections: Vec<(String, String)> = text
+            .map(|t| {
+                t.docs
+                    .sections()
+                    .iter()
+                    .map(|(h, t)| (h.to_string(), t.trim().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
         sections.push((EVIDENCE_HEADING.to_string(), r.evidence.trim().to_string()));
         RuleDoc {
             code: r.code.clone(),
@@ -509,17 +527,20 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
             confidence: r.confidence,
             retired: r.retired.clone(),
             kinds: r.matcher.kinds.clone(),
-            examples: r
-                .examples
-                .iter()
-                .map(|e| RuleExample {
-                    id: e.id.clone(),
-                    pointer: e.pointer.clone(),
-                    git: e.git.clone(),
-                    live: e.live.clone(),
-                    diff: e.diff.clone().unwrap_or_default(),
+            examples: text
+                .map(|t| {
+                    t.examples
+                        .iter()
+                        .map(|e| RuleExample {
+                            id: e.id.clone(),
+                            pointer: e.pointer.clone(),
+                            git: e.git.clone(),
+                            live: e.live.clone(),
+                            diff: e.diff.clone().unwrap_or_default(),
+                        })
+                        .collect()
                 })
-                .collect(),
+                .unwrap_or_default(),
             sections,
         }
     });
@@ -550,6 +571,25 @@ pub fn rule_docs() -> Result<Vec<RuleDoc>, String> {
             }
         });
     Ok(rules.chain(sync_errors).collect())
+}
+
+/// Each rule's docs and examples, in catalogue order. The page's worker
+/// analyses without them (see `rules::CATALOG`) and loads them from the
+/// file the page's build ships beside it; natively they are embedded.
+fn rule_texts() -> Result<Vec<crate::rules::RuleText>, String> {
+    #[cfg(target_arch = "wasm32")]
+    let json = super::worker::rule_texts()?;
+    #[cfg(not(target_arch = "wasm32"))]
+    let json = crate::rules::RULE_TEXTS.to_string();
+    serde_json::from_str(&json).map_err(|e| format!("the rules' documentation cannot be read: {e}"))
+}
+
+/// The script the page's build ships with the rules' docs and examples
+/// (`rule_texts`): it sets the worker's global `driftDoctorRuleTexts` to
+/// their JSON.
+pub fn rule_texts_script() -> String {
+    let json = serde_json::to_string(crate::rules::RULE_TEXTS).unwrap_or_default();
+    format!("self.driftDoctorRuleTexts = {json};\n")
 }
 
 /// The check of the page's Git side (with the second render and the

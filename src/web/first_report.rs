@@ -53,7 +53,7 @@ pub fn build() -> Result<String, String> {
     {
         return Err(format!("the default example does not analyse: {}", e.text));
     }
-    let rule_titles = super::engine::rule_docs()?
+    let rule_titles = super::engine::rule_docs(false)?
         .into_iter()
         .map(|rule| RuleDoc {
             kinds: Vec::new(),

@@ -82,8 +82,11 @@ pub enum Request {
     /// The side-by-side YAML of one resource of the analysis `seq`.
     Texts { seq: u32, id: String },
     /// The rule catalogue's documentation (the page itself does not parse
-    /// the catalogue: that keeps YAML and regex code out of its wasm).
-    Rules,
+    /// the catalogue: that keeps YAML and regex code out of its wasm). Without
+    /// `texts`, only what the report's cards name (titles, causes, kinds,
+    /// evidence); with it, the rules' docs and examples too, which the worker
+    /// loads the first time they are asked for (the Rules tab).
+    Rules { texts: bool },
     /// Encode the page's state for a link (Secret values masked first).
     Share(ShareState),
     /// Decode a link fragment, a whole link or a share file's text.
@@ -304,7 +307,11 @@ pub enum Response {
         lines: Option<Vec<Line>>,
         note: String,
     },
-    Rules(Result<Vec<RuleDoc>, String>),
+    /// The answer to `Request::Rules`, with its `texts`.
+    Rules {
+        texts: bool,
+        docs: Result<Vec<RuleDoc>, String>,
+    },
     Shared(Shared),
     /// The state a link or share file holds, or why it cannot be read.
     Restored(Result<ShareState, String>),

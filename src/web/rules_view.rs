@@ -1,7 +1,8 @@
 //! The rule catalogue: what each rule means, who changes the field, why it
 //! loops, the fixes and an example, filterable by text, cause and kind.
 //! Findings link here by rule code (`#rule-AS001`). The documentation
-//! comes from the worker (`Request::Rules`).
+//! comes from the worker (`Request::Rules` with its texts), asked for when
+//! the tab first opens.
 
 use super::protocol::RuleDoc;
 use super::state::Shared;

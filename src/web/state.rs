@@ -761,11 +761,23 @@ impl PageState {
                 next.waiting = Some(waiting);
             }
             Action::Answer(Answer {
-                response: Response::Rules(rules),
+                response: Response::Rules { texts: true, docs },
                 ..
             }) => {
-                next.rules = Some(rules.map(|r| Shared(Rc::new(r))));
+                next.rules = Some(docs.map(|r| Shared(Rc::new(r))));
             }
+            // The titles for the cards; the Rules tab asks for the rest.
+            Action::Answer(Answer {
+                response:
+                    Response::Rules {
+                        texts: false,
+                        docs,
+                    },
+                ..
+            }) => match docs {
+                Ok(titles) => next.rule_titles = Some(Shared(Rc::new(titles))),
+                Err(_) => return self,
+            },
             Action::Answer(Answer { response, total_ms }) => match response {
                 Response::Analyzed {
                     seq,
@@ -824,7 +836,7 @@ impl PageState {
                     }
                     shown.details = Shared(Rc::new(details));
                 }
-                Response::Rules(_)
+                Response::Rules { .. }
                 | Response::Exported { .. }
                 | Response::Shared(_)
                 | Response::Restored(_)

@@ -50,6 +50,45 @@ const RENEW_HELPER_AFTER_MS: u32 = 1000;
 /// as this worker also reads the helper's values back from JSON.
 const HELPER_SHARE_PERCENT: usize = 38;
 
+/// The global the rules' docs script sets to their JSON (see
+/// `engine::rule_texts_script`); the one-file page sets it before the wasm
+/// starts.
+const RULE_TEXTS_GLOBAL: &str = "driftDoctorRuleTexts";
+
+/// The global the worker's loader sets to that script's versioned URL
+/// (scripts/build-web.sh), and the script's name without it.
+const RULE_TEXTS_URL_GLOBAL: &str = "driftDoctorRuleTextsUrl";
+const RULE_TEXTS_SCRIPT: &str = "drift-doctor-rule-texts.js";
+
+/// The rules' docs and examples as JSON, loaded (`importScripts`, which
+/// waits) the first time they are asked for: the analysis never needs them.
+pub fn rule_texts() -> Result<String, String> {
+    let global = js_sys::global();
+    let get = |name: &str| {
+        js_sys::Reflect::get(&global, &JsValue::from_str(name))
+            .ok()
+            .filter(|v| !v.is_undefined())
+    };
+    if get(RULE_TEXTS_GLOBAL).is_none() {
+        let url = get(RULE_TEXTS_URL_GLOBAL)
+            .and_then(|v| v.as_string())
+            .unwrap_or_else(|| RULE_TEXTS_SCRIPT.to_string());
+        get("importScripts")
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .ok_or("this worker cannot load scripts")?
+            .call1(&global, &JsValue::from_str(&url))
+            .map_err(|e| {
+                format!(
+                    "the rules' documentation could not be loaded: {}",
+                    js_sys::Error::from(e).message()
+                )
+            })?;
+    }
+    get(RULE_TEXTS_GLOBAL)
+        .and_then(|v| v.as_string())
+        .ok_or_else(|| "the rules' documentation did not load".to_string())
+}
+
 fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
