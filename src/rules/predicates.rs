@@ -63,6 +63,7 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("live_equals_server_default", live_equals_server_default),
     ("generator_hash_suffix", generator_hash_suffix),
     ("git_value_empty", git_value_empty),
+    ("custom_field_pruned", custom_field_pruned),
     ("git_declares_empty_map", git_declares_empty_map),
     (
         "zero_value_outside_typed_scheme",
@@ -697,6 +698,34 @@ fn hash_base(name: &str) -> Option<&str> {
 fn generator_hash_suffix(f: &Finding<'_>) -> Option<Vars> {
     let base = hash_base(&f.key.name)?;
     Some(vec![var("base", base)])
+}
+
+/// A custom resource's field Git declares and live lacks, below its top
+/// level, where the input holds no CRD for the kind: the API server prunes
+/// what the installed CRD's schema does not declare. A CRD in the input
+/// would say whether it declares the field, so with one this says nothing.
+fn custom_field_pruned(f: &Finding<'_>) -> Option<Vars> {
+    let (group, kind) = (f.key.group.as_str(), f.key.kind.as_str());
+    let custom = !crate::k8s::typed_in_argo_cd(group, kind)
+        && !crate::k8s::built_in_outside_client_go_scheme(group, kind);
+    if !custom || f.git.is_none() || f.live.is_some() || f.path.len() < 2 {
+        return None;
+    }
+    if !matches!(f.pointer.split('/').nth(1), Some(top) if top != "metadata" && top != "status") {
+        return None;
+    }
+    // Pruning only takes away: where live holds keys beside it that Git
+    // lacks, something rewrote the object (a conversion, a webhook).
+    let parent = &f.pointer[..f.pointer.rfind('/')?];
+    let (Some(Value::Object(git)), Some(Value::Object(live))) =
+        (f.git_obj?.at(parent), f.live_obj?.at(parent))
+    else {
+        return None;
+    };
+    if live.keys().any(|k| !git.contains_key(k)) {
+        return None;
+    }
+    f.input.crd(group, kind).is_none().then(Vec::new)
 }
 
 /// Git writes an empty value (`""`, `{}`, `[]`) or leaves the field out.

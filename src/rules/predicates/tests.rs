@@ -344,3 +344,55 @@ fn hook_annotations_on_a_pod_template_are_found_only_when_the_object_has_none() 
         json!({"name": "web", "annotations": {"argocd.argoproj.io/hook": "Sync"}})
     )));
 }
+
+#[test]
+fn a_custom_field_is_pruned_only_where_live_adds_nothing_beside_it() {
+    let key = ResourceKey {
+        group: "backup.example.org".into(),
+        kind: "Schedule".into(),
+        namespace: "ops".into(),
+        name: "nightly".into(),
+    };
+    let pointer = "/spec/retention/keepWeekly";
+    let path = parse_pointer(pointer);
+    let input = InputContext::default();
+    let git_obj = json!({"spec": {"retention": {"keepDaily": 7, "keepWeekly": 4}}});
+    let holds = |live_obj: &Value, key: &ResourceKey| {
+        let f = Finding {
+            key,
+            path: &path,
+            pointer,
+            change: Change::Removed,
+            presence: Presence::Both,
+            git: git_obj.at(pointer),
+            live: None,
+            git_obj: Some(&git_obj),
+            live_obj: Some(live_obj),
+            manager: None,
+            refused_with: None,
+            provenance: Default::default(),
+            input: &input,
+        };
+        eval("custom_field_pruned", &f).is_some()
+    };
+    // Only taken away: what an older CRD's schema prunes.
+    assert!(holds(
+        &json!({"spec": {"retention": {"keepDaily": 7}}}),
+        &key
+    ));
+    // Rewritten into another shape (a conversion, a webhook): not pruning.
+    assert!(!holds(
+        &json!({"spec": {"retention": {"keepDaily": 7, "weekly": {"keep": 4}}}}),
+        &key
+    ));
+    // A built-in kind has no CRD to prune it.
+    let deployment = ResourceKey {
+        group: "apps".into(),
+        kind: "Deployment".into(),
+        ..key.clone()
+    };
+    assert!(!holds(
+        &json!({"spec": {"retention": {"keepDaily": 7}}}),
+        &deployment
+    ));
+}
