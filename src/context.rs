@@ -702,12 +702,10 @@ pub fn tracked_app(obj: &Value) -> Option<String> {
     Some(app.rsplit('_').next().unwrap_or(app).to_string())
 }
 
-/// A digest of a ConfigMap's or Secret's content as the API server stores
-/// it: `stringData` merged into `data` base64-encoded, so a Git Secret
-/// written with `stringData` matches its live form.
-/// Each key of a ConfigMap's or Secret's content, with its value's digest.
-fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
-    use std::hash::{Hash, Hasher};
+/// A ConfigMap's or Secret's `data` and `stringData` as the API server
+/// stores them: `stringData` merged into `data` base64-encoded, so a Git
+/// Secret written with `stringData` matches its live form.
+fn stored_data(obj: &Value) -> Value {
     let mut stored = serde_json::Map::new();
     for field in ["data", "stringData"] {
         if let Some(v) = obj.get(field) {
@@ -716,6 +714,14 @@ fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
     }
     let mut stored = Value::Object(stored);
     crate::normalize::normalize_secret(&mut stored);
+    stored
+}
+
+/// Each key of a ConfigMap's or Secret's content as stored ([`stored_data`],
+/// and `binaryData`), with its value's digest.
+fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
+    use std::hash::{Hash, Hasher};
+    let stored = stored_data(obj);
     let entries = ["data", "binaryData"].into_iter().flat_map(|field| {
         let map = if field == "data" {
             stored.get(field)
@@ -750,16 +756,11 @@ pub fn credential_key(key: &str) -> bool {
         || lower.ends_with(".pem")
 }
 
+/// A digest of a ConfigMap's or Secret's whole content as stored
+/// ([`stored_data`], and `binaryData`).
 fn config_digest(obj: &Value) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut stored = serde_json::Map::new();
-    for field in ["data", "stringData"] {
-        if let Some(v) = obj.get(field) {
-            stored.insert(field.to_string(), v.clone());
-        }
-    }
-    let mut stored = Value::Object(stored);
-    crate::normalize::normalize_secret(&mut stored);
+    let stored = stored_data(obj);
     let mut h = std::collections::hash_map::DefaultHasher::new();
     stored.to_string().hash(&mut h);
     obj.get("binaryData")

@@ -300,7 +300,13 @@ fn last_applied_line(lines: &[&str], from: usize, col: usize) -> Option<usize> {
             continue;
         }
         if l[ind..].starts_with(crate::k8s::LAST_APPLIED_ANNOTATION) {
-            return last_applied_value(l).is_some().then_some(i);
+            // A deeper line after it would continue its value (or make the
+            // text invalid): the YAML parser must see that.
+            let continued = lines[i + 1..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|next| indent(next) > ind);
+            return (!continued && last_applied_value(l).is_some()).then_some(i);
         }
     }
     None
@@ -625,6 +631,14 @@ mod tests {
                 .map(|m| m.len()),
             Some(1)
         );
+    }
+
+    #[test]
+    fn a_last_applied_line_with_a_deeper_line_after_it_is_not_cut() {
+        // The deeper line makes the text invalid; cut, it would read.
+        let text = "kind: Deployment\nmetadata:\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: \"{}\"\n      deeper: 1\n";
+        assert!(cut(text).is_none());
+        assert!(parse_yaml_document(text).is_err());
     }
 
     #[test]
