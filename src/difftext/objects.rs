@@ -214,6 +214,7 @@ impl<'a> Builder<'a> {
             }
         }
         res.changes = split_whole_maps(std::mem::take(&mut res.changes));
+        res.changes = split_grown_items(std::mem::take(&mut res.changes));
         res.changes = join_reorderings(std::mem::take(&mut res.changes), &work.git, &work.live);
         let identity = |mut obj: Value| {
             if let Value::Object(m) = &mut obj {
@@ -344,6 +345,58 @@ fn split_whole_maps(changes: Vec<TextChange>) -> Vec<TextChange> {
         };
         let on_git = c.git.is_some();
         for (k, v) in map {
+            let mut path = c.path.clone();
+            path.push(Seg::Key(k));
+            out.push(TextChange {
+                path,
+                git: on_git.then(|| v.clone()),
+                live: (!on_git).then_some(v),
+                certain: c.certain,
+                note: c.note.clone(),
+                line: c.line,
+                hidden: c.hidden.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// A list item shown changed whose one side holds every field of the other,
+/// with the same values, only grew or shrank by those fields (an empty value
+/// written before the item's first key moves that line, so the item looks
+/// changed as a whole): one change per field it gained or lost. A line
+/// removed and written again the same (that moved first key) is no change.
+fn split_grown_items(changes: Vec<TextChange>) -> Vec<TextChange> {
+    let mut out = Vec::with_capacity(changes.len());
+    for c in changes {
+        if c.git.is_some() && c.git == c.live {
+            continue;
+        }
+        let item = matches!(c.path.last(), Some(Seg::Item { .. }));
+        let (Some(Value::Object(git)), Some(Value::Object(live))) = (&c.git, &c.live) else {
+            out.push(c);
+            continue;
+        };
+        let within = |a: &serde_json::Map<String, Value>, b: &serde_json::Map<String, Value>| {
+            a.iter().all(|(k, v)| b.get(k) == Some(v))
+        };
+        if !item || git == live || !(within(git, live) || within(live, git)) {
+            out.push(c);
+            continue;
+        }
+        let extra = |from: &serde_json::Map<String, Value>,
+                     other: &serde_json::Map<String, Value>| {
+            from.iter()
+                .filter(|(k, _)| !other.contains_key(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<Vec<_>>()
+        };
+        let (git_only, live_only) = (extra(git, live), extra(live, git));
+        for (k, v, on_git) in git_only
+            .into_iter()
+            .map(|(k, v)| (k, v, true))
+            .chain(live_only.into_iter().map(|(k, v)| (k, v, false)))
+        {
             let mut path = c.path.clone();
             path.push(Seg::Key(k));
             out.push(TextChange {

@@ -348,3 +348,37 @@ fn a_shown_last_applied_configuration_fills_the_partial_objects() {
     assert_eq!(git["spec"]["replicas"], json!(3));
     assert_eq!(git["metadata"]["namespace"], json!("shop"));
 }
+
+#[test]
+fn an_item_that_only_gained_a_field_before_its_first_key_is_one_change_per_field() {
+    // `- served: true` becomes `- deprecated: false` above `  served: true`:
+    // the item's first line moved, yet only one field was added.
+    let text = lines(&[
+        "===== apiextensions.k8s.io/CustomResourceDefinition /widgets.shop.example.com ======",
+        "@@ -12,7 +12,8 @@",
+        "   scope: Namespaced",
+        "   versions:",
+        "-  - name: v2",
+        "+  - deprecated: false",
+        "+    name: v2",
+        "     served: true",
+        "     storage: true",
+    ]);
+    let rs = parse_diff_text(&text).unwrap();
+    let changes: Vec<_> = rs[0]
+        .changes
+        .iter()
+        .map(|c| (crate::path::pointer(&c.path), c.git.clone(), c.live.clone()))
+        .collect();
+    assert_eq!(
+        changes,
+        [(
+            "/spec/versions/0/deprecated".to_string(),
+            Some(json!(false)),
+            None
+        )]
+    );
+    // An item whose fields differ in value is still one changed item.
+    let rs = parse_diff_text(&changed_merge_key()).unwrap();
+    assert_eq!(rs[0].changes.len(), 1);
+}
