@@ -323,6 +323,24 @@ fn join_reorderings(changes: Vec<TextChange>, git: &Value, live: &Value) -> Vec<
     out
 }
 
+impl TextChange {
+    /// The change of one field `key` under this change's path, with its
+    /// value on one side (Git when `on_git`), as sure as this one.
+    fn field(&self, key: String, value: Value, on_git: bool) -> TextChange {
+        let mut path = self.path.clone();
+        path.push(Seg::Key(key));
+        TextChange {
+            path,
+            git: on_git.then(|| value.clone()),
+            live: (!on_git).then_some(value),
+            certain: self.certain,
+            note: self.note.clone(),
+            line: self.line,
+            hidden: self.hidden.clone(),
+        }
+    }
+}
+
 /// A whole `annotations` or `labels` map added or removed is one change per key: each key has its
 /// own writer (a restart stamp next to a team label), and an ignore rule on the whole map would
 /// hide every other key.
@@ -345,17 +363,7 @@ fn split_whole_maps(changes: Vec<TextChange>) -> Vec<TextChange> {
         };
         let on_git = c.git.is_some();
         for (k, v) in map {
-            let mut path = c.path.clone();
-            path.push(Seg::Key(k));
-            out.push(TextChange {
-                path,
-                git: on_git.then(|| v.clone()),
-                live: (!on_git).then_some(v),
-                certain: c.certain,
-                note: c.note.clone(),
-                line: c.line,
-                hidden: c.hidden.clone(),
-            });
+            out.push(c.field(k, v, on_git));
         }
     }
     out
@@ -397,17 +405,7 @@ fn split_grown_items(changes: Vec<TextChange>) -> Vec<TextChange> {
             .map(|(k, v)| (k, v, true))
             .chain(live_only.into_iter().map(|(k, v)| (k, v, false)))
         {
-            let mut path = c.path.clone();
-            path.push(Seg::Key(k));
-            out.push(TextChange {
-                path,
-                git: on_git.then(|| v.clone()),
-                live: (!on_git).then_some(v),
-                certain: c.certain,
-                note: c.note.clone(),
-                line: c.line,
-                hidden: c.hidden.clone(),
-            });
+            out.push(c.field(k, v, on_git));
         }
     }
     out
