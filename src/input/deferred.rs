@@ -203,7 +203,8 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
     if lines[first][top..].starts_with('-') {
         return None;
     }
-    let mut spans: Vec<(DeferredAt, usize, usize)> = Vec::new();
+    // Each span with, for the last-applied line, its value already read.
+    let mut spans: Vec<(DeferredAt, usize, usize, Option<String>)> = Vec::new();
     let mut at = first;
     while at < lines.len() {
         let line = lines[at];
@@ -214,7 +215,7 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
         let key = line[top..].trim_end();
         if key == "status:" {
             let end = span_end(&lines, at, top);
-            spans.push((DeferredAt::Status, at, end));
+            spans.push((DeferredAt::Status, at, end, None));
             at = end;
         } else if key == "metadata:" {
             // The metadata's own keys sit at the first deeper line's indent.
@@ -226,13 +227,13 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
                     let col = *child.get_or_insert(indent(l));
                     if indent(l) == col && l[col..].trim_end() == "managedFields:" {
                         let end = span_end(&lines, i, col);
-                        spans.push((DeferredAt::ManagedFields, i, end));
+                        spans.push((DeferredAt::ManagedFields, i, end, None));
                         i = end;
                         continue;
                     }
                     if indent(l) == col && l[col..].trim_end() == "annotations:" {
-                        if let Some(line) = last_applied_line(&lines, i, col) {
-                            spans.push((DeferredAt::LastApplied, line, line + 1));
+                        if let Some((line, value)) = last_applied_line(&lines, i, col) {
+                            spans.push((DeferredAt::LastApplied, line, line + 1, Some(value)));
                         }
                     }
                 }
@@ -243,7 +244,7 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
             at += 1;
         }
     }
-    spans.retain(|&(at, from, to)| {
+    spans.retain(|&(at, from, to, _)| {
         if at == DeferredAt::LastApplied {
             return true;
         }
@@ -262,7 +263,7 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
     let mut text = String::with_capacity(unit.len());
     let mut fields = Vec::with_capacity(spans.len());
     let mut next = 0;
-    for (at, from, to) in spans {
+    for (at, from, to, value) in spans {
         lines[next..from].iter().for_each(|l| text.push_str(l));
         let mut field = String::new();
         for l in &lines[from..to] {
@@ -271,11 +272,10 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
                 text.push('\n');
             }
         }
-        if at == DeferredAt::LastApplied {
-            // `last_applied_line` checked that this reads.
-            field = last_applied_value(&field).unwrap_or_default();
-        }
-        fields.push(DeferredField { at, text: field });
+        fields.push(DeferredField {
+            at,
+            text: value.unwrap_or(field),
+        });
         next = to;
     }
     lines[next..].iter().for_each(|l| text.push_str(l));
@@ -284,8 +284,8 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
 
 /// The line under the `annotations:` key on line `from` (at column `col`)
 /// that holds the last-applied annotation as a string JSON reads the same
-/// way YAML does.
-fn last_applied_line(lines: &[&str], from: usize, col: usize) -> Option<usize> {
+/// way YAML does, with that string.
+fn last_applied_line(lines: &[&str], from: usize, col: usize) -> Option<(usize, String)> {
     let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
     let mut child = None;
     for (i, l) in lines.iter().enumerate().skip(from + 1) {
@@ -306,7 +306,10 @@ fn last_applied_line(lines: &[&str], from: usize, col: usize) -> Option<usize> {
                 .iter()
                 .find(|l| !l.trim().is_empty())
                 .is_some_and(|next| indent(next) > ind);
-            return (!continued && last_applied_value(l).is_some()).then_some(i);
+            if continued {
+                return None;
+            }
+            return last_applied_value(l).map(|value| (i, value));
         }
     }
     None

@@ -3,7 +3,6 @@
 //! evidence variables it found, or None when it does not hold.
 
 use super::Finding;
-use crate::model::Presence;
 use crate::path::glob;
 use crate::path::Pointer;
 use crate::text::value_text;
@@ -12,6 +11,7 @@ use serde_json::Value;
 mod conventions;
 mod history;
 mod injectors;
+mod ordering;
 
 use injectors::{
     injected_by, injected_collection, AWS_IDENTITY, AZURE_IDENTITY, DATADOG, ISTIO, LINKERD,
@@ -44,15 +44,21 @@ pub const PREDICATES: &[(&str, Predicate)] = &[
     ("apply_refused", apply_refused),
     ("rendered_by", rendered_by),
     ("helm_rendered_certificate", helm_rendered_certificate),
-    ("crd_in_git", crd_in_git),
-    ("crd_missing_live", crd_missing_live),
-    ("sync_wave_or_hook", sync_wave_or_hook),
+    ("crd_in_git", ordering::crd_in_git),
+    ("crd_missing_live", ordering::crd_missing_live),
+    ("sync_wave_or_hook", ordering::sync_wave_or_hook),
     ("hashed_secrets_generated", hashed_secrets_generated),
-    ("hook_on_pod_template", hook_on_pod_template),
-    ("hook_without_delete_policy", hook_without_delete_policy),
-    ("presync_hook_failed", presync_hook_failed),
-    ("namespace_created_by_app", namespace_created_by_app),
-    ("namespace_absent", namespace_absent),
+    ("hook_on_pod_template", ordering::hook_on_pod_template),
+    (
+        "hook_without_delete_policy",
+        ordering::hook_without_delete_policy,
+    ),
+    ("presync_hook_failed", ordering::presync_hook_failed),
+    (
+        "namespace_created_by_app",
+        ordering::namespace_created_by_app,
+    ),
+    ("namespace_absent", ordering::namespace_absent),
     (
         "ca_and_secret_rendered_together",
         ca_and_secret_rendered_together,
@@ -473,112 +479,8 @@ fn helm_rendered_certificate(f: &Finding<'_>) -> Option<Vars> {
     Some(vars)
 }
 
-/// The CRD that defines this kind is in the same Git input.
-fn crd_in_git(f: &Finding<'_>) -> Option<Vars> {
-    let (name, wave) = f
-        .input
-        .crds_in_git
-        .get(&(f.key.group.clone(), f.key.kind.clone()))?;
-    Some(vec![
-        var("crd", name.clone()),
-        var("crd_wave", wave.clone().unwrap_or_else(|| "0".into())),
-    ])
-}
-
-/// No live object of this kind's CRD is in the input (and the kind is not built in).
-fn crd_missing_live(f: &Finding<'_>) -> Option<Vars> {
-    if crate::k8s::root(&f.key.group, &f.key.kind).is_some()
-        || f.key.group.is_empty()
-        || !f.key.group.contains('.')
-    {
-        return None;
-    }
-    (!f.input
-        .crds_live
-        .contains(&(f.key.group.clone(), f.key.kind.clone())))
-    .then(Vec::new)
-}
-
 fn annotation<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
     obj.at("/metadata/annotations")?.get(key)?.as_str()
-}
-
-/// The object carries an Argo CD sync wave or hook annotation (or a Helm hook).
-fn sync_wave_or_hook(f: &Finding<'_>) -> Option<Vars> {
-    let obj = f.git_obj.or(f.live_obj)?;
-    for key in [
-        "argocd.argoproj.io/hook",
-        "helm.sh/hook",
-        "argocd.argoproj.io/sync-wave",
-        "helm.sh/hook-weight",
-    ] {
-        if let Some(v) = annotation(obj, key) {
-            return Some(vec![var("annotation", format!("{key}: {v}"))]);
-        }
-    }
-    None
-}
-
-/// Hook annotations on the pod template of an object whose own metadata
-/// carries none: Argo CD (and Helm) read a hook only from the object's
-/// metadata, so this object is synced as an ordinary resource.
-fn hook_on_pod_template(f: &Finding<'_>) -> Option<Vars> {
-    let obj = f.git_obj?;
-    let template = obj.at("/spec/template/metadata/annotations")?.as_object()?;
-    ["argocd.argoproj.io/hook", "helm.sh/hook"]
-        .iter()
-        .filter(|key| annotation(obj, key).is_none())
-        .find_map(|key| {
-            let v = template.get(*key)?.as_str()?;
-            Some(vec![var("annotation", format!("{key}: {v}"))])
-        })
-}
-
-/// A hook without a delete policy: the old hook object blocks the next run.
-/// Git's object is looked at first; when it is not a hook, the live one is
-/// (a Job that an earlier version of the chart ran as a hook stays behind).
-fn hook_without_delete_policy(f: &Finding<'_>) -> Option<Vars> {
-    let check = |obj: &Value| -> Option<Vars> {
-        let hook = annotation(obj, "argocd.argoproj.io/hook")
-            .or_else(|| annotation(obj, "helm.sh/hook"))?;
-        let policy = annotation(obj, "argocd.argoproj.io/hook-delete-policy")
-            .or_else(|| annotation(obj, "helm.sh/hook-delete-policy"));
-        policy.is_none().then(|| vec![var("hook", hook)])
-    };
-    f.git_obj
-        .and_then(check)
-        .or_else(|| f.live_obj.and_then(check))
-}
-
-/// A hook Job that runs before anything is applied failed live, so each
-/// sync stops before reaching this object: `hook`.
-fn presync_hook_failed(f: &Finding<'_>) -> Option<Vars> {
-    let hook = f.input.failed_presync_hook()?;
-    Some(vec![var("hook", hook)])
-}
-
-/// The resource's namespace is created by the same app and is not live yet.
-fn namespace_created_by_app(f: &Finding<'_>) -> Option<Vars> {
-    let present = f.input.namespaces_in_git.get(&f.key.namespace)?;
-    (!present && f.presence == Presence::GitOnly).then(|| vec![var("ns", f.key.namespace.clone())])
-}
-
-/// The object is missing live, and so is every other object of the input
-/// in its namespace, which Git does not declare: `ns` and `count`.
-fn namespace_absent(f: &Finding<'_>) -> Option<Vars> {
-    if f.presence != Presence::GitOnly {
-        return None;
-    }
-    let n = f.input.namespace_empty_live(&f.key.namespace)?;
-    let count = if n == 1 {
-        "the only object of the input there".to_string()
-    } else {
-        format!("none of the input's {n} objects there exists live")
-    };
-    Some(vec![
-        var("ns", f.key.namespace.clone()),
-        var("count", count),
-    ])
 }
 
 /// A webhook's CA bundle and a TLS Secret both differ, Git holding a
@@ -706,8 +608,7 @@ fn generator_hash_suffix(f: &Finding<'_>) -> Option<Vars> {
 /// would say whether it declares the field, so with one this says nothing.
 fn custom_field_pruned(f: &Finding<'_>) -> Option<Vars> {
     let (group, kind) = (f.key.group.as_str(), f.key.kind.as_str());
-    let custom = !crate::k8s::typed_in_argo_cd(group, kind)
-        && !crate::k8s::built_in_outside_client_go_scheme(group, kind);
+    let custom = crate::k8s::root(group, kind).is_none();
     if !custom || f.git.is_none() || f.live.is_some() || f.path.len() < 2 {
         return None;
     }

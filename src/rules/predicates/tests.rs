@@ -337,7 +337,7 @@ fn hook_annotations_on_a_pod_template_are_found_only_when_the_object_has_none() 
             provenance: Default::default(),
             input: &input,
         };
-        hook_on_pod_template(&f).is_some()
+        ordering::hook_on_pod_template(&f).is_some()
     };
     assert!(holds(&job(json!({"name": "web"}))));
     assert!(!holds(&job(
