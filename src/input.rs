@@ -411,7 +411,7 @@ fn yaml_chunks(text: &str) -> Vec<(usize, Cow<'_, str>)> {
     let skip_to = preamble(text).map_or(0, |p| p.end_line);
     // Each line keeps its own line break, or none: a document's last line
     // break is content for `|+` block scalars.
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
+    for (i, raw) in lines_with_breaks(text).enumerate() {
         let line_no = i + 1;
         let at = offset;
         offset += raw.len();
@@ -584,8 +584,7 @@ fn list_items(chunk: &str) -> Option<ListItems> {
     }
     // Lines with their byte offsets; the items are ranges of `chunk`, each
     // written out only when its own parse starts.
-    let mut lines = chunk
-        .split_inclusive('\n')
+    let mut lines = lines_with_breaks(chunk)
         .scan(0, |at, l| {
             let start = *at;
             *at += l.len();
@@ -704,6 +703,23 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
             ))
         }
     }
+}
+
+/// A text's lines, each with its line break (as `split_inclusive('\n')`
+/// gives them): the stream, list and bookkeeping scans each walk every
+/// line of both sides, and `memchr` finds the breaks many bytes at a time.
+pub(crate) fn lines_with_breaks(text: &str) -> impl Iterator<Item = &str> + '_ {
+    let mut breaks = memchr::memchr_iter(b'\n', text.as_bytes());
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = breaks.next().map_or(text.len(), |i| i + 1);
+        let line = &text[start..end];
+        start = end;
+        Some(line)
+    })
 }
 
 /// A YAML value already parsed by serde_yaml, as Kubernetes reads it (the
@@ -1014,6 +1030,23 @@ fn collect_objects(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_with_breaks_splits_as_split_inclusive_does() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "\n\nä\r\n€\n",
+            "x\n\n  y: 1\n",
+        ] {
+            let ours: Vec<&str> = lines_with_breaks(text).collect();
+            let std: Vec<&str> = text.split_inclusive('\n').collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
 
     #[test]
     fn reads_multi_document_yaml_with_comments_and_nulls() {

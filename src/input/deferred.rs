@@ -188,7 +188,7 @@ pub(super) fn parse_deferring(unit: &str) -> Option<(Value, Vec<DeferredField>)>
 /// `unit` with its plain `status` and `metadata.managedFields` lines made
 /// empty, and those fields; None when there is none to cut.
 fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
-    let lines: Vec<&str> = unit.split_inclusive('\n').collect();
+    let lines: Vec<&str> = super::lines_with_breaks(unit).collect();
     let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
     let is_content = |l: &str| match l.bytes().find(|&b| b != b' ') {
         // Most lines: a key or an entry.
