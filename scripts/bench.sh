@@ -84,6 +84,15 @@ for n in $SIZES; do
   printf "$row" "N=$n" "$(mb "$git_file")" "$(mb "$live_file")" \
     "$ms" "$cpu" "$mib" "$peer_ms" "$peer_cpu" "$peer_mib" "$ratio" "$cpu_ratio" "$check_ms"
 done
+# The reports themselves, so two runs (before and after a change) show
+# whether a change of speed changed what drift-doctor says: the same digest
+# means the same JSON, byte for byte.
+for n in $SIZES; do
+  dir="$OUT/n$n"
+  "$BIN" analyze --git "$(ls "$dir"/git* | head -n1)" --live "$(ls "$dir"/live* | head -n1)" \
+    --format json >"$dir/report.json" || true
+  echo "report N=$n: sha256 $(sha256sum <"$dir/report.json" | cut -c1-16), $(wc -c <"$dir/report.json") bytes"
+done
 $have_peer || echo "(the peer was not run: node, npm or $PEER is missing)"
 echo "ratio: the peer's wall time over ours; cpu_x: the peer's CPU time over ours (above 1: drift-doctor is faster)."
 echo "check_ms: drift-doctor check on the same Git side alone (exit 1 on findings is expected)."
