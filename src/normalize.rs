@@ -161,10 +161,8 @@ impl Normalizer<'_> {
             ("", "Endpoints") => normalize_endpoints(&mut v),
             _ => {}
         }
-        k8s::normalize_known_types(self.group, self.kind, &mut v);
-        if drop_zero_values && k8s::typed_in_argo_cd(self.group, self.kind) {
-            k8s::drop_omitted_zero_values(self.group, self.kind, &mut v);
-        }
+        let drop_zero = drop_zero_values && k8s::typed_in_argo_cd(self.group, self.kind);
+        k8s::normalize_typed(self.group, self.kind, &mut v, drop_zero);
         v
     }
 

@@ -3,7 +3,7 @@
 
 use super::duration::{format_go_duration, parse_go_duration};
 use super::quantity::canonical_quantity;
-use super::schema::{root_node, schema, walk_typed, Node, INT_OR_STRING, QUANTITY};
+use super::schema::{root_node, schema, walk_typed, Node, TypeDef, INT_OR_STRING, QUANTITY};
 use serde_json::{Number, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -77,6 +77,15 @@ fn argo_type_name(argo_type: &str) -> Option<String> {
 
 /// Quantities and IntOrString values canonicalised along the schema from `node`.
 fn normalize_node(node: &Node, v: &mut Value) {
+    walk_normalizing(node, v, false);
+}
+
+/// One walk down `v` that canonicalises its quantities and int-or-strings
+/// and, with `drop_zero`, drops every typed object's `omitempty` zero values
+/// ([`drop_zero_along`]'s work): the two are independent (neither changes a
+/// value the other reads), and each walk looks up every field in the schema.
+fn walk_normalizing(node: &Node, v: &mut Value, drop_zero: bool) {
+    let table = drop_zero.then(omitempty_table);
     walk_typed(node, v, 0, &mut |t, v| {
         if t.name == QUANTITY {
             canonicalize_quantity_in_place(v);
@@ -85,9 +94,21 @@ fn normalize_node(node: &Node, v: &mut Value) {
             normalize_int_or_string(v);
             false
         } else {
+            if let Some(table) = table {
+                drop_zero_fields(table, t, v);
+            }
             true
         }
     });
+}
+
+/// What Argo CD's typed round trip does to a built-in kind's object, in
+/// one walk: [`normalize_known_types`], then, with `drop_zero`,
+/// [`drop_omitted_zero_values`].
+pub fn normalize_typed(group: &str, kind: &str, obj: &mut Value, drop_zero: bool) {
+    if let Some(node) = root_node(group, kind) {
+        walk_normalizing(node, obj, drop_zero);
+    }
 }
 
 fn canonicalize_quantity_in_place(v: &mut Value) {
@@ -152,9 +173,24 @@ impl Zero {
 /// Schema type name -> its non-pointer `omitempty` fields and their zero.
 type OmitTable = HashMap<String, Vec<(String, Zero)>>;
 
-fn omitempty_table() -> &'static OmitTable {
-    static TABLE: OnceLock<OmitTable> = OnceLock::new();
-    TABLE.get_or_init(|| parse_omitempty(OMITEMPTY_JSON).unwrap_or_default())
+/// [`OmitTable`]'s entries by the schema's type index (`TypeDef::index`):
+/// the walks look one up at every typed object, by index rather than by
+/// hashing its name.
+type OmitByType = Vec<Vec<(String, Zero)>>;
+
+fn omitempty_table() -> &'static OmitByType {
+    static TABLE: OnceLock<OmitByType> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut by_name = parse_omitempty(OMITEMPTY_JSON).unwrap_or_default();
+        schema()
+            .map(|s| {
+                s.types
+                    .iter()
+                    .map(|t| by_name.remove(t.name).unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
 }
 
 fn parse_omitempty(text: &str) -> Option<OmitTable> {
@@ -188,15 +224,20 @@ pub fn drop_omitted_zero_values(group: &str, kind: &str, v: &mut Value) {
 fn drop_zero_along(node: &Node, v: &mut Value) {
     let table = omitempty_table();
     walk_typed(node, v, 0, &mut |t, v| {
-        if let (Some(fields), Value::Object(m)) = (table.get(t.name), &mut *v) {
-            for (name, zero) in fields {
-                if m.get(name).is_some_and(|x| zero.is_zero(x)) {
-                    m.remove(name);
-                }
-            }
-        }
+        drop_zero_fields(table, t, v);
         true
     });
+}
+
+/// Drop the `omitempty` zero values of `v`, an object of type `t`.
+fn drop_zero_fields(table: &OmitByType, t: &TypeDef, v: &mut Value) {
+    if let (Some(fields), Value::Object(m)) = (table.get(t.index as usize), v) {
+        for (name, zero) in fields {
+            if m.get(name).is_some_and(|x| zero.is_zero(x)) {
+                m.remove(name);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -288,9 +329,12 @@ mod tests {
 
     #[test]
     fn the_generated_table_parses_and_covers_the_pod_api() {
-        let t = omitempty_table();
+        let t = parse_omitempty(OMITEMPTY_JSON).unwrap();
         assert!(t.len() > 300, "{}", t.len());
         let container = &t["io.k8s.api.core.v1.Container"];
+        // The walks' table holds the same entry at the type's index.
+        let index = schema().unwrap().by_name["io.k8s.api.core.v1.Container"];
+        assert_eq!(&omitempty_table()[index as usize], container);
         assert!(container.contains(&("workingDir".to_string(), Zero::String)));
         assert!(container.contains(&("tty".to_string(), Zero::Bool)));
         // `name` has no omitempty; `securityContext` is a pointer.
@@ -348,5 +392,30 @@ mod tests {
         let mut cr = json!({"spec": {"hostNetwork": false}});
         drop_omitted_zero_values("example.com", "Thing", &mut cr);
         assert_eq!(cr, json!({"spec": {"hostNetwork": false}}));
+    }
+
+    #[test]
+    fn one_walk_does_what_the_two_do_one_after_the_other() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {
+            "replicas": 0, "paused": false,
+            "strategy": {"rollingUpdate": {"maxSurge": 1.0, "maxUnavailable": "25%"}},
+            "template": {"spec": {"hostNetwork": false, "containers": [{
+                "name": "a", "image": "x", "workingDir": "", "tty": false,
+                "resources": {"limits": {"cpu": 0.5, "memory": "1024Mi"}, "requests": {}},
+                "ports": [{"containerPort": 80.0, "hostPort": 0, "name": ""}],
+                "livenessProbe": {"httpGet": {"port": 8080.0, "path": ""}}
+            }]}}
+        }});
+        for drop_zero in [false, true] {
+            let mut two = d.clone();
+            normalize_known_types("apps", "Deployment", &mut two);
+            if drop_zero {
+                drop_omitted_zero_values("apps", "Deployment", &mut two);
+            }
+            let mut one = d.clone();
+            normalize_typed("apps", "Deployment", &mut one, drop_zero);
+            assert_eq!(one, two, "drop_zero: {drop_zero}");
+            assert_ne!(one, d);
+        }
     }
 }

@@ -34,7 +34,9 @@ pub use crd_schema::{
 };
 pub use defaults::{apply_defaults, default_for};
 pub(crate) use duration::parse_go_duration;
-pub use known_types::{drop_omitted_zero_values, normalize_as_type, normalize_known_types};
+pub use known_types::{
+    drop_omitted_zero_values, normalize_as_type, normalize_known_types, normalize_typed,
+};
 pub use quantity::canonical_quantity;
 pub use schema::{root, Cursor, ListStrategy};
 

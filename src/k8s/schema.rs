@@ -40,6 +40,8 @@ pub(super) enum Node {
 #[derive(Debug)]
 pub(super) struct TypeDef {
     pub(super) name: &'static str,
+    /// Its place in [`Schema::types`], for tables kept per type.
+    pub(super) index: u32,
     /// Sorted by field name.
     fields: Vec<(&'static str, Node)>,
 }
@@ -103,7 +105,11 @@ fn parse_schema(text: &str) -> Option<Schema> {
         }
         fields.sort_by(|a, b| a.0.cmp(b.0));
         by_name.insert(name, i as u32);
-        types.push(TypeDef { name, fields });
+        types.push(TypeDef {
+            name,
+            index: i as u32,
+            fields,
+        });
     }
     let mut kinds: HashMap<&'static str, Vec<(&'static str, u32)>> = HashMap::new();
     for k in doc.get("kinds")?.as_array()? {
