@@ -361,21 +361,14 @@ pub fn analyze_documents(
     )
 }
 
-/// `masks` numbers the Secret values; it runs while the objects are paired.
-fn analyze_masked(
-    git_docs: &[Document],
-    live_docs: &[Document],
+/// What the input says of itself ([`InputContext`]): each paired object
+/// learned, live first, and the second render's objects.
+fn learn_context(
+    paired: &crate::pairing::Paired<'_>,
     git_again: Option<&[Document]>,
-    named_app: Option<&str>,
     opts: &Options,
-    masks: impl FnOnce() -> secret_mask::Masks + Send,
     observed: Option<&crate::evidence::Observed>,
-) -> Result<Report, InputError> {
-    let (paired, masks) = crate::parallel::join(
-        || crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref()),
-        masks,
-    );
-    let (paired, masks) = (paired?, &masks);
+) -> Result<InputContext, InputError> {
     let mut ctx = InputContext::default();
     ctx.observed = observed.map(|o| std::sync::Arc::new(o.clone()));
     if let Some(again) = git_again {
@@ -399,6 +392,30 @@ fn analyze_masked(
     for (key, d) in &paired.git {
         ctx.learn(key, &d.object, true);
     }
+    Ok(ctx)
+}
+
+/// `masks` numbers the Secret values; it runs while the objects are paired and the context learned.
+fn analyze_masked(
+    git_docs: &[Document],
+    live_docs: &[Document],
+    git_again: Option<&[Document]>,
+    named_app: Option<&str>,
+    opts: &Options,
+    masks: impl FnOnce() -> secret_mask::Masks + Send,
+    observed: Option<&crate::evidence::Observed>,
+) -> Result<Report, InputError> {
+    // What the input says of itself is learned while the masks are
+    // numbered: neither reads the other, and the learning runs on one core.
+    let (learned, masks) = crate::parallel::join(
+        || -> Result<_, InputError> {
+            let paired = crate::pairing::pair(git_docs, live_docs, opts.namespace.as_deref())?;
+            let ctx = learn_context(&paired, git_again, opts, observed)?;
+            Ok((paired, ctx))
+        },
+        masks,
+    );
+    let ((paired, ctx), masks) = (learned?, &masks);
     let service_names: BTreeSet<(&str, &str)> = paired
         .live
         .keys()
