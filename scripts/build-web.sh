@@ -41,6 +41,23 @@ cargo run --locked --quiet --features web --bin drift-doctor-first-report > targ
 # The rules' docs and examples, which only the Rules tab shows: the worker
 # loads this script when the tab first asks, and analyses without them.
 cargo run --locked --quiet --features web --bin drift-doctor-first-report -- rule-texts > dist/drift-doctor-rule-texts.js
+# The jq module: the jq engine alone, without JavaScript glue (the worker
+# instantiates it when a rule first needs jq). Built as Trunk builds the
+# others: the `web` profile, then wasm-opt -Oz.
+say "the jq module (cargo build --profile web --target wasm32-unknown-unknown --bin drift-doctor-jq)"
+cargo build --locked --offline --quiet --profile web --target wasm32-unknown-unknown --bin drift-doctor-jq
+jq_wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/drift-doctor-jq.wasm"
+wasm-opt -Oz --strip-debug --strip-producers "$jq_wasm" -o dist/drift-doctor-jq.wasm
+# The worker gives it exactly one import, its clock.
+node -e '
+const m = new WebAssembly.Module(require("fs").readFileSync(process.argv[1]));
+const imports = WebAssembly.Module.imports(m).map(i => i.module + "." + i.name).join(",");
+const exports = WebAssembly.Module.exports(m).map(e => e.name);
+const want = ["memory", "drift_doctor_jq_alloc", "drift_doctor_jq_run", "drift_doctor_jq_free"];
+if (imports !== "env.now_ms" || !want.every(n => exports.includes(n))) {
+  console.error("[build-web] dist/drift-doctor-jq.wasm imports " + imports + " and exports " + exports.join(",") + "; the worker gives env.now_ms and needs " + want.join(","));
+  process.exit(1);
+}' dist/drift-doctor-jq.wasm
 end=$(date +%s)
 
 # Content-Security-Policy: allow exactly the inline scripts Trunk wrote.
@@ -70,11 +87,11 @@ if csp < 0 or (first_script >= 0 and first_script < csp):
 import os
 dist = os.path.dirname(path)
 h = hashlib.sha256()
-for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm", "drift-doctor-rule-texts.js"):
+for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm", "drift-doctor-rule-texts.js", "drift-doctor-jq.wasm"):
     h.update(open(os.path.join(dist, f), "rb").read())
 v = h.hexdigest()[:16]
 loader = os.path.join(dist, "drift-doctor-worker_loader.js")
-open(loader, "w").write('self.driftDoctorRuleTextsUrl="./drift-doctor-rule-texts.js?v=%s";importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v, v))
+open(loader, "w").write('self.driftDoctorRuleTextsUrl="./drift-doctor-rule-texts.js?v=%s";self.driftDoctorJqUrl="./drift-doctor-jq.wasm?v=%s";importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v, v, v))
 meta = '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js">'
 if html.count(meta) != 1:
     sys.exit("build-web: the drift-doctor-worker meta tag was not found in %s" % path)
@@ -90,7 +107,7 @@ open(path, "w", encoding="utf-8").write(html)
 print("[build-web] CSP script-src hashes: %s; worker version %s" % (" ".join(hashes) or "none", v), file=sys.stderr)
 PY
 
-for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm drift-doctor-rule-texts.js csp-watch.js; do
+for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm drift-doctor-rule-texts.js drift-doctor-jq.wasm csp-watch.js; do
   [ -f "dist/$f" ] || { say "dist/$f is missing after the build"; exit 1; }
 done
 

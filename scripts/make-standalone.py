@@ -9,10 +9,12 @@ is in dist/:
   script Trunk put into dist/index.html;
 - the worker's glue (no-modules target) and wasm, the fixed names Trunk
   gives a data-type="worker" binary, and the rules' docs and examples the
-  worker loads for the Rules tab (drift-doctor-rule-texts.js);
+  worker loads for the Rules tab (drift-doctor-rule-texts.js), and the jq
+  module it instantiates when a rule needs jq (drift-doctor-jq.wasm: the
+  worker unpacks it only then, from `self.driftDoctorJqBytes`);
 - the CSS, the favicon and csp-watch.js.
 
-Both wasm files are gzipped and base64-encoded and unpacked in the browser
+The wasm files are gzipped and base64-encoded and unpacked in the browser
 with DecompressionStream (nothing is fetched: no fetch(), no data: URL
 request). A classic inline script builds the worker's script (its glue,
 the unpacking code and its wasm) as a Blob and writes the blob: URL into
@@ -40,6 +42,7 @@ OUT_NAME = "drift-doctor.html"
 WORKER_JS = "drift-doctor-worker.js"
 WORKER_WASM = "drift-doctor-worker_bg.wasm"
 RULE_TEXTS = "drift-doctor-rule-texts.js"
+JQ_WASM = "drift-doctor-jq.wasm"
 # What that script is: one assignment of a JSON string.
 RULE_TEXTS_START, RULE_TEXTS_END = "self.driftDoctorRuleTexts = ", ";\n"
 
@@ -106,10 +109,12 @@ UNPACK = r"""async function __ddUnpack(b64) {
 }
 """
 
-# Worker: after its glue, `const __ddWasm = "..."` and `const __ddRuleTexts
+# Worker: after its glue, `const __ddWasm = "..."`, `const __ddRuleTexts
 # = "..."` (the rules' docs, set where the worker looks before it would load
-# their script).
-WORKER_BOOT = r"""Promise.all([__ddUnpack(__ddWasm), __ddUnpack(__ddRuleTexts)]).then(function (unpacked) {
+# their script) and `const __ddJq = "..."` (the jq module, given to the
+# worker when it asks: most analyses never unpack it).
+WORKER_BOOT = r"""self.driftDoctorJqBytes = function () { return __ddUnpack(__ddJq); };
+Promise.all([__ddUnpack(__ddWasm), __ddUnpack(__ddRuleTexts)]).then(function (unpacked) {
   self.driftDoctorRuleTexts = new TextDecoder().decode(unpacked[1]);
   return wasm_bindgen({ module_or_path: unpacked[0] });
 }).catch(function (e) {
@@ -142,6 +147,7 @@ def main():
     worker_glue = read(dist, WORKER_JS)
     worker_wasm = read(dist, WORKER_WASM, "rb")
     rule_texts = read(dist, RULE_TEXTS)
+    jq_wasm = read(dist, JQ_WASM, "rb")
     try:
         if not (rule_texts.startswith(RULE_TEXTS_START) and rule_texts.endswith(RULE_TEXTS_END)):
             raise ValueError("not one assignment")
@@ -176,6 +182,7 @@ def main():
         "  var parts = [" + js_string(worker_glue) + ", \"\\n\", " + js_string(UNPACK) + ",\n"
         "    'const __ddWasm = \"', \"" + packed(worker_wasm) + "\", '\";\\n',\n"
         "    'const __ddRuleTexts = \"', \"" + packed(rule_texts) + "\", '\";\\n',\n"
+        "    'const __ddJq = \"', \"" + packed(jq_wasm) + "\", '\";\\n',\n"
         "    " + js_string(WORKER_BOOT) + "];\n"
         "  var url = URL.createObjectURL(new Blob(parts, { type: \"text/javascript\" }));\n"
         "  document.querySelector('meta[name=\"drift-doctor-worker\"]').setAttribute(\"content\", url);\n"
@@ -248,8 +255,9 @@ def main():
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(out)
     os.replace(tmp, path)
-    print("[build-web] wrote %s (%d KB: page wasm %d KB, worker wasm %d KB before gzip+base64)"
-          % (path, os.path.getsize(path) // 1024, len(page_wasm) // 1024, len(worker_wasm) // 1024),
+    print("[build-web] wrote %s (%d KB: page wasm %d KB, worker wasm %d KB, jq module %d KB before gzip+base64)"
+          % (path, os.path.getsize(path) // 1024, len(page_wasm) // 1024, len(worker_wasm) // 1024,
+             len(jq_wasm) // 1024),
           file=sys.stderr)
 
 

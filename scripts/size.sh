@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the size of the page's wasm files and of the whole dist/, raw and
 # gzipped (gzip -9, per file: what a server with compression would send).
-# dist/drift-doctor.html (the one-file page for file://, which holds both wasm
+# dist/drift-doctor.html (the one-file page for file://, which holds the wasm
 # files gzipped) is printed on its own line and not counted in dist/'s total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,15 @@ grep -q 'name="drift-doctor-first-report" content="[A-Za-z0-9+/]' dist/index.htm
   || { echo "dist/index.html carries no first report: run scripts/build-web.sh" >&2; exit 1; }
 printf '%-44s %s %s\n' "wasm before a first visit's report (page)" "$(kb "$(wc -c <"$page_wasm")")" "$(kb "$(gz "$page_wasm")")"
 printf '%-44s %s %s\n' "index.html (with that report)" "$(kb "$(wc -c <dist/index.html)")" "$(kb "$(gz dist/index.html)")"
+# A first paste of one's own needs the worker's wasm too; the jq module is
+# fetched only when an analysis runs jq, so it is counted on its own line.
+worker_wasm=dist/drift-doctor-worker_bg.wasm
+jq_wasm=dist/drift-doctor-jq.wasm
+[ -f "$jq_wasm" ] || { echo "$jq_wasm is missing: run scripts/build-web.sh" >&2; exit 1; }
+printf '%-44s %s %s\n' "wasm before a first own paste (page + worker)" \
+  "$(kb "$(( $(wc -c <"$page_wasm") + $(wc -c <"$worker_wasm") ))")" \
+  "$(kb "$(( $(gz "$page_wasm") + $(gz "$worker_wasm") ))")"
+printf '%-44s %s %s\n' "jq module (only when an analysis runs jq)" "$(kb "$(wc -c <"$jq_wasm")")" "$(kb "$(gz "$jq_wasm")")"
 if [ -f dist/drift-doctor.html ]; then
   printf '%-44s %s %s\n' "drift-doctor.html (one file, for file://)" "$(kb "$(wc -c <dist/drift-doctor.html)")" "$(kb "$(gz dist/drift-doctor.html)")"
 else

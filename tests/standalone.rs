@@ -151,6 +151,49 @@ async fn checks(c: Client, url: String) {
     .await;
     js(&c, "location.hash = '#analysis'; return true;", vec![]).await;
 
+    // A jq rule: the worker unpacks the jq module the file carries (the
+    // worker has no jq engine of its own) and the rule hides the field.
+    let config_map = |value: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: {value}\n")
+    };
+    let before = js(
+        &c,
+        "return document.getElementById('report').dataset.seq;",
+        vec![],
+    )
+    .await;
+    js(
+        &c,
+        "const [g, l, s] = arguments;
+         document.querySelector('details.settings').open = true;
+         for (const [id, v] of [['git-input', g], ['live-input', l], ['settings-input', s]]) {
+           const e = document.getElementById(id); e.value = v;
+           e.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
+         }
+         return true;",
+        vec![
+            json!(config_map("one")),
+            json!(config_map("two")),
+            json!("ignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - .data.a\n"),
+        ],
+    )
+    .await;
+    // Without the module the rule would not run and data.a would differ.
+    let cond = format!(
+        "{READY} && document.getElementById('report').dataset.seq !== {before} && document.querySelector('.summary').textContent.startsWith('Summary1resource0out of sync')"
+    );
+    wait_until(&c, &cond, "the report with the jq rule applied", 60).await;
+    let warnings = js(
+        &c,
+        "const w = document.querySelector('section.warnings'); return w ? w.textContent : '';",
+        vec![],
+    )
+    .await;
+    assert!(
+        !warnings.as_str().unwrap_or("").contains("jq"),
+        "{warnings}"
+    );
+
     // Nothing was blocked and nothing was requested.
     let violations = js(&c, "return window.__cspViolations;", vec![]).await;
     assert_eq!(violations, json!([]), "Content-Security-Policy violations");

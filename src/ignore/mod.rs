@@ -9,7 +9,10 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "jq-engine")]
+pub mod jaq;
 pub mod jq;
+pub mod jq_module;
 
 pub use jq::JqRuntime;
 
@@ -193,7 +196,7 @@ fn remove_pointer(obj: &mut Value, pointer: &str) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "jq-engine"))]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -34,6 +34,10 @@ pub mod examples;
 pub mod first_report;
 pub mod protocol;
 
+// The worker's jq module, where jaq is not built in.
+#[cfg(all(target_arch = "wasm32", not(feature = "jq-engine")))]
+mod jq_module;
+
 browser_only! {
     pub mod app;
     mod card;

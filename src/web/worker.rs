@@ -162,12 +162,17 @@ struct State {
     pending: Option<Pending>,
     /// Starts a new helper after the last one was ended for its memory.
     renewal: Option<Timeout>,
+    /// Requests that arrived while the jq module loads, oldest first: the
+    /// first of them needs it.
+    waiting_for_jq: Option<Vec<Request>>,
 }
 
 type Shared = Rc<RefCell<State>>;
 
 /// Start answering the page's requests.
 pub fn start() {
+    #[cfg(not(feature = "jq-engine"))]
+    crate::ignore::jq::install_engine(std::sync::Arc::new(super::jq_module::ModuleEngine));
     let state: Shared = Rc::new(RefCell::new(State {
         engine: Engine::with_jq_executor(announcing_executor()),
         ..State::default()
@@ -185,8 +190,81 @@ pub fn start() {
 }
 
 fn on_request(state: &Shared, request: Request) {
-    // Answers go in order: an analysis waiting for the helper ends first.
+    // Answers go in order: behind a request that waits for the jq module.
+    if let Ok(mut s) = state.try_borrow_mut() {
+        if let Some(waiting) = s.waiting_for_jq.as_mut() {
+            waiting.push(request);
+            return;
+        }
+    }
+    #[cfg(not(feature = "jq-engine"))]
+    if super::jq_module::needed_for(&request) {
+        return load_jq_module_then(state, request);
+    }
+    answer(state, request);
+}
+
+/// Load the jq module, then answer `request` and those that arrive
+/// meanwhile, in order.
+#[cfg(not(feature = "jq-engine"))]
+fn load_jq_module_then(state: &Shared, request: Request) {
+    let Ok(mut s) = state.try_borrow_mut() else {
+        return answer(state, request);
+    };
+    s.waiting_for_jq = Some(vec![request]);
+    drop(s);
+    let state = state.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        super::jq_module::load().await;
+        let waiting = state.borrow_mut().waiting_for_jq.take();
+        for request in waiting.unwrap_or_default() {
+            answer(&state, request);
+        }
+    });
+}
+
+/// Post the answer to `request`, unless it was made without the jq module
+/// that one of its jq expressions needed (the user's, or a proposed fix's
+/// that the analysis checks): then the module is loaded and the request
+/// answered again. `request` is given only while the module is not loaded.
+fn deliver(state: &Shared, request: Option<Request>, answer: Response) {
+    #[cfg(not(feature = "jq-engine"))]
+    if let Some(request) = request {
+        if super::jq_module::take_wanted() {
+            return load_jq_module_then(state, request);
+        }
+    }
+    #[cfg(feature = "jq-engine")]
+    let _ = (state, request);
+    post(FromWorker::Answer(answer));
+}
+
+/// A copy of `request` to answer again should it need the jq module, which
+/// is not loaded.
+fn retry_copy(request: &Request) -> Option<Request> {
+    #[cfg(not(feature = "jq-engine"))]
+    if matches!(request, Request::Analyze { .. } | Request::Check { .. })
+        && !super::jq_module::is_loaded()
+    {
+        super::jq_module::take_wanted();
+        return Some(request.clone());
+    }
+    let _ = request;
+    None
+}
+
+/// Answer a request now (an analysis the helper shares, when its part
+/// arrives).
+fn answer(state: &Shared, request: Request) {
+    // Answers go in order: an analysis waiting for the helper ends first
+    // (and when it waits for the jq module now, this waits behind it).
     finish_pending(state, None);
+    if let Ok(mut s) = state.try_borrow_mut() {
+        if let Some(waiting) = s.waiting_for_jq.as_mut() {
+            waiting.push(request);
+            return;
+        }
+    }
     if matches!(request, Request::WarmUp) && scope().name() != HELPER_NAME {
         start_helper(state);
     }
@@ -194,9 +272,10 @@ fn on_request(state: &Shared, request: Request) {
         let Ok(mut s) = state.try_borrow_mut() else {
             return;
         };
+        let retry = retry_copy(&request);
         let answer = s.engine.handle(request);
         drop(s);
-        post(FromWorker::Answer(answer));
+        deliver(state, retry, answer);
     }
 }
 
@@ -357,6 +436,7 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
             .parsed
             .prepare(pending.side, text, &pending.preparsed);
     }
+    let retry = retry_copy(&pending.request);
     let mut answer = s.engine.handle(pending.request);
     drop(s);
     if let Response::Analyzed {
@@ -368,7 +448,7 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
         *millis = now() - pending.started;
         *helped_field = helped;
     }
-    post(FromWorker::Answer(answer));
+    deliver(state, retry, answer);
     if helped.renewed {
         renew_helper_soon(state);
     }

@@ -213,3 +213,96 @@ fn page_survives_a_jq_rule_that_never_ends() {
         assert_eq!(text(&c, "section.warnings").await, "");
     });
 }
+
+/// The jq engine is not part of the worker's first download: a page opened
+/// on a link to a pair without a jq rule (so the default example, whose
+/// proposed fixes the analysis checks with jq, is not analysed) fetches no
+/// jq module; the first jq rule fetches it (once), and the report is the
+/// core's, the module's own time budget stopping a rule as in-process jaq
+/// does.
+#[test]
+fn page_fetches_the_jq_module_only_for_a_jq_rule() {
+    let server = serve(dist_dir());
+    let url = format!("http://{}{PREFIX}", server.addr);
+    let log = server.log.clone();
+    let driver = start_driver("jq-module");
+    with_browser(&driver, false, move |c| async move {
+        let jq_fetches = || {
+            log.lock()
+                .unwrap()
+                .iter()
+                .filter(|(r, status)| r.contains("drift-doctor-jq.wasm") && *status == 200)
+                .count()
+        };
+        let config_map = |value: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: {value}\n  b: same\n")
+        };
+        let (git, live) = (config_map("one"), config_map("two"));
+        let (fragment, _) =
+            drift_doctor::share::encode_fragment(&drift_doctor::share::ShareState {
+                mode: "sides".into(),
+                git: git.clone(),
+                live: live.clone(),
+                ..Default::default()
+            });
+        c.goto(&format!("{url}#{fragment}"))
+            .await
+            .expect("open the page on the link");
+        wait_until(
+            &c,
+            "document.getElementById('report') && document.getElementById('report').dataset.state === 'ready' && document.getElementById('git-input').value.includes('a: one')",
+            "the linked pair's report",
+            90,
+        )
+        .await;
+        assert_eq!(counts(&c).await, [1, 1], "data.a differs");
+        // The worker's warm-up (the examples) is done by now too.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert_eq!(jq_fetches(), 0, "no jq rule, no jq module");
+
+        js(
+            &c,
+            "document.querySelector('details.settings').open = true; return true;",
+            vec![],
+        )
+        .await;
+        let settings = "data:\n  ignore.normalizer.jq.timeout: 300ms\n---\nignoreDifferences:\n- kind: ConfigMap\n  jqPathExpressions:\n  - .data.a\n  - '.data[range(1e9) | tostring]'\n";
+        let before = report_seq(&c).await;
+        type_into(&c, "settings-input", settings, "insertFromPaste").await;
+        wait_new_report(&c, &before, "the report with the jq rule").await;
+        let mut opts = page_options(false);
+        drift_doctor::settings::apply_user_settings(settings, &mut opts.compare).unwrap();
+        let core = analyze(&git, &live, &opts).expect("the core reads the pair");
+        assert_eq!(core.summary.out_of_sync, 0, "the jq rule hides data.a");
+        assert_eq!(
+            counts(&c).await,
+            [core.summary.resources, core.summary.out_of_sync]
+        );
+        assert_eq!(page_causes(&c).await, expected_causes(&core));
+        let warnings = text(&c, "section.warnings").await;
+        assert!(
+            warnings.contains("jq expression .data[range(1e9) | tostring]")
+                && warnings.contains("timed out after 300ms; skipped"),
+            "{warnings}"
+        );
+        assert_eq!(jq_fetches(), 1, "the jq module, fetched for the rule");
+
+        // Loaded once: another jq analysis does not fetch it again.
+        let before = report_seq(&c).await;
+        paste(&c, &config_map("three"), &live, "insertFromPaste").await;
+        wait_new_report(&c, &before, "another report with the jq rule").await;
+        assert_eq!(counts(&c).await, [1, 0]);
+        assert_eq!(jq_fetches(), 1, "fetched once");
+    });
+}
+
+/// The summary's resources and resources out of sync.
+async fn counts(c: &Client) -> [usize; 2] {
+    let shown = js(
+        c,
+        "return [...document.querySelectorAll('.summary .stat-n')].slice(0, 2).map(e => Number(e.textContent));",
+        vec![],
+    )
+    .await;
+    serde_json::from_value(shown).expect("two numbers in the summary")
+}
