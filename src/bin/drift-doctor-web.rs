@@ -3,6 +3,11 @@
 //! Natively it is an empty program, so `cargo build` and `cargo test` on the
 //! host never compile the web crates.
 
+/// The allocator (see Cargo.toml's `talc`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 #[cfg(target_arch = "wasm32")]
 fn main() {
     drift_doctor::web::start_page();
