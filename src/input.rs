@@ -11,12 +11,14 @@ use std::borrow::Cow;
 use std::fmt;
 
 mod deferred;
+mod lines;
 mod object_shape;
 mod preamble;
 use object_shape::{check_object, locate_field};
 mod preparsed;
 pub(crate) use deferred::hydrate;
 pub use deferred::{DeferredAt, DeferredField};
+use lines::lines_with_breaks;
 use preamble::after_preamble;
 pub use preamble::{preamble, Preamble};
 pub use preparsed::{parse_unit, yaml_units, Preparsed};
@@ -705,23 +707,6 @@ fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
     }
 }
 
-/// A text's lines, each with its line break (as `split_inclusive('\n')`
-/// gives them): the stream, list and bookkeeping scans each walk every
-/// line of both sides, and `memchr` finds the breaks many bytes at a time.
-pub(crate) fn lines_with_breaks(text: &str) -> impl Iterator<Item = &str> + '_ {
-    let mut breaks = memchr::memchr_iter(b'\n', text.as_bytes());
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= text.len() {
-            return None;
-        }
-        let end = breaks.next().map_or(text.len(), |i| i + 1);
-        let line = &text[start..end];
-        start = end;
-        Some(line)
-    })
-}
-
 /// A YAML value already parsed by serde_yaml, as Kubernetes reads it (the
 /// same conversion as [`StrictValue`]); `None` for what JSON cannot carry
 /// (a mapping or list as a key).
@@ -1030,23 +1015,6 @@ fn collect_objects(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_with_breaks_splits_as_split_inclusive_does() {
-        for text in [
-            "",
-            "\n",
-            "a",
-            "a\n",
-            "a\nb",
-            "\n\nä\r\n€\n",
-            "x\n\n  y: 1\n",
-        ] {
-            let ours: Vec<&str> = lines_with_breaks(text).collect();
-            let std: Vec<&str> = text.split_inclusive('\n').collect();
-            assert_eq!(ours, std, "{text:?}");
-        }
-    }
 
     #[test]
     fn reads_multi_document_yaml_with_comments_and_nulls() {
