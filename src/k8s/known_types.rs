@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 /// Objects of kinds without a schema are left untouched.
 pub fn normalize_known_types(group: &str, kind: &str, obj: &mut Value) {
     if let Some(node) = root_node(group, kind) {
-        normalize_node(node, obj);
+        walk_normalizing(node, obj, false);
     }
 }
 
@@ -52,9 +52,8 @@ pub fn normalize_as_type(argo_type: &str, value: &mut Value) -> bool {
         return false;
     };
     if let Some(node) = s.type_nodes.get(idx as usize) {
-        normalize_node(node, value);
         // The typed round trip also drops the type's `omitempty` zero values.
-        drop_zero_along(node, value);
+        walk_normalizing(node, value, true);
     }
     true
 }
@@ -76,10 +75,6 @@ fn argo_type_name(argo_type: &str) -> Option<String> {
 }
 
 /// Quantities and IntOrString values canonicalised along the schema from `node`.
-fn normalize_node(node: &Node, v: &mut Value) {
-    walk_normalizing(node, v, false);
-}
-
 /// One walk down `v` that canonicalises its quantities and int-or-strings
 /// and, with `drop_zero`, drops every typed object's `omitempty` zero values
 /// ([`drop_zero_along`]'s work): the two are independent (neither changes a
