@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 TOOLS_DIR="${DRIFT_DOCTOR_TOOLS:-$HOME/.cache/drift-doctor-tools}"
 export PATH="$TOOLS_DIR/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+# A full run builds each target once: incremental caches would only take
+# disk (they were half of a clean run's target directory).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 say() { printf '\n[test] %s\n' "$*" >&2; }
 
