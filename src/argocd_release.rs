@@ -105,7 +105,7 @@ impl ReleaseChange {
     pub fn first_releases(&self) -> Vec<ArgoCdRelease> {
         let mut all = self.backported.to_vec();
         all.push(self.since);
-        all.sort();
+        crate::sorting::sort(&mut all);
         all
     }
 

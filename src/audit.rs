@@ -15,6 +15,7 @@ use crate::identity::ResourceKey;
 use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path::{self, Seg};
+use crate::sorting::CollectByInsertion;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -205,10 +206,12 @@ fn covered_by(hides: &Hidden, others: &[(&str, &Hidden)]) -> Option<String> {
     let mine: BTreeSet<(usize, &str)> = hides
         .iter()
         .map(|(i, d)| (*i, d.pointer.as_str()))
-        .collect();
+        .collect_by_insertion();
     others.iter().find_map(|(source, h)| {
-        let theirs: BTreeSet<(usize, &str)> =
-            h.iter().map(|(i, d)| (*i, d.pointer.as_str())).collect();
+        let theirs: BTreeSet<(usize, &str)> = h
+            .iter()
+            .map(|(i, d)| (*i, d.pointer.as_str()))
+            .collect_by_insertion();
         mine.is_subset(&theirs).then(|| source.to_string())
     })
 }
@@ -606,13 +609,13 @@ fn narrowed(
     let bad: BTreeSet<(usize, &str)> = unsafe_fields
         .iter()
         .map(|(i, d)| (*i, d.pointer.as_str()))
-        .collect();
+        .collect_by_insertion();
     let safe: Vec<&(usize, Difference)> = hides
         .iter()
         .filter(|(i, d)| !bad.contains(&(*i, d.pointer.as_str())))
         .collect();
     let first = safe.first()?;
-    let objects: BTreeSet<usize> = safe.iter().map(|(i, _)| *i).collect();
+    let objects: BTreeSet<usize> = safe.iter().map(|(i, _)| *i).collect_by_insertion();
     let mut c = rule.clone();
     if objects.len() == 1 {
         let key = subjects[first.0].key;

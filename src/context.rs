@@ -9,6 +9,7 @@ use crate::identity::{api_group, ResourceKey};
 use crate::k8s;
 use crate::path::Pointer;
 use crate::path::Seg;
+use crate::sorting::CollectByInsertion;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -739,7 +740,7 @@ fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
             v.to_string().hash(&mut h);
             (k, h.finish())
         })
-        .collect()
+        .collect_by_insertion()
 }
 
 /// A Secret key that holds a credential or certificate: what charts

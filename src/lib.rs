@@ -61,6 +61,7 @@ pub mod rules;
 pub mod secret_mask;
 pub mod settings;
 pub mod share;
+pub mod sorting;
 pub mod strict_value;
 pub mod sync_effects;
 pub mod text;

@@ -8,6 +8,7 @@
 use crate::k8s;
 use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
 use crate::path::Pointer;
+use crate::sorting::CollectByInsertion;
 use serde_json::{Map, Value};
 
 /// Argo CD's default tracking annotation (label tracking uses the
@@ -202,7 +203,7 @@ fn strip_nulls(v: &Value, keep_status: bool) -> Value {
                     .iter()
                     .filter(|(mk, mv)| kept_in_metadata(mk, mv))
                     .map(|(mk, mv)| (mk.clone(), strip_nulls_deep(mv)))
-                    .collect();
+                    .collect_by_insertion();
                 out.insert(k.clone(), Value::Object(m));
                 continue;
             }
@@ -229,7 +230,7 @@ pub fn strip_nulls_deep(v: &Value) -> Value {
             m.iter()
                 .filter(|(_, x)| !x.is_null())
                 .map(|(k, x)| (k.clone(), strip_nulls_deep(x)))
-                .collect(),
+                .collect_by_insertion(),
         ),
         Value::Array(a) => Value::Array(a.iter().map(strip_nulls_deep).collect()),
         other => other.clone(),
@@ -286,7 +287,7 @@ fn normalize_endpoints(v: &mut Value) {
             }
         }
     }
-    subsets.sort_by_key(|s| s.to_string());
+    crate::sorting::sort_by_key(subsets, |s| s.to_string());
 }
 
 /// Standard base64 with padding, as Kubernetes writes Secret `data`.

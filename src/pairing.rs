@@ -104,7 +104,7 @@ fn unique_by_key(
         .map(|(at, (key, doc))| (at, key, doc))
         .collect();
     // By key, then in the side's order: the first of equal keys is kept.
-    keyed.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+    crate::sorting::sort_by(&mut keyed, |a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
     let mut clash: Option<(usize, &ResourceKey, &Document, &Document)> = None;
     for run in keyed.chunk_by(|a, b| a.1 == b.1) {
         let (_, key, first) = &run[0];
@@ -131,6 +131,8 @@ fn unique_by_key(
         });
     }
     keyed.dedup_by(|later, first| later.1 == first.1);
+    // `collect`, not insertion: a side's thousands of keys, sorted already,
+    // are built into the tree in bulk.
     Ok(keyed.into_iter().map(|(_, key, doc)| (key, doc)).collect())
 }
 

@@ -146,7 +146,7 @@ fn run_chunks<T: Send, R: Send, F: Fn(T) -> R + Sync>(
         }
         done
     });
-    done.sort_unstable_by_key(|(i, _)| *i);
+    crate::sorting::sort_by_key(&mut done, |(i, _)| *i);
     done.into_iter().flat_map(|(_, results)| results).collect()
 }
 

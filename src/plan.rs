@@ -9,6 +9,7 @@
 use crate::fixes::{write_entry_head, write_ignored, yaml_quote};
 use crate::ignore::IgnoreRule;
 use crate::model::*;
+use crate::sorting::CollectByInsertion;
 use crate::verify::{fix_rule, FixForm};
 use crate::CompareOptions;
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,7 +71,7 @@ pub fn build(report: &Report, remaining: &[(String, Vec<Difference>)], app: &str
         .resources
         .iter()
         .map(|r| (r.id.as_str(), r))
-        .collect();
+        .collect_by_insertion();
     for (id, left) in remaining {
         let resource = by_id.get(id.as_str()).copied();
         for d in left {

@@ -14,6 +14,7 @@ use crate::compare::{CompareOptions, IgnoreStatus};
 use crate::ignore::jq::{self, Refusal};
 use crate::ignore::IgnoreRule;
 use crate::input::{parse_values, InputError, Side};
+use crate::sorting::CollectByInsertion;
 use crate::text::type_name;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -413,7 +414,7 @@ impl<'t> Reader<'t> {
                     || k.as_str() == TRACKING_METHOD
             })
             .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+            .collect_by_insertion();
         if !data_keys.is_empty() {
             self.data(&Value::Object(data_keys), place, "argocd-cm")?;
             read = true;

@@ -297,7 +297,7 @@ fn custom_resource_lists_copied(
             Some(&segs[..at])
         })
         .collect();
-    lists.sort_by_key(|l| path::pointer(l));
+    crate::sorting::sort_by_key(&mut lists, |l| path::pointer(l));
     lists.dedup();
     let merged = crd_lists_merged_by_schema(release);
     let mut effects = Vec::new();
@@ -337,7 +337,7 @@ fn custom_resource_lists_copied(
                 })
                 .collect()
         };
-        inside.sort_by_key(|rel| std::cmp::Reverse(order(rel)));
+        crate::sorting::sort_by_key(&mut inside, |rel| std::cmp::Reverse(order(rel)));
         for rel in inside {
             path::set(&mut git_rest, rel, None);
             path::set(&mut live_rest, rel, None);

@@ -16,6 +16,7 @@ use crate::ignore::{self, IgnoreRule};
 use crate::model::*;
 use crate::path;
 use crate::path::Pointer;
+use crate::sorting::CollectByInsertion;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -138,7 +139,7 @@ fn outcome(before: &[Difference], own: &BTreeSet<String>, after: Vec<Difference>
         .iter()
         .filter(|d| d.visible)
         .map(|d| d.pointer.as_str())
-        .collect();
+        .collect_by_insertion();
     let still = after
         .iter()
         .filter(|d| d.visible && own.contains(&d.pointer))
@@ -213,7 +214,11 @@ pub fn verify_resource(
 }
 
 fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Difference> {
-    let own: BTreeSet<&str> = fix.pointers.iter().map(String::as_str).collect();
+    let own: BTreeSet<&str> = fix
+        .pointers
+        .iter()
+        .map(String::as_str)
+        .collect_by_insertion();
     before
         .iter()
         .filter(|d| d.visible && own.contains(d.pointer.as_str()))
@@ -226,7 +231,7 @@ fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Differenc
 const MAX_FIELDS_CHANGED: usize = 1_000;
 
 fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare: &Recompare) {
-    let own: BTreeSet<String> = fix.pointers.iter().cloned().collect();
+    let own: BTreeSet<String> = fix.pointers.iter().cloned().collect_by_insertion();
     match fix.kind {
         FixKind::Ignore => verify_ignore(subject, before, &own, fix, recompare),
         FixKind::Git | FixKind::Render => {
@@ -330,7 +335,7 @@ fn verify_ignore(
         .iter()
         .filter(|d| d.visible)
         .map(|d| d.pointer.as_str())
-        .collect();
+        .collect_by_insertion();
     let mut collateral = Vec::new();
     for d in before.iter().filter(|d| d.visible) {
         if own.contains(&d.pointer) || after_visible.contains(d.pointer.as_str()) {
@@ -431,7 +436,7 @@ fn preference(kind: FixKind) -> u8 {
 fn recommend(fixes: &mut [Fix]) {
     let pointer_sets: Vec<BTreeSet<&str>> = fixes
         .iter()
-        .map(|f| f.pointers.iter().map(String::as_str).collect())
+        .map(|f| f.pointers.iter().map(String::as_str).collect_by_insertion())
         .collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, f) in fixes.iter().enumerate() {
@@ -616,7 +621,11 @@ pub fn verify_text_resource(
             continue;
         };
         let rules = [rule];
-        let own: BTreeSet<&str> = fix.pointers.iter().map(String::as_str).collect();
+        let own: BTreeSet<&str> = fix
+            .pointers
+            .iter()
+            .map(String::as_str)
+            .collect_by_insertion();
         let still: Vec<Difference> = differences
             .iter()
             .filter(|d| d.visible && own.contains(d.pointer.as_str()) && !hides(&rules, d))

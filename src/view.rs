@@ -7,6 +7,7 @@ pub mod compared;
 
 use crate::input::{parse_side, Document, InputError, Side};
 use crate::secret_mask::Masks;
+use crate::sorting::CollectByInsertion;
 use crate::Options;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -90,7 +91,7 @@ pub fn resource_texts(
             };
             (id, texts)
         })
-        .collect())
+        .collect_by_insertion())
 }
 
 /// Which side a line of the diff view is on.

@@ -14,6 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "foundation",
         &[
             "limits",
+            "sorting",
             "text",
             "path",
             "strict_value",

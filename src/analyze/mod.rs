@@ -14,6 +14,7 @@ use crate::object_options::ObjectOptions;
 use crate::pairing::{created_by_controller, is_hook, is_skipped};
 use crate::path;
 use crate::rules;
+use crate::sorting::CollectByInsertion;
 use crate::{fixes, secret_mask};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -378,7 +379,7 @@ fn learn_context(
                 .git
                 .into_iter()
                 .map(|(k, d)| (k, d.object.clone()))
-                .collect(),
+                .collect_by_insertion(),
         );
     }
     for (key, d) in &paired.live {
@@ -421,11 +422,12 @@ fn analyze_masked(
         .keys()
         .filter(|k| k.group.is_empty() && k.kind == "Service")
         .map(|k| (k.namespace.as_str(), k.name.as_str()))
-        .collect();
+        .collect_by_insertion();
     let app = ctx.application.clone();
     let app_tracks_objects = app.is_some();
     // The audit compares every object again under other settings: it reads
-    // them whole.
+    // them whole. (`collect`, not insertion: the keys come sorted and may be
+    // thousands, built into the tree in bulk.)
     let whole_live: BTreeMap<&ResourceKey, Value> = if opts.compare.ignore_rules.is_empty() {
         BTreeMap::new()
     } else {

@@ -355,7 +355,7 @@ impl Application {
                 });
             }
         }
-        out.sort_by(|a, b| a.id.cmp(&b.id));
+        crate::sorting::sort_by(&mut out, |a, b| a.id.cmp(&b.id));
         out
     }
 }

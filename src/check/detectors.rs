@@ -2,6 +2,7 @@
 //! manifests (and the settings given), the places one check names.
 
 use super::*;
+use crate::sorting::CollectByInsertion;
 
 /// CK001: Git pins `spec.replicas` of a workload a scaler of the render targets.
 pub(super) fn replicas_pinned(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
@@ -22,7 +23,7 @@ pub(super) fn replicas_pinned(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
 fn differing(a: Option<&Value>, b: Option<&Value>, path: &mut Vec<String>, out: &mut Vec<String>) {
     match (a, b) {
         (Some(Value::Object(x)), Some(Value::Object(y))) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect_by_insertion();
             for k in keys {
                 path.push(k.clone());
                 differing(x.get(k), y.get(k), path, out);
@@ -91,7 +92,7 @@ pub(super) fn renders_disagree(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         }
     }
     // Objects only the second render holds, named where that render has them.
-    let first: BTreeSet<&ResourceKey> = ctx.objects.iter().map(|o| &o.key).collect();
+    let first: BTreeSet<&ResourceKey> = ctx.objects.iter().map(|o| &o.key).collect_by_insertion();
     for (key, o) in second {
         if first.contains(key) {
             continue;
@@ -254,7 +255,7 @@ pub(super) fn before_its_namespace(ctx: &Ctx<'_>, _: &Check) -> Vec<Hit> {
         .iter()
         .filter(|o| o.key.group.is_empty() && o.key.kind == "Namespace")
         .map(|o| (o.key.name.as_str(), o))
-        .collect();
+        .collect_by_insertion();
     let pre_sync = |o: &Obj<'_>| o.hook().is_some_and(is_pre_sync);
     ctx.objects
         .iter()
@@ -446,7 +447,7 @@ pub(super) fn empty_value_dropped(ctx: &Ctx<'_>, c: &Check) -> Vec<Hit> {
             .flat_map(|r| &r.differences)
             .filter(|d| d.visible)
             .map(|d| d.pointer.as_str())
-            .collect();
+            .collect_by_insertion();
         for (pointer, v) in empties {
             if differing.contains(pointer.as_str()) {
                 hits.push(o.hit(

@@ -11,6 +11,7 @@
 
 mod detectors;
 pub mod format;
+use crate::sorting::CollectByInsertion;
 use detectors::*;
 mod locate;
 
@@ -323,7 +324,7 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
                     };
                     (k.clone(), o)
                 })
-                .collect()
+                .collect_by_insertion()
         }),
         input: InputContext::default(),
         compare,
@@ -352,11 +353,11 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
         .iter()
         .filter(|f| f.rule == "CK002")
         .map(|f| (f.resource.clone(), f.pointer.clone()))
-        .collect();
+        .collect_by_insertion();
     findings.retain(|f| {
         f.rule != "CK003" || !disagreeing.contains(&(f.resource.clone(), f.pointer.clone()))
     });
-    findings.sort_by(|a, b| {
+    crate::sorting::sort_by(&mut findings, |a, b| {
         (a.input, a.line, &a.rule, &a.resource, &a.pointer).cmp(&(
             b.input,
             b.line,

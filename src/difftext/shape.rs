@@ -546,7 +546,7 @@ fn apply(
                     }
                 } else {
                     let mut words = words;
-                    words.sort_unstable();
+                    crate::sorting::sort(&mut words);
                     Hints::Closed(words)
                 };
                 if shape.nodes[node].hints.is_none() {

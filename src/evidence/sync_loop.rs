@@ -118,7 +118,7 @@ pub fn syncs(observed: &Observed) -> Vec<Syncs> {
             }
         })
         .collect();
-    out.sort_by(|a, b| {
+    crate::sorting::sort_by(&mut out, |a, b| {
         b.syncs
             .cmp(&a.syncs)
             .then_with(|| a.revision.cmp(&b.revision))
@@ -141,7 +141,7 @@ pub fn sync_times(observed: &Observed) -> Vec<When> {
         })
         .filter_map(|s| s.last)
         .collect();
-    out.sort();
+    crate::sorting::sort(&mut out);
     out.dedup();
     out
 }

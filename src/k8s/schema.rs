@@ -103,7 +103,7 @@ fn parse_schema(text: &str) -> Option<Schema> {
                 fields.push((strs.get(fname), parse_node(fnode, ntypes, &mut strs)?));
             }
         }
-        fields.sort_by(|a, b| a.0.cmp(b.0));
+        crate::sorting::sort_by(&mut fields, |a, b| a.0.cmp(b.0));
         by_name.insert(name, i as u32);
         types.push(TypeDef {
             name,

@@ -220,7 +220,7 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
         }
     }
     let mut causes: Vec<Cause> = report.summary.causes.keys().copied().collect();
-    causes.sort();
+    crate::sorting::sort(&mut causes);
     let checklist = prevention_checklist(&causes);
     if !checklist.is_empty() {
         let _ = writeln!(out, "### Prevention checklist\n");

@@ -103,7 +103,7 @@ pub fn render(report: &Report, color: bool, include_hidden: bool) -> String {
     plan_section(&mut out, report, &st);
     audit_section(&mut out, report, &st);
     let mut ordered: Vec<&ResourceReport> = report.resources.iter().collect();
-    ordered.sort_by_key(|r| r.status == Status::Synced);
+    crate::sorting::sort_by_key(&mut ordered, |r| r.status == Status::Synced);
     for r in ordered {
         let shown: Vec<&Difference> = r
             .differences

@@ -421,7 +421,7 @@ impl Catalog {
         let gk = format!("{}/{}", f.key.group, f.key.kind);
         let mut candidates: Vec<usize> = self.by_kind.get(&gk).cloned().unwrap_or_default();
         candidates.extend(self.wildcard.iter().copied());
-        candidates.sort_unstable();
+        crate::sorting::sort(&mut candidates);
         candidates.dedup();
         for i in candidates {
             let rule = &self.rules[i];

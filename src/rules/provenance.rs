@@ -460,7 +460,9 @@ fn replacing_item_writer(live: &Value, f: &Finding<'_>) -> Option<FieldWriter> {
         .collect();
     // A person's entry speaks first: it is the one that replaced the item
     // (Argo CD's apply never adds an item Git lacks).
-    writers.sort_by_key(|w| managers::class_of(&w.manager) != ManagerClass::Person);
+    crate::sorting::sort_by_key(&mut writers, |w| {
+        managers::class_of(&w.manager) != ManagerClass::Person
+    });
     writers.into_iter().next()
 }
 

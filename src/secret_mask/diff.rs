@@ -343,7 +343,7 @@ pub(super) fn mask_diff(text: &str, raws: &[RawLine], masks: &Masks) -> (String,
     for (i, (d, r)) in dlines.iter().zip(raws).enumerate() {
         let apply = |edits: &[LineEdit]| -> (String, usize) {
             let mut e = edits.to_vec();
-            e.sort_by_key(|x| (x.start, std::cmp::Reverse(x.end)));
+            crate::sorting::sort_by_key(&mut e, |x| (x.start, std::cmp::Reverse(x.end)));
             let mut s = String::new();
             let mut pos = d.cstart;
             let mut n = 0;

@@ -159,7 +159,7 @@ impl Masks {
             .into_iter()
             .flatten()
             .collect();
-            objects.sort_by(|a, b| a.0.cmp(&b.0));
+            crate::sorting::sort_by(&mut objects, |a, b| a.0.cmp(&b.0));
             for (_, o) in objects {
                 mask_secret_object(&mut o.clone(), &masks);
             }

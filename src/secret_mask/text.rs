@@ -215,7 +215,7 @@ pub(super) struct Edit {
 
 /// Apply non-overlapping edits (an edit overlapping an earlier one is dropped).
 pub(super) fn apply_edits(text: &str, mut edits: Vec<Edit>) -> (String, usize) {
-    edits.sort_by_key(|e| (e.start, std::cmp::Reverse(e.end)));
+    crate::sorting::sort_by_key(&mut edits, |e| (e.start, std::cmp::Reverse(e.end)));
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
     let mut count = 0;

@@ -53,7 +53,7 @@ pub fn ResourceCard(props: &CardProps) -> Html {
     let visible: Vec<&Difference> = r.differences.iter().filter(|d| d.visible).collect();
     let hidden: Vec<&Difference> = r.differences.iter().filter(|d| !d.visible).collect();
     let mut causes: Vec<Cause> = visible.iter().map(|d| d.cause).collect();
-    causes.sort();
+    crate::sorting::sort(&mut causes);
     causes.dedup();
 
     let body_id = format!("card-body-{}", props.index);

@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+use crate::sorting::CollectByInsertion;
 use crate::Cause;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -34,7 +35,7 @@ impl Drawing {
             .iter()
             .filter(|id| was_drawn(id))
             .map(|id| id.to_string())
-            .collect();
+            .collect_by_insertion();
         Self::add_new(&mut drawn, window);
         Self::unless_complete(key, drawn, window)
     }

@@ -11,6 +11,7 @@ use crate::application::Application;
 use crate::ignore::jq::Executor;
 use crate::input::preamble;
 use crate::share;
+use crate::sorting::CollectByInsertion;
 use crate::view::{self, LineMark, LineTag, ResourceObjects};
 use crate::{Options, Report, Side, Strategy};
 use std::collections::BTreeMap;
@@ -203,7 +204,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
                 .filter(|d| d.visible)
                 .map(|d| d.cause)
                 .collect();
-            causes.sort();
+            crate::sorting::sort(&mut causes);
             causes.dedup();
             ResourceLine {
                 id: r.id.clone(),
@@ -377,7 +378,7 @@ impl Engine {
                         let map = map
                             .into_iter()
                             .map(|(id, lines)| (id, lines.into_iter().map(line_of).collect()))
-                            .collect();
+                            .collect_by_insertion();
                         self.diff_views = Some((seq, map));
                     }
                     Err(e) => return (None, e.to_string()),

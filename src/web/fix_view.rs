@@ -67,7 +67,7 @@ fn groups(fixes: &[Fix]) -> Vec<Group<'_>> {
         let joined: Vec<usize> = (0..out.len()).filter(|&i| shares(&out[i])).collect();
         let Some(&first) = joined.first() else {
             let mut pointers = pointers;
-            pointers.sort();
+            crate::sorting::sort(&mut pointers);
             pointers.dedup();
             out.push(Group {
                 pointers,
@@ -82,7 +82,7 @@ fn groups(fixes: &[Fix]) -> Vec<Group<'_>> {
         }
         let g = &mut out[first];
         g.pointers.extend(pointers);
-        g.pointers.sort();
+        crate::sorting::sort(&mut g.pointers);
         g.pointers.dedup();
         g.fixes.push(f);
     }

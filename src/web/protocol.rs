@@ -134,7 +134,7 @@ pub const PAGE_SIZE: usize = 50;
 /// first, then in report order.
 pub fn out_of_sync_first(lines: &[ResourceLine]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|&i| lines[i].status != crate::Status::OutOfSync);
+    crate::sorting::sort_by_key(&mut order, |&i| lines[i].status != crate::Status::OutOfSync);
     order
 }
 

@@ -31,7 +31,7 @@ fn all_kinds(rules: &[RuleDoc]) -> Vec<String> {
         .flat_map(|r| r.kinds.iter().map(|k| kind_of(k).to_string()))
         .filter(|k| !k.contains('*') && !k.is_empty())
         .collect();
-    kinds.sort();
+    crate::sorting::sort(&mut kinds);
     kinds.dedup();
     kinds
 }

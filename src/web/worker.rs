@@ -299,7 +299,7 @@ fn share_with_helper(state: &Shared, request: Request) -> Option<Request> {
         .filter(|(side, text)| !s.engine.parsed.holds(*side, text))
         .map(|(side, text)| (side, text.as_str()))
         .collect();
-    to_read.sort_by_key(|(_, text)| text.len());
+    crate::sorting::sort_by_key(&mut to_read, |(_, text)| text.len());
     let Some((side, text)) = to_read.pop() else {
         return Some(request);
     };

@@ -764,7 +764,7 @@ fn changes(
             hidden: None,
         });
     }
-    out[start..].sort_by_key(|c| c.line);
+    crate::sorting::sort_by_key(&mut out[start..], |c| c.line);
 }
 
 /// Whole-object value of one side (for resources present on one side only).

@@ -373,7 +373,7 @@ pub(super) fn choose_seed<'s, 'a>(
         .map(|(_, ((frames, _), _))| chain_words(frames))
         .filter(|words| !words.is_empty() && *words != chosen)
         .collect();
-    alternatives.sort();
+    crate::sorting::sort(&mut alternatives);
     alternatives.dedup();
     let (mut frames, source) = candidates.swap_remove(idx);
     if let Some((_, first)) = anon_firsts

@@ -1,6 +1,8 @@
 //! The formats the tools print (`argocd app diff` normal and unified,
 //! `kubectl diff`); errors and detection.
 
+#![allow(clippy::disallowed_methods)] // test code ships nowhere
+
 use super::*;
 use serde_json::json;
 
