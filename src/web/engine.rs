@@ -168,6 +168,8 @@ const WARM_UP_ROUNDS: usize = 8;
 struct Last {
     seq: u32,
     input: Input,
+    /// The jq expressions the request said to skip.
+    timed_out: Vec<JqExpression>,
     /// The two sides' texts were analysed and are the parse cache's: they
     /// are not kept in `input` a second time.
     sides_held: bool,
@@ -243,6 +245,23 @@ impl Engine {
         }
     }
 
+    /// The last analysis asked for, as its request: to answer it again
+    /// (once the jq module is loaded) without a copy of its texts made
+    /// beforehand, as they are held here.
+    pub fn last_analysis(&self) -> Option<Request> {
+        let last = self.last.as_ref()?;
+        let mut input = last.input.clone();
+        if last.sides_held {
+            input.git = self.parsed.text(Side::Git)?.to_string();
+            input.live = self.parsed.text(Side::Live)?.to_string();
+        }
+        Some(Request::Analyze {
+            seq: last.seq,
+            input,
+            timed_out: last.timed_out.clone(),
+        })
+    }
+
     /// Answer one request.
     pub fn handle(&mut self, request: Request) -> Response {
         match request {
@@ -288,6 +307,7 @@ impl Engine {
                 self.last = Some(Last {
                     seq,
                     input,
+                    timed_out,
                     sides_held,
                 });
                 Response::Analyzed {
@@ -364,6 +384,7 @@ impl Engine {
             seq: last_seq,
             input,
             sides_held,
+            ..
         }) = &self.last
         else {
             return (None, "Nothing analysed yet.".into());

@@ -223,34 +223,56 @@ fn load_jq_module_then(state: &Shared, request: Request) {
     });
 }
 
-/// Post the answer to `request`, unless it was made without the jq module
-/// that one of its jq expressions needed (the user's, or a proposed fix's
-/// that the analysis checks): then the module is loaded and the request
-/// answered again. `request` is given only while the module is not loaded.
-fn deliver(state: &Shared, request: Option<Request>, answer: Response) {
+/// Post `answer`, unless it was made without the jq module that one of its
+/// jq expressions needed (the user's, or a proposed fix's that the analysis
+/// checks): then `retry`, the request again, is answered once the module is
+/// loaded.
+fn deliver(state: &Shared, retry: Option<Request>, answer: Response) {
     #[cfg(not(feature = "jq-engine"))]
-    if let Some(request) = request {
-        if super::jq_module::take_wanted() {
-            return load_jq_module_then(state, request);
-        }
+    if let Some(request) = retry {
+        return load_jq_module_then(state, request);
     }
     #[cfg(feature = "jq-engine")]
-    let _ = (state, request);
+    let _ = (state, retry);
     post(FromWorker::Answer(answer));
 }
 
-/// A copy of `request` to answer again should it need the jq module, which
-/// is not loaded.
-fn retry_copy(request: &Request) -> Option<Request> {
+/// Whether the answer to `request` may need the jq module, which is not
+/// loaded (a jq expression asking for it then marks it wanted; the mark is
+/// cleared here).
+fn may_want_jq(request: &Request) -> bool {
     #[cfg(not(feature = "jq-engine"))]
     if matches!(request, Request::Analyze { .. } | Request::Check { .. })
         && !super::jq_module::is_loaded()
     {
         super::jq_module::take_wanted();
-        return Some(request.clone());
+        return true;
     }
     let _ = request;
-    None
+    false
+}
+
+/// Answer `request` with the engine, and say what to answer again should a
+/// jq expression have wanted the module: an analysis is rebuilt from the
+/// texts the engine holds, so only a check (Git alone) is copied first.
+fn handle(engine: &mut super::engine::Engine, request: Request) -> (Response, Option<Request>) {
+    let may_want = may_want_jq(&request);
+    let check = match &request {
+        Request::Check { .. } if may_want => Some(request.clone()),
+        _ => None,
+    };
+    let analysis = matches!(request, Request::Analyze { .. });
+    let answer = engine.handle(request);
+    #[cfg(not(feature = "jq-engine"))]
+    let wanted = may_want && super::jq_module::take_wanted();
+    #[cfg(feature = "jq-engine")]
+    let wanted = false;
+    let retry = match wanted {
+        true if analysis => engine.last_analysis(),
+        true => check,
+        false => None,
+    };
+    (answer, retry)
 }
 
 /// Answer a request now (an analysis the helper shares, when its part
@@ -272,8 +294,7 @@ fn answer(state: &Shared, request: Request) {
         let Ok(mut s) = state.try_borrow_mut() else {
             return;
         };
-        let retry = retry_copy(&request);
-        let answer = s.engine.handle(request);
+        let (answer, retry) = handle(&mut s.engine, request);
         drop(s);
         deliver(state, retry, answer);
     }
@@ -436,8 +457,7 @@ fn finish_pending(state: &Shared, values: Option<(u32, &str)>) {
             .parsed
             .prepare(pending.side, text, &pending.preparsed);
     }
-    let retry = retry_copy(&pending.request);
-    let mut answer = s.engine.handle(pending.request);
+    let (mut answer, retry) = handle(&mut s.engine, pending.request);
     drop(s);
     if let Response::Analyzed {
         millis,

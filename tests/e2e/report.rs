@@ -53,6 +53,29 @@ async fn checks(c: &Client, server: &Server) {
         "emergency steps"
     );
 
+    // The worker's own report of it follows the one made with the page. Its
+    // proposed fixes are checked with jq, so the worker loads the jq module
+    // and answers again from the texts it holds: no expression is skipped
+    // for want of the module.
+    wait_until(
+        c,
+        "performance.getEntriesByName('drift-doctor:report-shown').length > 0 && document.getElementById('report').dataset.state === 'ready'",
+        "the worker's own report of the default example",
+        60,
+    )
+    .await;
+    let warnings = js(
+        c,
+        "const w = document.querySelector('section.warnings'); return w ? w.textContent : '';",
+        vec![],
+    )
+    .await;
+    assert!(
+        !warnings.as_str().unwrap_or_default().contains("jq module"),
+        "the worker's report was made without the jq module: {warnings}"
+    );
+    assert_eq!(stat(c, "stat-out").await, mixed.summary.out_of_sync);
+
     // Screenshot (the artifact) of the default view.
     let shots = root().join("target/e2e");
     std::fs::create_dir_all(&shots).unwrap();
