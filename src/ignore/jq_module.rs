@@ -1,8 +1,8 @@
 //! The bytes the page's analysis worker and its jq module
 //! (`src/bin/drift-doctor-jq.rs`) exchange. The module is wasm without
 //! JavaScript glue, so a call passes one request in its memory and gets one
-//! answer back; the worker encodes requests and decodes answers with the
-//! functions here, the module answers with [`handle`].
+//! answer back; the worker's [`ByteEngine`] encodes requests and decodes
+//! answers, the module answers with [`handle`].
 //!
 //! A request is an operation byte, then:
 //! - `c` (compile): the expression.
@@ -19,10 +19,30 @@
 //!
 //! Integers are little-endian.
 
-use super::jq::{Limits, Refusal, Stop};
+use super::jq::{Engine, Limits, Refusal, Stop};
+
+/// A jq [`Engine`] whose calls go through the bytes here: each request is
+/// encoded, given to the function (the module's call in the worker, or
+/// [`handle`] in-process), and its answer decoded.
+pub struct ByteEngine(pub fn(&[u8]) -> Result<Vec<u8>, String>);
+
+impl Engine for ByteEngine {
+    fn compile(&self, expr: &str) -> Result<Result<(), Refusal>, String> {
+        (self.0)(&encode_compile(expr)).and_then(|answer| decode_compiled(&answer))
+    }
+
+    fn delete(
+        &self,
+        expr: &str,
+        object: &str,
+        limits: Limits,
+    ) -> Result<Result<Option<String>, Stop>, String> {
+        (self.0)(&encode_delete(expr, object, limits)).and_then(|answer| decode_deleted(&answer))
+    }
+}
 
 /// A compile request for `expr`.
-pub fn encode_compile(expr: &str) -> Vec<u8> {
+fn encode_compile(expr: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + expr.len());
     out.push(b'c');
     out.extend_from_slice(expr.as_bytes());
@@ -30,7 +50,7 @@ pub fn encode_compile(expr: &str) -> Vec<u8> {
 }
 
 /// A request to run `del(<expr>)` on the object written as JSON `object`.
-pub fn encode_delete(expr: &str, object: &str, limits: Limits) -> Vec<u8> {
+fn encode_delete(expr: &str, object: &str, limits: Limits) -> Vec<u8> {
     let mut out = Vec::with_capacity(26 + expr.len() + object.len());
     out.push(b'd');
     out.extend_from_slice(&limits.timeout.as_secs().to_le_bytes());
@@ -53,7 +73,7 @@ fn module_error(rest: &[u8]) -> String {
 }
 
 /// The answer to a compile request.
-pub fn decode_compiled(answer: &[u8]) -> Result<Result<(), Refusal>, String> {
+fn decode_compiled(answer: &[u8]) -> Result<Result<(), Refusal>, String> {
     match answer.split_first() {
         Some((b'k', [])) => Ok(Ok(())),
         Some((b'r', rest)) if rest.len() >= 8 => {
@@ -70,7 +90,7 @@ pub fn decode_compiled(answer: &[u8]) -> Result<Result<(), Refusal>, String> {
 }
 
 /// The answer to a delete request.
-pub fn decode_deleted(answer: &[u8]) -> Result<Result<Option<String>, Stop>, String> {
+fn decode_deleted(answer: &[u8]) -> Result<Result<Option<String>, Stop>, String> {
     match answer.split_first() {
         Some((b'n', [])) => Ok(Ok(None)),
         Some((b'v', value)) => Ok(Ok(Some(text(value)?.to_string()))),
@@ -199,14 +219,10 @@ pub fn handle(request: &[u8], clock: super::jq::Clock) -> Vec<u8> {
 
 #[cfg(all(test, feature = "jq-engine"))]
 mod tests {
-    use super::super::jq::{Engine, JqRuntime};
+    use super::super::jq::JqRuntime;
     use super::*;
     use serde_json::json;
     use std::sync::Arc;
-
-    /// The worker's side of the protocol, with the module's handler called
-    /// in-process instead of in wasm.
-    struct Bytes;
 
     fn test_clock() -> std::time::Duration {
         thread_local!(static T: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
@@ -216,18 +232,10 @@ mod tests {
         })
     }
 
-    impl Engine for Bytes {
-        fn compile(&self, expr: &str) -> Result<Result<(), Refusal>, String> {
-            decode_compiled(&handle(&encode_compile(expr), test_clock))
-        }
-        fn delete(
-            &self,
-            expr: &str,
-            object: &str,
-            limits: Limits,
-        ) -> Result<Result<Option<String>, Stop>, String> {
-            decode_deleted(&handle(&encode_delete(expr, object, limits), test_clock))
-        }
+    /// The worker's side of the protocol, with the module's handler called
+    /// in-process instead of in wasm.
+    fn in_process(request: &[u8]) -> Result<Vec<u8>, String> {
+        Ok(handle(request, test_clock))
     }
 
     #[test]
@@ -248,7 +256,7 @@ mod tests {
             (long.as_str(), None),
         ] {
             let native = JqRuntime::default();
-            let bytes = JqRuntime::with_engine(Arc::new(Bytes));
+            let bytes = JqRuntime::with_engine(Arc::new(ByteEngine(in_process)));
             if let Some(s) = steps {
                 native.set_max_steps(s);
                 bytes.set_max_steps(s);
@@ -267,7 +275,7 @@ mod tests {
 
     #[test]
     fn the_time_budget_crosses_with_the_request() {
-        let bytes = JqRuntime::with_engine(Arc::new(Bytes));
+        let bytes = JqRuntime::with_engine(Arc::new(ByteEngine(in_process)));
         bytes.set_clock(test_clock);
         bytes.set_timeout(std::time::Duration::from_millis(500));
         let obj = json!({"data": {"a": "1"}});

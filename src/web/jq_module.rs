@@ -11,8 +11,7 @@
 //! warning that says why.
 
 use super::protocol::Request;
-use crate::ignore::jq::{Engine, Limits, Refusal, Stop};
-use crate::ignore::jq_module::{decode_compiled, decode_deleted, encode_compile, encode_delete};
+use crate::ignore::jq_module::ByteEngine;
 use js_sys::{Function, Object, Reflect, Uint8Array, WebAssembly};
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::{JsCast, JsValue};
@@ -48,22 +47,10 @@ thread_local! {
     static WANTED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Calls the module; installed once, when the worker starts.
-pub struct ModuleEngine;
-
-impl Engine for ModuleEngine {
-    fn compile(&self, expr: &str) -> Result<Result<(), Refusal>, String> {
-        call(&encode_compile(expr)).and_then(|answer| decode_compiled(&answer))
-    }
-
-    fn delete(
-        &self,
-        expr: &str,
-        object: &str,
-        limits: Limits,
-    ) -> Result<Result<Option<String>, Stop>, String> {
-        call(&encode_delete(expr, object, limits)).and_then(|answer| decode_deleted(&answer))
-    }
+/// The engine the worker installs once, when it starts: each jq call goes
+/// to the module.
+pub fn engine() -> ByteEngine {
+    ByteEngine(call)
 }
 
 /// Whether the module is loaded (not: not yet, or it failed).

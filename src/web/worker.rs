@@ -172,7 +172,7 @@ type Shared = Rc<RefCell<State>>;
 /// Start answering the page's requests.
 pub fn start() {
     #[cfg(not(feature = "jq-engine"))]
-    crate::ignore::jq::install_engine(std::sync::Arc::new(super::jq_module::ModuleEngine));
+    crate::ignore::jq::install_engine(std::sync::Arc::new(super::jq_module::engine()));
     let state: Shared = Rc::new(RefCell::new(State {
         engine: Engine::with_jq_executor(announcing_executor()),
         ..State::default()
@@ -190,18 +190,26 @@ pub fn start() {
 }
 
 fn on_request(state: &Shared, request: Request) {
-    // Answers go in order: behind a request that waits for the jq module.
-    if let Ok(mut s) = state.try_borrow_mut() {
-        if let Some(waiting) = s.waiting_for_jq.as_mut() {
-            waiting.push(request);
-            return;
-        }
-    }
+    let Some(request) = unless_waiting_for_jq(state, request) else {
+        return;
+    };
     #[cfg(not(feature = "jq-engine"))]
     if super::jq_module::needed_for(&request) {
         return load_jq_module_then(state, request);
     }
     answer(state, request);
+}
+
+/// Answers go in order: `request` is queued behind one that waits for the
+/// jq module, if any, and given back otherwise.
+fn unless_waiting_for_jq(state: &Shared, request: Request) -> Option<Request> {
+    if let Ok(mut s) = state.try_borrow_mut() {
+        if let Some(waiting) = s.waiting_for_jq.as_mut() {
+            waiting.push(request);
+            return None;
+        }
+    }
+    Some(request)
 }
 
 /// Load the jq module, then answer `request` and those that arrive
@@ -281,12 +289,9 @@ fn answer(state: &Shared, request: Request) {
     // Answers go in order: an analysis waiting for the helper ends first
     // (and when it waits for the jq module now, this waits behind it).
     finish_pending(state, None);
-    if let Ok(mut s) = state.try_borrow_mut() {
-        if let Some(waiting) = s.waiting_for_jq.as_mut() {
-            waiting.push(request);
-            return;
-        }
-    }
+    let Some(request) = unless_waiting_for_jq(state, request) else {
+        return;
+    };
     if matches!(request, Request::WarmUp) && scope().name() != HELPER_NAME {
         start_helper(state);
     }
