@@ -267,7 +267,7 @@ impl Client {
             _ => false,
         };
         if due {
-            self.post(Request::WarmUp);
+            self.post(Request::WarmUp(super::examples::warm_up_pairs()));
         }
     }
 
@@ -549,7 +549,7 @@ impl Client {
                 outcome: Err(message),
             },
             Request::Restore(_) => Response::Restored(Err(message)),
-            Request::WarmUp => Response::WarmedUp,
+            Request::WarmUp(_) => Response::WarmedUp,
             Request::Resources { seq, indices } => Response::Resources {
                 seq: *seq,
                 indices: indices.clone(),

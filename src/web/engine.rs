@@ -161,7 +161,7 @@ pub fn share_state(state: &share::ShareState) -> Shared {
     }
 }
 
-/// Rounds over the examples for `Request::WarmUp`.
+/// Rounds over the pairs of `Request::WarmUp`.
 const WARM_UP_ROUNDS: usize = 8;
 
 /// The last analysis asked for.
@@ -334,11 +334,11 @@ impl Engine {
             Request::Restore(text) => {
                 Response::Restored(share::decode_share_file(&text).map_err(|e| e.to_string()))
             }
-            Request::WarmUp => {
+            Request::WarmUp(pairs) => {
                 let opts = Options::default();
                 for _ in 0..WARM_UP_ROUNDS {
-                    for ex in super::examples::EXAMPLES {
-                        if let Ok(report) = crate::analyze(ex.git, ex.live, &opts) {
+                    for pair in &pairs {
+                        if let Ok(report) = crate::analyze(&pair.git, &pair.live, &opts) {
                             let _ = serde_json::to_string(&report);
                         }
                     }

@@ -64,3 +64,14 @@ pub static EXAMPLES: &[Example] = &[
 pub fn find(name: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.name == name)
 }
+
+/// The examples as the worker's warm-up runs them.
+pub fn warm_up_pairs() -> Vec<super::protocol::WarmUpPair> {
+    EXAMPLES
+        .iter()
+        .map(|ex| super::protocol::WarmUpPair {
+            git: ex.git.to_string(),
+            live: ex.live.to_string(),
+        })
+        .collect()
+}

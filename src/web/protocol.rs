@@ -68,6 +68,13 @@ pub struct Input {
     pub include_hidden: bool,
 }
 
+/// A Git and live pair for [`Request::WarmUp`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarmUpPair {
+    pub git: String,
+    pub live: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
     /// Analyse `input`; `seq` numbers requests so stale answers can be dropped.
@@ -91,10 +98,11 @@ pub enum Request {
     Share(ShareState),
     /// Decode a link fragment, a whole link or a share file's text.
     Restore(String),
-    /// Run the analysis on the embedded examples a few times, so that the
-    /// browser has compiled the hot code with its optimising tier before
-    /// the user's first large input (the first run is otherwise much slower).
-    WarmUp,
+    /// Run the analysis on these pairs (the page's examples) a few times, so
+    /// that the browser has compiled the hot code with its optimising tier
+    /// before the user's first large input (the first run is otherwise much
+    /// slower). The page sends them: the worker's wasm carries no examples.
+    WarmUp(Vec<WarmUpPair>),
     /// Read these YAML units (see `input::yaml_units`): what a second worker
     /// is asked while the first reads the rest of a large side.
     ParseUnits { id: u32, units: Vec<String> },

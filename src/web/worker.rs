@@ -165,6 +165,8 @@ struct State {
     /// Requests that arrived while the jq module loads, oldest first: the
     /// first of them needs it.
     waiting_for_jq: Option<Vec<Request>>,
+    /// The pairs the page's warm-up sent, for the helper's own warm-up.
+    warm_up: Vec<super::protocol::WarmUpPair>,
 }
 
 type Shared = Rc<RefCell<State>>;
@@ -292,8 +294,13 @@ fn answer(state: &Shared, request: Request) {
     let Some(request) = unless_waiting_for_jq(state, request) else {
         return;
     };
-    if matches!(request, Request::WarmUp) && scope().name() != HELPER_NAME {
-        start_helper(state);
+    if let Request::WarmUp(pairs) = &request {
+        if scope().name() != HELPER_NAME {
+            if let Ok(mut s) = state.try_borrow_mut() {
+                s.warm_up = pairs.clone();
+            }
+            start_helper(state);
+        }
     }
     if let Some(request) = share_with_helper(state, request) {
         let Ok(mut s) = state.try_borrow_mut() else {
@@ -524,9 +531,8 @@ fn start_helper(state: &Shared) {
                 FromWorker::Ready => {
                     if let Ok(s) = state.try_borrow() {
                         if let Some(helper) = &s.helper {
-                            let _ = helper
-                                .worker
-                                .post_message(&Bincode::encode(Request::WarmUp));
+                            let warm_up = Request::WarmUp(s.warm_up.clone());
+                            let _ = helper.worker.post_message(&Bincode::encode(warm_up));
                         }
                     }
                 }

@@ -467,3 +467,38 @@ fn the_pages_check_finds_what_the_cli_finds() {
         assert_eq!(shown, want);
     });
 }
+
+/// The examples are the page's bytes alone: the page sends them to the
+/// worker for its warm-up, so the worker's wasm, which a first own paste
+/// waits for, does not carry them a second time. The page's wasm, which
+/// offers them in its menu, is the control: the same lines are found there.
+#[test]
+fn only_the_page_wasm_carries_the_examples() {
+    let dist = dist_dir();
+    let page_wasm = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("drift-doctor-web-") && name.ends_with("_bg.wasm")
+        })
+        .expect("the page's wasm in dist/");
+    let page = std::fs::read(page_wasm).unwrap();
+    let worker = std::fs::read(dist.join("drift-doctor-worker_bg.wasm")).unwrap();
+    let holds = |wasm: &[u8], line: &str| wasm.windows(line.len()).any(|w| w == line.as_bytes());
+    for ex in drift_doctor::web::examples::EXAMPLES {
+        // Each example's longest line: no other text of the program has it.
+        let line = ex.live.lines().max_by_key(|l| l.len()).unwrap().trim();
+        assert!(line.len() > 60, "{}: {line}", ex.name);
+        assert!(
+            holds(&page, line),
+            "{}: the page's wasm lacks {line}",
+            ex.name
+        );
+        assert!(
+            !holds(&worker, line),
+            "{}: the worker's wasm carries {line}",
+            ex.name
+        );
+    }
+}
