@@ -683,6 +683,37 @@ fn a_held_texts_size_adds_up_across_slices() {
     assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
 }
 
+/// A held text's UTF-8 is the text's, wherever its first character wider
+/// than a byte falls (the buffer starts at a byte per UTF-16 unit): at the
+/// start, at the end, a surrogate pair across the first buffer's end, none;
+/// a lone surrogate becomes U+FFFD, as in `TextEncoder`.
+#[wasm_bindgen_test]
+fn a_held_text_reads_as_its_utf8() {
+    use web::js_text::JsText;
+    let ascii = "key: value\n".repeat(1_000);
+    for text in [
+        String::new(),
+        ascii.clone(),
+        "\u{e9}".to_string(),
+        format!("\u{1f680}{ascii}"),
+        format!("{ascii}\u{4e16}"),
+        format!("{ascii}\u{1f680}"),
+        format!("{}\u{1f680}\u{e9}x", &ascii[1..]),
+        "\u{4e16}\u{1f680}\u{e9}".repeat(500),
+    ] {
+        assert_eq!(
+            JsText::from(text.as_str()).to_utf8(),
+            text,
+            "{} bytes",
+            text.len()
+        );
+    }
+    let lone = js_sys::JsString::from("a")
+        .concat(&js_sys::JsString::from_char_code1(0xd800))
+        .concat(&"b".into());
+    assert_eq!(JsText::new(lone).to_utf8(), "a\u{fffd}b");
+}
+
 /// Git and live for `count` ConfigMaps (`ns/cm-000`…) whose data differs.
 fn configmaps(count: usize) -> (String, String) {
     let side = |value: &str| {

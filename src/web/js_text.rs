@@ -19,8 +19,20 @@ extern "C" {
     type Utf8Encoder;
     #[wasm_bindgen(constructor, js_class = "TextEncoder")]
     fn new() -> Utf8Encoder;
-    #[wasm_bindgen(method, js_class = "TextEncoder")]
-    fn encode(this: &Utf8Encoder, text: &JsString) -> Uint8Array;
+    /// Writes `text` as UTF-8 into `into` (a view of the wasm memory), as
+    /// much of it as fits without splitting a character: half the time of
+    /// `encode`, which builds a JavaScript array to be copied afterwards.
+    #[wasm_bindgen(method, js_class = "TextEncoder", js_name = encodeInto)]
+    fn encode_into(this: &Utf8Encoder, text: &JsString, into: &Uint8Array) -> EncodedInto;
+
+    /// What `encodeInto` did.
+    type EncodedInto;
+    /// The UTF-16 units of the text it read.
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &EncodedInto) -> u32;
+    /// The bytes it wrote.
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &EncodedInto) -> u32;
 }
 
 /// A text kept as a JavaScript string.
@@ -41,9 +53,19 @@ impl JsText {
         self.0.length() as usize
     }
 
-    /// The text as UTF-8 (the browser's encoder: fast, but a full copy).
+    /// The text as UTF-8, written by the browser's encoder straight into
+    /// the string's buffer. The buffer starts at one byte per UTF-16 unit,
+    /// what ASCII needs; should the encoder stop for room, the rest gets
+    /// three bytes a unit, room for any text, and is written in one more go.
     pub fn to_utf8(&self) -> String {
-        let bytes = Utf8Encoder::new().encode(&self.0).to_vec();
+        let encoder = Utf8Encoder::new();
+        let units = self.0.length();
+        let mut bytes: Vec<u8> = Vec::with_capacity(units as usize);
+        let read = encode_into_spare(&encoder, &self.0, &mut bytes);
+        if read < units {
+            bytes.reserve((units - read) as usize * 3);
+            encode_into_spare(&encoder, &self.0.slice(read, units), &mut bytes);
+        }
         // The encoder writes UTF-8 (lone surrogates become U+FFFD).
         String::from_utf8(bytes).unwrap_or_default()
     }
@@ -110,6 +132,24 @@ pub struct Measure {
     at: usize,
     bytes: usize,
     breaks: usize,
+}
+
+/// Write as much of `text` as fits into the spare capacity of `bytes`,
+/// which grows by what was written; the UTF-16 units read.
+fn encode_into_spare(encoder: &Utf8Encoder, text: &JsString, bytes: &mut Vec<u8>) -> u32 {
+    let spare = bytes.spare_capacity_mut();
+    if spare.is_empty() {
+        return 0;
+    }
+    // SAFETY: the view covers the vector's spare capacity, and nothing
+    // allocates (which could move or grow the wasm memory) before the
+    // encoder has written into it.
+    let view = unsafe { Uint8Array::view_mut_raw(spare.as_mut_ptr().cast(), spare.len()) };
+    let done = encoder.encode_into(text, &view);
+    let written = (done.written() as usize).min(spare.len());
+    // SAFETY: the encoder initialised that many bytes of the spare capacity.
+    unsafe { bytes.set_len(bytes.len() + written) };
+    done.read()
 }
 
 impl From<&str> for JsText {
