@@ -684,3 +684,36 @@ proptest! {
         }
     }
 }
+
+/// Whether a value mentions "secret" is the word in any case anywhere in a
+/// key or a string, at the start, the end, after a false start or after a
+/// multi-byte character; never in a number or a near miss.
+#[test]
+fn a_mention_of_secret_is_found_wherever_it_stands() {
+    for (value, mentions) in [
+        (json!("Secret"), true),
+        (json!("xxSECRETxx"), true),
+        (json!("s sec secr secre sEcReT"), true),
+        (json!("ssecret"), true),
+        (json!("\u{e9}secret"), true),
+        (json!({"data": {"my-secret-key": 1}}), true),
+        (json!([1, ["a", {"k": "top-SeCrEt"}]]), true),
+        (json!("secre"), false),
+        (json!("s\u{e9}cret s"), false),
+        (json!({"sec": "ret", "s": "ecret"}), false),
+        (json!(7), false),
+        (json!(""), false),
+    ] {
+        assert_eq!(mentions_secret(&value), mentions, "{value}");
+    }
+}
+
+proptest! {
+    /// The search that jumps between `s`es agrees with reading every
+    /// six-byte window.
+    #[test]
+    fn the_mention_search_agrees_with_every_window(text in "[sSeEcCrRtT \u{e9}x]{0,40}") {
+        let every_window = text.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"secret"));
+        prop_assert_eq!(mentions_secret(&Value::String(text.clone())), every_window);
+    }
+}
