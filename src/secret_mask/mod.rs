@@ -197,12 +197,10 @@ impl Masks {
         // Texts of megabytes are searched here at every analysis: `memmem`
         // reads many bytes at a time where `str::find` reads one. A match of
         // these ASCII prefixes always starts on a character boundary.
-        let mut highest = 0;
-        let mut rest = text;
-        while let Some(at) = memchr::memmem::find(rest.as_bytes(), MASK_PREFIX.as_bytes()) {
-            rest = &rest[at + MASK_PREFIX.len()..];
-            highest = highest.max(mask_number(rest).unwrap_or(0));
-        }
+        let mut highest = memchr::memmem::find_iter(text.as_bytes(), MASK_PREFIX.as_bytes())
+            .filter_map(|at| mask_number(&text[at + MASK_PREFIX.len()..]))
+            .max()
+            .unwrap_or(0);
         // A base64 mask always holds its prefix: most texts hold none, and
         // then need no walk word by word.
         let words = if memchr::memmem::find(text.as_bytes(), B64_MASK_PREFIX.as_bytes()).is_some() {

@@ -709,11 +709,11 @@ fn a_mention_of_secret_is_found_wherever_it_stands() {
 }
 
 proptest! {
-    /// The search that jumps between `s`es agrees with reading every
-    /// six-byte window.
+    /// The search agrees with lower-casing the text and looking for the
+    /// word, on texts made mostly of its letters in either case.
     #[test]
-    fn the_mention_search_agrees_with_every_window(text in "[sSeEcCrRtT \u{e9}x]{0,40}") {
-        let every_window = text.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"secret"));
-        prop_assert_eq!(mentions_secret(&Value::String(text.clone())), every_window);
+    fn the_mention_search_agrees_with_lower_casing(text in "[sSeEcCrRtT \u{e9}x]{0,40}") {
+        let lowered = text.to_ascii_lowercase().contains("secret");
+        prop_assert_eq!(mentions_secret(&Value::String(text.clone())), lowered);
     }
 }
