@@ -7,6 +7,7 @@ use crate::k8s::{Cursor, ListStrategy};
 use crate::model::Change;
 use crate::path::Seg;
 use serde_json::{Map, Value};
+use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
 
 /// Number-aware deep equality (JSON numbers compare by value: 1 == 1.0).
@@ -101,24 +102,42 @@ pub fn json_merge(
     Value::Object(out)
 }
 
-fn merge_key_of<'a>(item: &'a Value, keys: &[&str]) -> Option<Vec<&'a Value>> {
-    let obj = item.as_object()?;
-    let first = obj.get(*keys.first()?)?;
-    let mut out = vec![first];
-    for k in &keys[1..] {
-        // Secondary keys (e.g. protocol beside containerPort) may be defaulted.
-        out.push(obj.get(*k).unwrap_or(&Value::Null));
-    }
-    Some(out)
+/// An item's merge key: the values of the list's key fields, read from the
+/// item when compared rather than copied out. The first field is the
+/// primary key, which every keyed item has.
+#[derive(Clone, Copy)]
+struct MergeKey<'a> {
+    item: &'a Map<String, Value>,
+    keys: &'a [&'a str],
 }
 
-fn same_key(a: &[&Value], b: &[&Value]) -> bool {
-    // A missing secondary key matches any value: the API server defaults it.
-    a.first().zip(b.first()).is_some_and(|(x, y)| json_eq(x, y))
-        && a.iter()
-            .zip(b)
-            .skip(1)
-            .all(|(x, y)| x.is_null() || y.is_null() || json_eq(x, y))
+impl<'a> MergeKey<'a> {
+    /// The key of `item`, when it is a map holding the primary key field.
+    fn of(item: &'a Value, keys: &'a [&'a str]) -> Option<MergeKey<'a>> {
+        let item = item.as_object()?;
+        item.get(*keys.first()?)?;
+        Some(MergeKey { item, keys })
+    }
+
+    fn primary(self) -> &'a Value {
+        self.field(0)
+    }
+
+    /// Key field `i`; a missing secondary field (e.g. `protocol` beside
+    /// `containerPort`, which the API server defaults) reads as null.
+    fn field(self, i: usize) -> &'a Value {
+        self.item.get(self.keys[i]).unwrap_or(&Value::Null)
+    }
+
+    /// Whether both name the same item: equal primary keys, and each
+    /// secondary key equal or missing on one side (it matches any value).
+    fn matches(self, other: MergeKey<'_>) -> bool {
+        json_eq(self.primary(), other.primary())
+            && (1..self.keys.len().min(other.keys.len())).all(|i| {
+                let (x, y) = (self.field(i), other.field(i));
+                x.is_null() || y.is_null() || json_eq(x, y)
+            })
+    }
 }
 
 /// Strategic-merge three-way patch applied to live: keys Git declares take
@@ -220,20 +239,20 @@ fn merge_keyed_list(
     let original_index = original.map(|o| KeyIndex::of(o.iter(), keys));
     let desired_index = KeyIndex::of(desired.iter(), keys);
     for d in desired {
-        let dk = merge_key_of(d, keys)?;
+        let dk = MergeKey::of(d, keys)?;
         let o = original
             .zip(original_index.as_ref())
             .and_then(|(o, index)| {
                 index
-                    .candidates(&dk)
-                    .find(|&i| merge_key_of(&o[i], keys).is_some_and(|ok| same_key(&ok, &dk)))
+                    .candidates(dk)
+                    .find(|&i| MergeKey::of(&o[i], keys).is_some_and(|ok| ok.matches(dk)))
                     .map(|i| &o[i])
             });
-        let found = out_index.candidates(&dk).find(|&i| {
+        let found = out_index.candidates(dk).find(|&i| {
             out[i]
                 .as_ref()
-                .and_then(|x| merge_key_of(x, keys))
-                .is_some_and(|xk| same_key(&xk, &dk))
+                .and_then(|x| MergeKey::of(x, keys))
+                .is_some_and(|xk| xk.matches(dk))
         });
         match found {
             Some(i) => {
@@ -243,25 +262,25 @@ fn merge_keyed_list(
                 out[i] = merged;
             }
             None => {
-                out_index.add(&dk, out.len());
+                out_index.add(dk, out.len());
                 out.push(Some(d.clone()));
             }
         }
     }
     if let Some(orig) = original {
         for o in orig {
-            let Some(ok) = merge_key_of(o, keys) else {
+            let Some(ok) = MergeKey::of(o, keys) else {
                 continue;
             };
             let still_desired = desired_index
-                .candidates(&ok)
-                .any(|i| merge_key_of(&desired[i], keys).is_some_and(|dk| same_key(&dk, &ok)));
+                .candidates(ok)
+                .any(|i| MergeKey::of(&desired[i], keys).is_some_and(|dk| dk.matches(ok)));
             if !still_desired {
-                for i in out_index.candidates(&ok).collect::<Vec<_>>() {
+                for i in out_index.candidates(ok).collect::<Vec<_>>() {
                     let matches = out[i]
                         .as_ref()
-                        .and_then(|x| merge_key_of(x, keys))
-                        .is_some_and(|xk| same_key(&xk, &ok));
+                        .and_then(|x| MergeKey::of(x, keys))
+                        .is_some_and(|xk| xk.matches(ok));
                     if matches {
                         out[i] = None;
                     }
@@ -272,44 +291,76 @@ fn merge_keyed_list(
     Some(Value::Array(out.into_iter().flatten().collect()))
 }
 
-/// The positions of a list's items by the canonical text of their primary
-/// merge key, in list order, so matching items by key is linear rather than
-/// a scan of the whole list per item. Secondary keys are checked by the
-/// caller with `same_key` (a missing secondary key matches any value).
-struct KeyIndex {
-    by_primary: HashMap<String, Vec<usize>>,
+/// The positions of a list's items by their primary merge key, in list
+/// order, so matching items by key is linear rather than a scan of the
+/// whole list per item. Secondary keys are checked by the caller with
+/// [`MergeKey::matches`].
+struct KeyIndex<'a> {
+    // Nearly every key names one item: its position is held inline.
+    by_primary: HashMap<HashedKey<'a>, SmallVec<[usize; 1]>>,
 }
 
-impl KeyIndex {
-    fn of<'a>(items: impl Iterator<Item = &'a Value>, keys: &[&str]) -> KeyIndex {
+impl<'a> KeyIndex<'a> {
+    fn of(items: impl Iterator<Item = &'a Value>, keys: &'a [&'a str]) -> KeyIndex<'a> {
         let mut index = KeyIndex {
             by_primary: HashMap::new(),
         };
         for (i, item) in items.enumerate() {
-            if let Some(k) = merge_key_of(item, keys) {
-                index.add(&k, i);
+            if let Some(k) = MergeKey::of(item, keys) {
+                index.add(k, i);
             }
         }
         index
     }
 
-    fn add(&mut self, key: &[&Value], position: usize) {
-        if let Some(primary) = key.first() {
-            self.by_primary
-                .entry(canonical_text(primary))
-                .or_default()
-                .push(position);
-        }
+    fn add(&mut self, key: MergeKey<'a>, position: usize) {
+        self.by_primary
+            .entry(HashedKey::of(key.primary()))
+            .or_default()
+            .push(position);
     }
 
     /// Positions whose primary key equals `key`'s, in list order.
-    fn candidates<'s>(&'s self, key: &[&Value]) -> impl Iterator<Item = usize> + 's {
-        key.first()
-            .and_then(|primary| self.by_primary.get(&canonical_text(primary)))
+    fn candidates(&self, key: MergeKey<'a>) -> impl Iterator<Item = usize> + '_ {
+        self.by_primary
+            .get(&HashedKey::of(key.primary()))
             .into_iter()
             .flatten()
             .copied()
     }
+}
+
+/// A primary merge key as hashed: two are equal exactly when the values'
+/// canonical texts are. Text and whole numbers, which nearly every merge
+/// key is, are borrowed rather than written out.
+#[derive(PartialEq, Eq, Hash)]
+enum HashedKey<'a> {
+    Text(&'a str),
+    Whole(i64),
+    Canonical(String),
+}
+
+impl<'a> HashedKey<'a> {
+    fn of(v: &'a Value) -> HashedKey<'a> {
+        match v {
+            Value::String(s) => HashedKey::Text(s),
+            Value::Number(n) => match whole_number(n) {
+                Some(i) => HashedKey::Whole(i),
+                None => HashedKey::Canonical(canonical_text(v)),
+            },
+            _ => HashedKey::Canonical(canonical_text(v)),
+        }
+    }
+}
+
+/// The integer a number is, as `json_eq` compares it: an integral float
+/// equals the integer of the same value. Integers beyond `i64` are not.
+fn whole_number(n: &serde_json::Number) -> Option<i64> {
+    n.as_i64().or_else(|| {
+        n.as_f64()
+            .filter(|f| !n.is_u64() && f.fract() == 0.0 && f.abs() < 9.0e18)
+            .map(|f| f as i64)
+    })
 }
 
 /// A text that two values share exactly when `json_eq` calls them equal
@@ -324,13 +375,9 @@ fn write_canonical(v: &Value, out: &mut String) {
     use std::fmt::Write;
     match v {
         Value::Number(n) => {
-            let _ = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            let _ = match (whole_number(n), n.as_u64(), n.as_f64()) {
                 (Some(i), _, _) => write!(out, "n{i}"),
                 (None, Some(u), _) => write!(out, "n{u}"),
-                // An integral float equals the integer of the same value.
-                (None, None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.0e18 => {
-                    write!(out, "n{}", f as i64)
-                }
                 (None, None, Some(f)) => write!(out, "f{}", f.to_bits()),
                 (None, None, None) => write!(out, "n?"),
             };
@@ -427,10 +474,10 @@ pub fn diff_values(
     }
 }
 
-fn key_seg(keys: &[&str], item_key: &[&Value], index: usize) -> Seg {
+fn key_seg(item_key: MergeKey<'_>, index: usize) -> Seg {
     Seg::Item {
         index: Some(index),
-        key: Some((keys[0].to_string(), item_key[0].clone())),
+        key: Some((item_key.keys[0].to_string(), item_key.primary().clone())),
     }
 }
 
@@ -443,8 +490,8 @@ fn diff_keyed_lists(
     path: &mut Vec<Seg>,
     out: &mut Vec<RawDiff>,
 ) -> bool {
-    let gk: Option<Vec<Vec<&Value>>> = git.iter().map(|x| merge_key_of(x, keys)).collect();
-    let lk: Option<Vec<Vec<&Value>>> = live.iter().map(|x| merge_key_of(x, keys)).collect();
+    let gk: Option<Vec<MergeKey>> = git.iter().map(|x| MergeKey::of(x, keys)).collect();
+    let lk: Option<Vec<MergeKey>> = live.iter().map(|x| MergeKey::of(x, keys)).collect();
     let (Some(gk), Some(lk)) = (gk, lk) else {
         return false;
     };
@@ -452,17 +499,17 @@ fn diff_keyed_lists(
     let live_index = KeyIndex::of(live.iter(), keys);
     for (gi, g) in git.iter().enumerate() {
         let found = live_index
-            .candidates(&gk[gi])
-            .find(|&li| !live_matched[li] && same_key(&lk[li], &gk[gi]));
+            .candidates(gk[gi])
+            .find(|&li| !live_matched[li] && lk[li].matches(gk[gi]));
         match found {
             Some(li) => {
                 live_matched[li] = true;
-                path.push(key_seg(keys, &lk[li], li));
+                path.push(key_seg(lk[li], li));
                 diff_values(g, &live[li], item_cursor, path, out);
                 path.pop();
             }
             None => {
-                path.push(key_seg(keys, &gk[gi], gi));
+                path.push(key_seg(gk[gi], gi));
                 out.push(RawDiff {
                     path: path.clone(),
                     change: Change::Removed,
@@ -476,7 +523,7 @@ fn diff_keyed_lists(
     }
     for (li, l) in live.iter().enumerate() {
         if !live_matched[li] {
-            path.push(key_seg(keys, &lk[li], li));
+            path.push(key_seg(lk[li], li));
             out.push(RawDiff {
                 path: path.clone(),
                 change: Change::Added,
@@ -522,5 +569,99 @@ fn diff_positional_lists(
             (None, None) => {}
         }
         path.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Values a merge key holds, and near misses of each other.
+    fn keys() -> Vec<Value> {
+        let big = u64::MAX;
+        vec![
+            json!("80"),
+            json!("http"),
+            json!(""),
+            json!(80),
+            json!(80.0),
+            json!(-80),
+            json!(-80.0),
+            json!(80.5),
+            json!(0),
+            json!(1),
+            json!(-0.0),
+            json!(big),
+            json!(big as f64),
+            json!(1e19),
+            json!(true),
+            json!(null),
+            json!({"port": 80}),
+            json!({"port": 80.0}),
+            json!([80]),
+        ]
+    }
+
+    #[test]
+    fn hashed_keys_are_equal_exactly_when_canonical_texts_are() {
+        let values = keys();
+        for a in &values {
+            for b in &values {
+                assert_eq!(
+                    HashedKey::of(a) == HashedKey::of(b),
+                    canonical_text(a) == canonical_text(b),
+                    "{a} against {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn equal_hashed_keys_are_equal_values() {
+        // The index may only offer candidates `json_eq` then accepts.
+        let values = keys();
+        for a in &values {
+            for b in &values {
+                if HashedKey::of(a) == HashedKey::of(b) {
+                    assert!(json_eq(a, b), "{a} against {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_secondary_key_matches_any_value() {
+        let keys: &[&str] = &["containerPort", "protocol"];
+        let tcp = json!({"containerPort": 8080, "protocol": "TCP"});
+        let udp = json!({"containerPort": 8080, "protocol": "UDP"});
+        let defaulted = json!({"containerPort": 8080.0});
+        let other = json!({"containerPort": 9090, "protocol": "TCP"});
+        let key = |v| MergeKey::of(v, keys).expect("keyed");
+        assert!(key(&tcp).matches(key(&defaulted)));
+        assert!(key(&defaulted).matches(key(&udp)));
+        assert!(!key(&tcp).matches(key(&udp)));
+        assert!(!key(&tcp).matches(key(&other)));
+        assert!(MergeKey::of(&json!({"protocol": "TCP"}), keys).is_none());
+        assert!(MergeKey::of(&json!("8080"), keys).is_none());
+    }
+
+    #[test]
+    fn an_index_offers_every_item_of_a_key_in_list_order() {
+        let keys: &[&str] = &["name"];
+        let items = [
+            json!({"name": "a"}),
+            json!({"image": "no key"}),
+            json!({"name": "b"}),
+            json!({"name": "a", "image": "again"}),
+        ];
+        let index = KeyIndex::of(items.iter(), keys);
+        let a = MergeKey::of(&items[0], keys).expect("keyed");
+        let b = MergeKey::of(&items[2], keys).expect("keyed");
+        assert_eq!(index.candidates(a).collect::<Vec<_>>(), [0, 3]);
+        assert_eq!(index.candidates(b).collect::<Vec<_>>(), [2]);
+        let missing = json!({"name": "c"});
+        let c = MergeKey::of(&missing, keys).expect("keyed");
+        assert_eq!(index.candidates(c).count(), 0);
     }
 }
