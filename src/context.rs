@@ -389,8 +389,9 @@ impl InputContext {
                 });
             }
         };
+        let spec = obj.get("spec");
         for field in REFERENCE_FIELDS {
-            let Some(r) = obj.at(&format!("/spec/{field}")) else {
+            let Some(r) = spec.and_then(|s| s.get(field)) else {
                 continue;
             };
             if let (Some(kind), Some(name)) = (
