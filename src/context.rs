@@ -439,8 +439,11 @@ impl InputContext {
         }
         if key.group.is_empty() && matches!(key.kind.as_str(), "ConfigMap" | "Secret") {
             let side = usize::from(!from_git);
-            self.config_contents.entry(key.clone()).or_default()[side] = Some(config_digest(obj));
-            self.config_keys.entry(key.clone()).or_default()[side] = Some(config_key_digests(obj));
+            let stored = stored_data(obj);
+            self.config_contents.entry(key.clone()).or_default()[side] =
+                Some(config_digest(obj, &stored));
+            self.config_keys.entry(key.clone()).or_default()[side] =
+                Some(config_key_digests(obj, &stored));
         }
         if key.group == "admissionregistration.k8s.io" && key.kind == "MutatingWebhookConfiguration"
         {
@@ -719,11 +722,9 @@ fn stored_data(obj: &Value) -> Value {
     stored
 }
 
-/// Each key of a ConfigMap's or Secret's content as stored ([`stored_data`],
-/// and `binaryData`), with its value's digest.
-fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
-    use std::hash::{Hash, Hasher};
-    let stored = stored_data(obj);
+/// Each key of a ConfigMap's or Secret's content as stored (`stored`, its
+/// [`stored_data`], and `binaryData`), with its value's digest.
+fn config_key_digests(obj: &Value, stored: &Value) -> BTreeMap<String, u64> {
     let entries = ["data", "binaryData"].into_iter().flat_map(|field| {
         let map = if field == "data" {
             stored.get(field)
@@ -736,11 +737,7 @@ fn config_key_digests(obj: &Value) -> BTreeMap<String, u64> {
             .map(move |(k, v)| (format!("{field}.{k}"), v))
     });
     entries
-        .map(|(k, v)| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            v.to_string().hash(&mut h);
-            (k, h.finish())
-        })
+        .map(|(k, v)| (k, digest_of_json(&[v])))
         .collect_by_insertion()
 }
 
@@ -758,30 +755,50 @@ pub fn credential_key(key: &str) -> bool {
         || lower.ends_with(".pem")
 }
 
-/// A digest of a ConfigMap's or Secret's whole content as stored
-/// ([`stored_data`], and `binaryData`).
-fn config_digest(obj: &Value) -> u64 {
+/// A digest of a ConfigMap's or Secret's whole content as stored (`stored`,
+/// its [`stored_data`], and `binaryData`).
+fn config_digest(obj: &Value, stored: &Value) -> u64 {
     use std::hash::{Hash, Hasher};
-    let stored = stored_data(obj);
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    stored.to_string().hash(&mut h);
-    obj.get("binaryData")
-        .map(Value::to_string)
-        .unwrap_or_default()
-        .hash(&mut h);
+    hash_json(stored, &mut h);
+    match obj.get("binaryData") {
+        Some(binary) => hash_json(binary, &mut h),
+        None => "".hash(&mut h),
+    }
     h.finish()
 }
 
 fn digest_of(parts: &[&Value]) -> Option<u64> {
-    use std::hash::{Hash, Hasher};
-    if parts.is_empty() {
-        return None;
-    }
+    (!parts.is_empty()).then(|| digest_of_json(parts))
+}
+
+/// The digest of each part's JSON text in turn.
+fn digest_of_json(parts: &[&Value]) -> u64 {
+    use std::hash::Hasher;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for p in parts {
-        p.to_string().hash(&mut h);
+        hash_json(p, &mut h);
     }
-    Some(h.finish())
+    h.finish()
+}
+
+/// Hash `v`'s JSON text as hashing that text as a `str` would (the hasher
+/// streams, so the text is fed as it is written, never held whole).
+fn hash_json(v: &Value, h: &mut impl std::hash::Hasher) {
+    struct Feed<'h, H>(&'h mut H);
+    impl<H: std::hash::Hasher> std::io::Write for Feed<'_, H> {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Writing a value into a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(Feed(&mut *h), v);
+    // What `str::hash` adds after the bytes.
+    h.write_u8(0xff);
 }
 
 /// The CA bundles an object carries, when it is a kind that carries one.
@@ -867,6 +884,25 @@ fn job_failure(obj: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_value_hashes_as_its_json_text_does() {
+        use std::hash::{Hash, Hasher};
+        let values = [
+            json!(null),
+            json!("tab\t, quote \", snowman \u{2603}, nul \u{0}"),
+            json!({"b": [1, 2.5, -3], "a": {"nested": true}, "": ""}),
+            json!({"key": "x".repeat(5000)}),
+        ];
+        for v in &values {
+            let mut streamed = std::collections::hash_map::DefaultHasher::new();
+            hash_json(v, &mut streamed);
+            let mut whole = std::collections::hash_map::DefaultHasher::new();
+            v.to_string().hash(&mut whole);
+            assert_eq!(streamed.finish(), whole.finish(), "{v}");
+        }
+        assert_ne!(digest_of_json(&[&values[0]]), digest_of_json(&[&values[1]]));
+    }
 
     fn crd() -> Value {
         json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
