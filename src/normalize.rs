@@ -225,16 +225,11 @@ fn kept_in_metadata(key: &str, value: &Value) -> bool {
 
 /// Nulls mean "absent" in a stored Kubernetes object; drop them from maps.
 pub fn strip_nulls_deep(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(_, x)| !x.is_null())
-                .map(|(k, x)| (k.clone(), strip_nulls_deep(x)))
-                .collect_by_insertion(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(strip_nulls_deep).collect()),
-        other => other.clone(),
-    }
+    // A copy, then the (rare) nulls removed: copying a map copies its
+    // B-tree node by node, where filling a new one compares every key.
+    let mut copy = v.clone();
+    strip_nulls_in_place(&mut copy);
+    copy
 }
 
 /// [`strip_nulls_deep`] on a value the caller owns, without copying it.
@@ -300,6 +295,28 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_copy_without_nulls_drops_them_from_maps_at_every_depth_only() {
+        let original = json!({
+            "a": null,
+            "b": {"c": null, "d": [null, {"e": null, "f": 1}], "g": {"h": null}},
+            "i": [null],
+            "j": "null"
+        });
+        let copy = strip_nulls_deep(&original);
+        assert_eq!(
+            copy,
+            json!({"b": {"d": [null, {"f": 1}], "g": {}}, "i": [null], "j": "null"})
+        );
+        // The original is untouched, and stripping in place agrees.
+        assert!(original["b"]
+            .as_object()
+            .is_some_and(|b| b.contains_key("c")));
+        let mut in_place = original.clone();
+        strip_nulls_in_place(&mut in_place);
+        assert_eq!(in_place, copy);
+    }
 
     #[test]
     fn secret_string_data_becomes_data() {
