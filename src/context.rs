@@ -885,11 +885,11 @@ mod tests {
             json!({"key": "x".repeat(5000)}),
         ];
         for v in &values {
-            let mut streamed = std::collections::hash_map::DefaultHasher::new();
-            hash_json(v, &mut streamed);
-            let mut whole = std::collections::hash_map::DefaultHasher::new();
-            v.to_string().hash(&mut whole);
-            assert_eq!(streamed.finish(), whole.finish(), "{v}");
+            let mut by_value = std::collections::hash_map::DefaultHasher::new();
+            hash_json(v, &mut by_value);
+            let mut by_text = std::collections::hash_map::DefaultHasher::new();
+            v.to_string().hash(&mut by_text);
+            assert_eq!(by_value.finish(), by_text.finish(), "{v}");
         }
         assert_ne!(digest_of_json(&[&values[0]]), digest_of_json(&[&values[1]]));
     }
