@@ -4,10 +4,13 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use drift_doctor::web::engine::report_window;
 use drift_doctor::web::examples;
 use drift_doctor::web::first_report;
-use drift_doctor::web::protocol::{out_of_sync_first, Response, RuleDoc, PAGE_SIZE};
-use drift_doctor::{analyze, Options, Report, ResourceReport};
+use drift_doctor::web::protocol::{
+    out_of_sync_first, PlanLengths, Response, RuleDoc, PAGE_SIZE, PLAN_ENTRIES_SHOWN,
+};
+use drift_doctor::{analyze, Options, Plan, Report, ResourceReport};
 
 fn default_example() -> &'static examples::Example {
     examples::find(examples::DEFAULT).expect("the default example is embedded")
@@ -41,6 +44,10 @@ fn the_first_report_is_the_cores_report_of_the_default_example() {
         "every rule's and sync error's title comes along"
     );
     let window = first.window;
+    assert!(
+        window.plan_rest.is_none(),
+        "a plan of short lists comes whole"
+    );
 
     let mut without_resources: Report = serde_json::from_str(&window.report).unwrap();
     assert!(without_resources.resources.is_empty());
@@ -76,6 +83,68 @@ fn the_first_report_is_the_cores_report_of_the_default_example() {
             core.resources[*place].id
         );
     }
+}
+
+/// A plan for an app missing from the cluster lists every resource: the
+/// page receives each list's first entries, which it draws, and the whole
+/// plan as text beside them, which it reads only when asked for all.
+#[test]
+fn a_long_plan_comes_cut_to_what_the_page_draws_first_with_the_whole_beside_it() {
+    let git: String = (0..30)
+        .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: shop\ndata:\n  k: v{i}\n"))
+        .collect();
+    let live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: shop\ndata:\n  a: b\n";
+    let mut report = analyze(&git, live, &Options::default()).expect("the pair analyses");
+    let whole = report.plan.clone().expect("a plan");
+    let longest = drift_doctor::plan::step_groups(&whole)
+        .map(|(_, list)| list.len())
+        .into_iter()
+        .chain([whole.drift.len(), whole.unresolved.len()])
+        .max();
+    assert!(
+        longest > Some(PLAN_ENTRIES_SHOWN),
+        "a list is longer than the page draws first: {longest:?}"
+    );
+    let before = serde_json::to_value(&report).unwrap();
+
+    let window = report_window(&mut report).expect("the window is made");
+    assert_eq!(
+        serde_json::to_value(&report).unwrap(),
+        before,
+        "the worker keeps the whole report"
+    );
+    let rest = window
+        .plan_rest
+        .expect("the whole plan comes beside the cut one");
+    assert_eq!(rest.lengths, PlanLengths::of(&whole));
+    let read: Plan = serde_json::from_str(&rest.json).expect("the whole plan reads");
+    assert_eq!(
+        serde_json::to_value(&read).unwrap(),
+        serde_json::to_value(&whole).unwrap()
+    );
+
+    let sent: Report = serde_json::from_str(&window.report).unwrap();
+    let cut = sent.plan.expect("the cut plan");
+    let head = |list: serde_json::Value| {
+        let items = list.as_array().cloned().unwrap_or_default();
+        serde_json::Value::Array(items.into_iter().take(PLAN_ENTRIES_SHOWN).collect())
+    };
+    let (cut, whole) = (
+        serde_json::to_value(&cut).unwrap(),
+        serde_json::to_value(&whole).unwrap(),
+    );
+    for (key, value) in whole.as_object().unwrap() {
+        let expected = if value.is_array() {
+            head(value.clone())
+        } else {
+            value.clone()
+        };
+        assert_eq!(cut[key], expected, "the plan's {key}");
+    }
+    assert_eq!(
+        cut.as_object().unwrap().len(),
+        whole.as_object().unwrap().len()
+    );
 }
 
 #[test]

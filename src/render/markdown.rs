@@ -118,7 +118,7 @@ pub fn render(report: &Report, link: Option<&str>) -> String {
     if let Some(observed) = &report.observed {
         observed_section(&mut out, observed);
     }
-    plan_section(&mut out, report);
+    plan_section(&mut out, report.plan.as_ref());
     audit_section(&mut out, report);
     let out_of_sync: Vec<&ResourceReport> = report
         .resources
@@ -348,8 +348,8 @@ fn fenced(out: &mut String, snippet: &str, yaml: bool) {
     let _ = writeln!(out, "{fence}{lang}\n{snippet}\n{fence}\n");
 }
 
-fn plan_section(out: &mut String, report: &Report) {
-    let Some(plan) = &report.plan else {
+fn plan_section(out: &mut String, plan: Option<&Plan>) {
+    let Some(plan) = plan else {
         return;
     };
     let _ = writeln!(out, "### Plan ({})\n", plan.outcome());
@@ -417,10 +417,16 @@ fn audit_section(out: &mut String, report: &Report) {
 
 /// Only the plan and the audit, for `drift-doctor plan --format markdown`.
 pub fn render_plan(report: &Report) -> String {
+    render_plan_with(report, report.plan.as_ref())
+}
+
+/// The plan section of `report` with `plan` in place of its own: the page
+/// holds a long plan's lists cut, and the whole plan beside them.
+pub fn render_plan_with(report: &Report, plan: Option<&Plan>) -> String {
     let mut out = String::from("## drift-doctor plan\n\n");
-    plan_section(&mut out, report);
+    plan_section(&mut out, plan);
     audit_section(&mut out, report);
-    if report.plan.is_none() {
+    if plan.is_none() {
         out.push_str("Everything is Synced: there is nothing to plan.\n");
     }
     out

@@ -2,10 +2,10 @@
 //! per-resource YAML texts on demand (cached for the last analysis).
 
 use super::protocol::{
-    ErrorInfo, Export, Input, JqExpression, Line, Mode, ReportWindow, Request, ResourceLine,
-    Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE, EVENTS_SIDE, LINE_GIT, LINE_LIVE,
-    LINE_SAME, LOGS_SIDE, MARK_COUNTED, MARK_FOLDED, MARK_HIDDEN, MARK_PLAIN, MARK_UNCOMPARED,
-    SETTINGS_SIDE,
+    ErrorInfo, Export, Input, JqExpression, Line, Mode, PlanLengths, PlanRest, PlanTails,
+    ReportWindow, Request, ResourceLine, Response, RuleDoc, RuleExample, Shared, APPLICATION_SIDE,
+    EVENTS_SIDE, LINE_GIT, LINE_LIVE, LINE_SAME, LOGS_SIDE, MARK_COUNTED, MARK_FOLDED, MARK_HIDDEN,
+    MARK_PLAIN, MARK_UNCOMPARED, SETTINGS_SIDE,
 };
 use crate::application::Application;
 use crate::ignore::jq::Executor;
@@ -190,12 +190,28 @@ pub struct Engine {
 }
 
 /// What the page receives of `report` first: everything but the resources,
-/// a line for each, and in full the first page of the list (out of sync
-/// first, as the page lists them).
+/// with the plan's lists cut to the entries the page draws first (the whole
+/// plan beside it, read when asked for), a line for each resource, and in
+/// full the first page of the list (out of sync first, as the page lists
+/// them).
 pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Error> {
     let resources = std::mem::take(&mut report.resources);
+    // The whole plan's text first, then its lists cut for the report.
+    let mut plan_rest = None;
+    let mut tails = None;
+    if let Some(plan) = report.plan.as_mut().filter(|plan| PlanTails::any(plan)) {
+        plan_rest = Some((PlanLengths::of(plan), serde_json::to_string(plan)));
+        tails = PlanTails::split_off(plan);
+    }
     let without = serde_json::to_string(&*report);
+    // The report is whole again before any error is returned.
+    if let (Some(tails), Some(plan)) = (tails, report.plan.as_mut()) {
+        tails.put_back(plan);
+    }
     report.resources = resources;
+    let plan_rest = plan_rest
+        .map(|(lengths, json)| json.map(|json| PlanRest { lengths, json }))
+        .transpose()?;
     let lines: Vec<ResourceLine> = report
         .resources
         .iter()
@@ -224,6 +240,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
         first_json: serde_json::to_string(&shown)?,
         first,
         strategy: String::new(),
+        plan_rest,
     })
 }
 

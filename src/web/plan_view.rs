@@ -3,10 +3,12 @@
 //! above the resources so the first screen answers what to do.
 
 use super::fix_view::Snippet;
+use super::protocol::{PlanLengths, PlanRest, PLAN_ENTRIES_SHOWN};
 use super::state::Shared;
 use super::util::{copy_to_clipboard, inline_code, plural, COPIED_SHOWN_MS};
-use crate::{AuditKind, Cause, PlanStep, Report, Verified};
+use crate::{AuditKind, Cause, Plan, PlanStep, Report, Verified};
 use gloo::timers::callback::Timeout;
+use std::rc::Rc;
 use yew::prelude::*;
 
 fn verified_text(v: Verified) -> &'static str {
@@ -37,11 +39,14 @@ pub struct ReportProps {
     pub report: Shared<Report>,
 }
 
-/// How many entries of one plan list are drawn until "Show all" is pressed.
-/// A plan for an app that is missing from the cluster lists every resource,
-/// and drawing thousands of entries at once stalls the page for a third of a
-/// second; the resources below are paged anyway.
-const PLAN_ENTRIES_SHOWN: usize = 20;
+#[derive(Properties, PartialEq)]
+pub struct PlanProps {
+    pub report: Shared<Report>,
+    /// The whole plan, when the report's plan lists are cut to the entries
+    /// drawn first.
+    #[prop_or_default]
+    pub rest: Option<Shared<PlanRest>>,
+}
 
 /// The lists of the plan that are drawn in full.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,14 +57,25 @@ enum PlanList {
     Left,
 }
 
-/// How many of `total` entries to draw, and the button that draws the rest.
-fn capped(total: usize, list: PlanList, all: &UseStateHandle<Vec<PlanList>>) -> (usize, Html) {
+/// How many of `total` entries to draw (a plan list that is drawn whole
+/// needs the whole plan read: `read_whole`), and the button that draws the
+/// rest. A plan for an app that is missing from the cluster lists every
+/// resource, and drawing thousands of entries at once stalls the page for a
+/// third of a second; the resources below are paged anyway.
+fn capped(
+    total: usize,
+    list: PlanList,
+    all: &UseStateHandle<Vec<PlanList>>,
+    read_whole: &Callback<(), Option<Rc<Plan>>>,
+) -> (usize, Html) {
     if total <= PLAN_ENTRIES_SHOWN || all.contains(&list) {
         return (total, html! {});
     }
     let onclick = {
         let all = all.clone();
+        let read_whole = read_whole.clone();
         Callback::from(move |_: MouseEvent| {
+            read_whole.emit(());
             let mut lists = (*all).clone();
             lists.push(list);
             all.set(lists);
@@ -73,15 +89,15 @@ fn capped(total: usize, list: PlanList, all: &UseStateHandle<Vec<PlanList>>) -> 
     (PLAN_ENTRIES_SHOWN, button)
 }
 
-fn steps(title: &str, list: &[PlanStep], shown: usize, more: Html) -> Html {
+fn steps(title: &str, list: &[PlanStep], total: usize, shown: usize, more: Html) -> Html {
     if list.is_empty() {
         return html! {};
     }
     html! {
         <div class="plan-steps">
-            <h4>{ format!("{title} ({})", list.len()) }</h4>
+            <h4>{ format!("{title} ({total})") }</h4>
             <ul>
-                for s in list[..shown].iter() {
+                for s in list[..shown.min(list.len())].iter() {
                     <li class="plan-step">
                         <code class="path">{ s.resource.clone() }</code>{ " " }
                         <VerifiedBadge verified={s.verified} />
@@ -97,9 +113,31 @@ fn steps(title: &str, list: &[PlanStep], shown: usize, more: Html) -> Html {
 /// The plan, with the Application fragment to copy and the whole plan as
 /// Markdown for a ticket.
 #[component]
-pub fn PlanPanel(props: &ReportProps) -> Html {
+pub fn PlanPanel(props: &PlanProps) -> Html {
     let copied = use_state(|| None::<bool>);
     let drawn_in_full = use_state_eq(Vec::<PlanList>::new);
+    // The whole plan once read, with the text it was read from: a new
+    // report's is read again.
+    let whole = use_state(|| None::<(Shared<PlanRest>, Rc<Plan>)>);
+    let whole_plan = match (&*whole, &props.rest) {
+        (Some((of, plan)), Some(rest)) if of == rest => Some(plan.clone()),
+        _ => None,
+    };
+    let read_whole = {
+        let whole = whole.clone();
+        let rest = props.rest.clone();
+        let known = whole_plan.clone();
+        Callback::from(move |()| {
+            if known.is_some() {
+                return known.clone();
+            }
+            let rest = rest.as_ref()?;
+            // Read as the report reads its plan: one deserializer for both.
+            let plan = Rc::new(serde_json::from_str::<Option<Plan>>(&rest.json).ok()??);
+            whole.set(Some((rest.clone(), plan.clone())));
+            Some(plan)
+        })
+    };
     {
         // A new report starts with its lists cut again.
         let drawn_in_full = drawn_in_full.clone();
@@ -113,21 +151,30 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
             move || drop(timer)
         });
     }
-    let Some(plan) = &props.report.plan else {
+    let Some(first) = &props.report.plan else {
         return html! {};
+    };
+    let plan = whole_plan.as_deref().unwrap_or(first);
+    let lengths = match (&whole_plan, &props.rest) {
+        (None, Some(rest)) => rest.lengths,
+        _ => PlanLengths::of(plan),
     };
     let on_markdown = {
         let copied = copied.clone();
         let report = props.report.clone();
+        let read_whole = read_whole.clone();
         // Written when asked for: for a large plan it is long.
         Callback::from(move |_: MouseEvent| {
             let copied = copied.clone();
-            let text = crate::render::markdown::render_plan(&report);
+            let text = match read_whole.emit(()) {
+                Some(whole) => crate::render::markdown::render_plan_with(&report, Some(&whole)),
+                None => crate::render::markdown::render_plan(&report),
+            };
             copy_to_clipboard(text, Callback::from(move |ok| copied.set(Some(ok))));
         })
     };
     let left: Vec<_> = plan.drift.iter().chain(&plan.unresolved).collect();
-    let (left_shown, more_left) = capped(left.len(), PlanList::Left, &drawn_in_full);
+    let (left_shown, more_left) = capped(lengths.left, PlanList::Left, &drawn_in_full, &read_whole);
     html! {
         <section id="plan" class="plan" aria-labelledby="plan-h">
             <div class="plan-head">
@@ -154,15 +201,16 @@ pub fn PlanPanel(props: &ReportProps) -> Html {
             }
             for (i, (title, list)) in crate::plan::step_groups(plan).into_iter().enumerate() {
                 {{
-                    let (shown, more) = capped(list.len(), PlanList::Steps(i), &drawn_in_full);
-                    steps(title, list, shown, more)
+                    let total = lengths.steps[i];
+                    let (shown, more) = capped(total, PlanList::Steps(i), &drawn_in_full, &read_whole);
+                    steps(title, list, total, shown, more)
                 }}
             }
             if !left.is_empty() {
                 <div class="plan-steps">
-                    <h4>{ format!("Left after the plan: {}", plural(left.len(), "field", "fields")) }</h4>
+                    <h4>{ format!("Left after the plan: {}", plural(lengths.left, "field", "fields")) }</h4>
                     <ul>
-                        for f in left[..left_shown].iter() {
+                        for f in left[..left_shown.min(left.len())].iter() {
                             <li class="plan-left" data-cause={f.cause.id()}>
                                 <strong>{ if f.cause == Cause::Drift { "Drift" } else { "Unresolved" } }</strong>{ " " }
                                 <code class="path">{ f.resource.clone() }</code>{ " " }

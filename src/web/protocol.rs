@@ -162,6 +162,93 @@ pub struct ReportWindow {
     /// The diff strategy compared with (`Strategy::id`), after the
     /// Application's and settings' own: the summary names it.
     pub strategy: String,
+    /// The whole plan, when `report`'s plan lists are cut to what the page
+    /// draws first (`PlanTails::split_off`).
+    pub plan_rest: Option<PlanRest>,
+}
+
+/// How many entries of one plan list the page draws until "Show all" is
+/// pressed, and so receives with the report.
+pub const PLAN_ENTRIES_SHOWN: usize = 20;
+
+/// The plan beyond the entries the page draws first: a plan for an app
+/// missing from the cluster lists every resource twice (a megabyte of JSON
+/// for 1,500 resources, which the page would take a tenth of a second to
+/// read before drawing twenty entries of each list).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanRest {
+    /// The whole lists' lengths.
+    pub lengths: PlanLengths,
+    /// The whole plan, report-v1's `plan` as JSON, read when first needed.
+    pub json: String,
+}
+
+/// The lengths of a plan's lists as the page draws them: each group of
+/// `plan::step_groups`, then the fields left (drift, then unresolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PlanLengths {
+    pub steps: [usize; 4],
+    pub left: usize,
+}
+
+impl PlanLengths {
+    pub fn of(plan: &crate::Plan) -> PlanLengths {
+        PlanLengths {
+            steps: crate::plan::step_groups(plan).map(|(_, list)| list.len()),
+            left: plan.drift.len() + plan.unresolved.len(),
+        }
+    }
+}
+
+/// The entries of a plan's lists past the first `PLAN_ENTRIES_SHOWN`, moved
+/// out of the plan (to send what the page draws first) and back.
+pub struct PlanTails {
+    git: Vec<crate::PlanStep>,
+    sync_order: Vec<crate::PlanStep>,
+    render: Vec<crate::PlanStep>,
+    later: Vec<crate::PlanStep>,
+    drift: Vec<crate::PlanField>,
+    unresolved: Vec<crate::PlanField>,
+}
+
+impl PlanTails {
+    /// Cut each of `plan`'s lists to its first entries, or `None` (the plan
+    /// untouched) when no list is longer. The page draws the first entries
+    /// of the fields left (drift, then unresolved) as one list: cutting
+    /// both keeps that list's first entries too.
+    pub fn split_off(plan: &mut crate::Plan) -> Option<PlanTails> {
+        if !PlanTails::any(plan) {
+            return None;
+        }
+        fn tail<T>(list: &mut Vec<T>) -> Vec<T> {
+            list.split_off(list.len().min(PLAN_ENTRIES_SHOWN))
+        }
+        Some(PlanTails {
+            git: tail(&mut plan.git),
+            sync_order: tail(&mut plan.sync_order),
+            render: tail(&mut plan.render),
+            later: tail(&mut plan.later),
+            drift: tail(&mut plan.drift),
+            unresolved: tail(&mut plan.unresolved),
+        })
+    }
+
+    /// Whether a list of `plan` is longer than the page draws first.
+    pub fn any(plan: &crate::Plan) -> bool {
+        let long = |n: usize| n > PLAN_ENTRIES_SHOWN;
+        let steps = PlanLengths::of(plan).steps;
+        steps.into_iter().any(long) || long(plan.drift.len()) || long(plan.unresolved.len())
+    }
+
+    /// Make `plan` whole again.
+    pub fn put_back(self, plan: &mut crate::Plan) {
+        plan.git.extend(self.git);
+        plan.sync_order.extend(self.sync_order);
+        plan.render.extend(self.render);
+        plan.later.extend(self.later);
+        plan.drift.extend(self.drift);
+        plan.unresolved.extend(self.unresolved);
+    }
 }
 
 /// A jq expression of the user's settings and the rule it belongs to.

@@ -249,7 +249,7 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
                     <Emergency report={shown.report.clone()} />
                     <ArgocdStatusPanel report={shown.report.clone()} />
                     <ObservedPanel report={shown.report.clone()} />
-                    <PlanPanel report={shown.report.clone()} />
+                    <PlanPanel report={shown.report.clone()} rest={shown.plan_rest.clone()} />
                     <AuditPanel report={shown.report.clone()} />
                     { resource_list(state, shown, actions) }
                 </div>

@@ -8,7 +8,7 @@ use super::drawing::{Drawing, ListKey};
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
-    out_of_sync_first, ErrorInfo, Help, Input, Line, Mode, ReportWindow, ResourceLine, Response, RuleDoc,
+    out_of_sync_first, ErrorInfo, Help, Input, Line, Mode, PlanRest, ReportWindow, ResourceLine, Response, RuleDoc,
 };
 use super::util::plural;
 use crate::{Cause, Report, ResourceReport};
@@ -84,6 +84,9 @@ pub struct Shown {
     pub from_example: Option<ExampleSides>,
     /// The diff strategy compared with (`Strategy::id`; empty for diff output).
     pub strategy: String,
+    /// The whole plan when `report`'s plan lists are cut to their first
+    /// entries.
+    pub plan_rest: Option<Shared<PlanRest>>,
 }
 
 impl Shown {
@@ -651,6 +654,7 @@ impl PageState {
                 .collect();
         let order = out_of_sync_first(&window.lines);
         let strategy = window.strategy;
+        let plan_rest = window.plan_rest.map(|rest| Shared(Rc::new(rest)));
         let announcement = report_announcement(&report);
         let shown = Shown {
             seq,
@@ -665,6 +669,7 @@ impl PageState {
             example: self.asked_example,
             from_example: self.asked_sides,
             strategy,
+            plan_rest,
         };
         // The worker's answer for the input of a report made when the page
         // was built is the same report: the reader stays where they were.

@@ -42,13 +42,6 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
 
         // Copy puts exactly the core's texts on the clipboard: the
         // Application YAML, and the plan as Markdown.
-        let grant = |name: &'static str| Raw {
-            method: http::Method::POST,
-            path: "permissions",
-            body: Some(json!({ "descriptor": { "name": name }, "state": "granted" })),
-        };
-        let granted = c.issue_cmd(grant("clipboard-read")).await.is_ok()
-            && c.issue_cmd(grant("clipboard-write")).await.is_ok();
         let markdown = drift_doctor::render::markdown::render_plan(&report);
         for (button, status, expected) in [
             (
@@ -62,30 +55,8 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
                 markdown,
             ),
         ] {
-            js(
-                &c,
-                &format!("document.querySelector('{button}').click(); return true;"),
-                vec![],
-            )
-            .await;
-            wait_until(
-                &c,
-                &format!("document.querySelector('{status}').textContent !== ''"),
-                "the copy status",
-                10,
-            )
-            .await;
-            if !granted {
-                eprintln!("note: clipboard permissions not granted; {button} not read back");
-                continue;
-            }
-            let copied = c
-                .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
-                .await
-                .unwrap();
-            match copied.as_str() {
-                Some(text) => assert_eq!(text, expected, "{button} copies the core's text"),
-                None => eprintln!("note: the clipboard could not be read back for {button}"),
+            if let Some(text) = copy_and_read_back(&c, button, status).await {
+                assert_eq!(text, expected, "{button} copies the core's text");
             }
         }
 
@@ -117,6 +88,44 @@ fn page_shows_the_plan_and_audits_the_users_rules() {
     });
 }
 
+/// Press a copy button, wait for its status, and read the clipboard back:
+/// `None` (with a note) where the browser grants no clipboard access.
+async fn copy_and_read_back(c: &Client, button: &str, status: &str) -> Option<String> {
+    let grant = |name: &'static str| Raw {
+        method: http::Method::POST,
+        path: "permissions",
+        body: Some(json!({ "descriptor": { "name": name }, "state": "granted" })),
+    };
+    let granted = c.issue_cmd(grant("clipboard-read")).await.is_ok()
+        && c.issue_cmd(grant("clipboard-write")).await.is_ok();
+    js(
+        c,
+        &format!("document.querySelector('{button}').click(); return true;"),
+        vec![],
+    )
+    .await;
+    wait_until(
+        c,
+        &format!("document.querySelector('{status}').textContent !== ''"),
+        "the copy status",
+        10,
+    )
+    .await;
+    if !granted {
+        eprintln!("note: clipboard permissions not granted; {button} not read back");
+        return None;
+    }
+    let copied = c
+        .execute_async("const done = arguments[arguments.length - 1]; navigator.clipboard.readText().then(done, () => done(null));", vec![])
+        .await
+        .unwrap();
+    let text = copied.as_str().map(str::to_string);
+    if text.is_none() {
+        eprintln!("note: the clipboard could not be read back for {button}");
+    }
+    text
+}
+
 /// A plan for an app missing from the cluster lists every resource: the
 /// page draws the first entries of a long list and the rest on request, and
 /// a new report starts cut again.
@@ -127,7 +136,8 @@ fn long_plan_lists_are_cut_until_asked_for() {
             .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: shop\ndata:\n  k: v{i}\n"))
             .collect();
         let live = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: shop\ndata:\n  a: b\n";
-        let plan = core_report(&git, live).plan.expect("a plan");
+        let report = core_report(&git, live);
+        let plan = report.plan.clone().expect("a plan");
         let left = plan.drift.len() + plan.unresolved.len();
         assert!(left > 20, "the core leaves {left} fields");
         let count = "return [document.querySelectorAll('#plan .plan-left').length, document.querySelectorAll('#plan .show-all').length];";
@@ -138,6 +148,26 @@ fn long_plan_lists_are_cut_until_asked_for() {
         assert_eq!(js(&c, count, vec![]).await, json!([20, 1]));
         let button = text(&c, "#plan .show-all").await;
         assert!(button.contains(&format!("Show all {left}")), "{button}");
+        // The page receives the first entries and counts the whole list.
+        let headings = js(
+            &c,
+            "return [...document.querySelectorAll('#plan h4')].map(h => h.textContent).join(' | ');",
+            vec![],
+        )
+        .await;
+        assert!(
+            headings
+                .as_str()
+                .unwrap()
+                .contains(&format!("Left after the plan: {left} fields")),
+            "{headings}"
+        );
+        // The Markdown is the whole plan's, before any list is shown whole.
+        if let Some(text) =
+            copy_and_read_back(&c, "#copy-plan-markdown", "#plan .plan-head .copy-status").await
+        {
+            assert_eq!(text, drift_doctor::render::markdown::render_plan(&report));
+        }
 
         click(&c, "#plan .show-all").await;
         wait_until(
