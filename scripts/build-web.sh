@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/: Trunk with the size-tuned `web` profile and
-# wasm-opt -Oz, offline (nothing is downloaded), then writes the sha256 of
+# wasm-opt -Oz for the page, the `web-worker` profile and wasm-opt -O3 for
+# the analysis worker, offline (nothing is downloaded), then writes the sha256 of
 # the inline script Trunk injects into the page's Content-Security-Policy.
 # Needs the tools of scripts/setup.sh. Prints the build time.
 set -euo pipefail
@@ -43,7 +44,7 @@ cargo run --locked --quiet --features web --bin drift-doctor-first-report > targ
 cargo run --locked --quiet --features web --bin drift-doctor-first-report -- rule-texts > dist/drift-doctor-rule-texts.js
 # The jq module: the jq engine alone, without JavaScript glue (the worker
 # instantiates it when a rule first needs jq). Built as Trunk builds the
-# others: the `web` profile, then wasm-opt -Oz.
+# page: the `web` profile, then wasm-opt -Oz.
 say "the jq module (cargo build --profile web --target wasm32-unknown-unknown --bin drift-doctor-jq)"
 cargo build --locked --offline --quiet --profile web --target wasm32-unknown-unknown --bin drift-doctor-jq
 jq_wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/drift-doctor-jq.wasm"
