@@ -201,7 +201,7 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
     let mut tails = None;
     if let Some(plan) = report.plan.as_mut().filter(|plan| PlanTails::any(plan)) {
         plan_rest = Some((PlanLengths::of(plan), serde_json::to_string(plan)));
-        tails = PlanTails::split_off(plan);
+        tails = Some(PlanTails::split_off(plan));
     }
     let without = serde_json::to_string(&*report);
     // The report is whole again before any error is returned.

@@ -163,7 +163,7 @@ pub struct ReportWindow {
     /// Application's and settings' own: the summary names it.
     pub strategy: String,
     /// The whole plan, when `report`'s plan lists are cut to what the page
-    /// draws first (`PlanTails::split_off`).
+    /// draws first (`PlanTails::any`).
     pub plan_rest: Option<PlanRest>,
 }
 
@@ -212,25 +212,22 @@ pub struct PlanTails {
 }
 
 impl PlanTails {
-    /// Cut each of `plan`'s lists to its first entries, or `None` (the plan
-    /// untouched) when no list is longer. The page draws the first entries
-    /// of the fields left (drift, then unresolved) as one list: cutting
-    /// both keeps that list's first entries too.
-    pub fn split_off(plan: &mut crate::Plan) -> Option<PlanTails> {
-        if !PlanTails::any(plan) {
-            return None;
-        }
+    /// Cut each of `plan`'s lists to its first entries (a list no longer
+    /// stays whole). The page draws the first entries of the fields left
+    /// (drift, then unresolved) as one list: cutting both keeps that list's
+    /// first entries too.
+    pub fn split_off(plan: &mut crate::Plan) -> PlanTails {
         fn tail<T>(list: &mut Vec<T>) -> Vec<T> {
             list.split_off(list.len().min(PLAN_ENTRIES_SHOWN))
         }
-        Some(PlanTails {
+        PlanTails {
             git: tail(&mut plan.git),
             sync_order: tail(&mut plan.sync_order),
             render: tail(&mut plan.render),
             later: tail(&mut plan.later),
             drift: tail(&mut plan.drift),
             unresolved: tail(&mut plan.unresolved),
-        })
+        }
     }
 
     /// Whether a list of `plan` is longer than the page draws first.
