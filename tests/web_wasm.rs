@@ -732,6 +732,13 @@ fn configmaps(count: usize) -> (String, String) {
 /// `later_ms` after they are asked for.
 fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
     let (git, live) = configmaps(count);
+    mount_pair(git, live, later_ms)
+}
+
+/// The app analysing `git` against `live`, whatever the page asks it to
+/// analyse; the cards of pages other than the first arrive `later_ms` after
+/// they are asked for.
+fn mount_pair(git: String, live: String, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
     let mut engine = Engine::default();
     let handler = Handler::deferred(move |req| {
         let delay = if matches!(req, Request::Resources { .. }) {
@@ -831,6 +838,103 @@ async fn a_long_page_of_new_cards_is_drawn_in_steps() {
     assert!(root.query_selector(".card.pending").unwrap().is_none());
     handle.destroy();
     root.remove();
+}
+
+/// Git and live for `count` Deployments, each scaled by its own autoscaler
+/// while Git sets one replica: the plan fixes each in Git (a step apiece).
+fn autoscaled(count: usize) -> (String, String) {
+    let side = |replicas: u32| {
+        (0..count)
+            .map(|i| {
+                format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-{i:02}\n  namespace: ns\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {{app: web-{i:02}}}\n  template:\n    metadata:\n      labels: {{app: web-{i:02}}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web-{i:02}\n  namespace: ns\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web-{i:02}}}\n  minReplicas: 2\n  maxReplicas: 5\n"
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("---\n")
+    };
+    (side(1), side(3))
+}
+
+/// Watches `root` while a report is drawn: how many plan entries it held
+/// each time it changed (`counts`, with -1 for no plan yet), and whether
+/// the report said it was busy each time the plan was not whole
+/// (`busyMeanwhile`, against the final count `whole`).
+fn watch_plan(root: &web_sys::Element, whole: usize) -> wasm_bindgen::JsValue {
+    js_sys::Function::new_with_args(
+        "root, whole",
+        "const seen = { counts: [], busyMeanwhile: true };
+         new MutationObserver(() => {
+           const plan = root.querySelector('#plan');
+           const count = plan ? plan.querySelectorAll('li').length : -1;
+           if (seen.counts[seen.counts.length - 1] !== count) seen.counts.push(count);
+           if (plan && count < whole) {
+             seen.busyMeanwhile &&= root.querySelector('#report').dataset.state === 'busy';
+           }
+         }).observe(root, { subtree: true, childList: true, attributes: true });
+         return seen;",
+    )
+    .call2(&wasm_bindgen::JsValue::NULL, root, &(whole as u32).into())
+    .unwrap()
+}
+
+fn plan_counts(seen: &wasm_bindgen::JsValue) -> Vec<i32> {
+    js_sys::Array::from(&seen_field(seen, "counts"))
+        .iter()
+        .map(|c| c.as_f64().unwrap() as i32)
+        .collect()
+}
+
+/// A report whose plan draws more entries than a task's share comes with
+/// the plan's headings and counts; its entries follow a share per task, the
+/// report busy meanwhile. A shorter plan comes whole with its report.
+#[wasm_bindgen_test]
+async fn a_long_plan_is_drawn_a_few_entries_per_task_after_its_report() {
+    let step = web::drawing::PLAN_ENTRIES_PER_TASK;
+    let half = step / 2 + 1;
+    let (git, live) = autoscaled(half);
+    let (cm_git, cm_live) = configmaps(half);
+    let (root, handle) = mount_pair(
+        format!("{git}---\n{cm_git}"),
+        format!("{live}---\n{cm_live}"),
+        0,
+    );
+    let seen = watch_plan(&root, 2 * half);
+    wait_all_drawn(&root).await;
+    assert_eq!(
+        plan_counts(&seen),
+        [-1, 0, step as i32, 2 * half as i32],
+        "none with the report, then a share per task"
+    );
+    assert_eq!(seen_field(&seen, "busyMeanwhile").as_bool(), Some(true));
+    assert_eq!(
+        count_in(&root, "#plan li.plan-step"),
+        half,
+        "a Git fix per Deployment"
+    );
+    assert_eq!(
+        count_in(&root, "#plan li.plan-left"),
+        half,
+        "a drifted field per ConfigMap"
+    );
+    handle.destroy();
+    root.remove();
+
+    let (git, live) = autoscaled(half);
+    let (root, handle) = mount_pair(git, live, 0);
+    let seen = watch_plan(&root, half);
+    wait_all_drawn(&root).await;
+    assert_eq!(
+        plan_counts(&seen),
+        [-1, half as i32],
+        "{half} entries come with their report"
+    );
+    handle.destroy();
+    root.remove();
+}
+
+fn count_in(root: &web_sys::Element, selector: &str) -> usize {
+    root.query_selector_all(selector).unwrap().length() as usize
 }
 
 /// The cards of another page of the list arrive when it is listed (here

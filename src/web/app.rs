@@ -387,6 +387,7 @@ fn report_actions(ctl: &Controller, state: &UseReducerHandle<PageState>) -> Repo
         resources,
         texts,
         draw_more: to_reducer(&dispatch, Action::DrawMore),
+        draw_plan: to_reducer(&dispatch, Action::DrawPlan),
         other_base: to_reducer(&dispatch, Action::OtherBase),
         filter: to_reducer(&dispatch, Action::Filter),
         page: to_reducer(&dispatch, Action::Page),

@@ -18,6 +18,47 @@ use std::rc::Rc;
 /// New cards drawn per task: a first screen's worth.
 pub const NEW_CARDS_PER_TASK: usize = 10;
 
+/// Plan entries drawn per task. A plan with more comes without its entries
+/// (and its Application fragment) in the task that receives its report, then
+/// this many per task, before any card: the first large report's frame held
+/// 21 to 37 ms of script and 17 to 35 ms of style, layout and paint, half
+/// of its boxes the plan's, and twenty entries on their own still took 21 ms
+/// of layout (the first use of their fonts).
+pub const PLAN_ENTRIES_PER_TASK: usize = 10;
+
+/// A report's plan entries being drawn, a few per task: how many of them,
+/// counted across its lists in the order they are shown, may be drawn so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanDrawing {
+    /// The report the plan belongs to.
+    pub seq: u32,
+    /// The entries that may be drawn so far.
+    pub entries: usize,
+}
+
+impl PlanDrawing {
+    /// How the plan of a newly received report `seq` starts: `None` when
+    /// its first entries fit in one step, drawn with the report.
+    pub fn start(seq: u32, plan: &crate::Plan) -> Option<Self> {
+        (first_entries(plan) > PLAN_ENTRIES_PER_TASK).then_some(PlanDrawing { seq, entries: 0 })
+    }
+
+    /// The next step: a few more entries, `None` once all are drawn.
+    pub fn more(self, plan: &crate::Plan) -> Option<Self> {
+        let entries = self.entries + PLAN_ENTRIES_PER_TASK;
+        (entries < first_entries(plan)).then_some(PlanDrawing { entries, ..self })
+    }
+}
+
+/// The entries the page draws of `plan` as it received it (each list cut to
+/// the entries it shows first).
+fn first_entries(plan: &crate::Plan) -> usize {
+    use crate::web::protocol::{PlanLengths, PLAN_ENTRIES_SHOWN};
+    let lengths = PlanLengths::of(plan);
+    let drawn = |n: usize| n.min(PLAN_ENTRIES_SHOWN);
+    lengths.steps.into_iter().map(drawn).sum::<usize>() + drawn(lengths.left)
+}
+
 /// What a page of the list is: the report shown, the page and the filter.
 /// A drawing belongs to one; a step asked for another is dropped.
 pub type ListKey = (u32, usize, Option<Cause>);
@@ -141,6 +182,58 @@ mod tests {
             .iter()
             .all(|id| drawing.draws(id)));
         assert_eq!(drawing.count(), 5 + NEW_CARDS_PER_TASK);
+    }
+
+    fn plan(git: usize, drift: usize) -> crate::Plan {
+        let step = |i: usize| crate::PlanStep {
+            resource: format!("apps/Deployment/ns/app-{i}"),
+            title: "Fix in Git".into(),
+            snippet: "Remove `spec.replicas`.".into(),
+            verified: crate::Verified::Resolves,
+        };
+        let field = |i: usize| crate::PlanField {
+            resource: format!("/ConfigMap/ns/cm-{i}"),
+            pointer: "/data/key".into(),
+            field: "data.key".into(),
+            cause: Cause::Drift,
+            note: "A real change.".into(),
+            needs_pruning: false,
+        };
+        crate::Plan {
+            verified: crate::Verified::Resolves,
+            verification: String::new(),
+            application: String::new(),
+            git: (0..git).map(step).collect(),
+            sync_order: Vec::new(),
+            render: Vec::new(),
+            later: Vec::new(),
+            drift: (0..drift).map(field).collect(),
+            unresolved: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_long_plan_is_drawn_a_few_entries_at_a_time() {
+        let step = PLAN_ENTRIES_PER_TASK;
+        assert_eq!(PlanDrawing::start(3, &plan(step, 0)), None);
+        assert_eq!(PlanDrawing::start(3, &plan(step - 5, 5)), None);
+        assert_eq!(PlanDrawing::start(3, &plan(0, 0)), None);
+        let long = plan(step, step);
+        let start = PlanDrawing::start(3, &long).expect("two steps' worth");
+        assert_eq!((start.seq, start.entries), (3, 0), "none with the report");
+        let first = start.more(&long).expect("two steps left");
+        assert_eq!(first.entries, step);
+        assert_eq!(first.more(&long), None, "the last step draws the rest");
+        // Only the entries a list shows first count, however long it is.
+        let shown = crate::web::protocol::PLAN_ENTRIES_SHOWN;
+        assert_eq!(
+            PlanDrawing::start(3, &plan(10 * shown, 0)).is_some(),
+            shown > step
+        );
+        assert_eq!(
+            PlanDrawing::start(3, &plan(0, 10 * shown)).is_some(),
+            shown > step
+        );
     }
 
     #[test]

@@ -46,6 +46,12 @@ pub struct PlanProps {
     /// drawn first.
     #[prop_or_default]
     pub rest: Option<Shared<PlanRest>>,
+    /// The most entries drawn, counted across the lists in order, while a
+    /// long plan is drawn a few entries per task (`drawing::PlanDrawing`):
+    /// the rest of each list waits, and the Application fragment waits for
+    /// the first step. `None`: all.
+    #[prop_or_default]
+    pub entries: Option<usize>,
 }
 
 /// The lists of the plan that are drawn in full.
@@ -174,7 +180,27 @@ pub fn PlanPanel(props: &PlanProps) -> Html {
         })
     };
     let left: Vec<_> = plan.drift.iter().chain(&plan.unresolved).collect();
+    // What may be drawn of each list: its share of `props.entries`, and its
+    // "Show all" button only once it is drawn as far as it goes.
+    let mut budget = props.entries.unwrap_or(usize::MAX);
+    let mut within = |(shown, more): (usize, Html)| {
+        let drawn = shown.min(budget);
+        budget -= drawn;
+        (drawn, if drawn == shown { more } else { html! {} })
+    };
+    let application = !plan.application.is_empty() && props.entries != Some(0);
+    let groups: Vec<Html> = crate::plan::step_groups(plan)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (title, list))| {
+            let total = lengths.steps[i];
+            let (shown, more) = capped(total, PlanList::Steps(i), &drawn_in_full, &read_whole);
+            let (shown, more) = within((shown.min(list.len()), more));
+            steps(title, list, total, shown, more)
+        })
+        .collect();
     let (left_shown, more_left) = capped(lengths.left, PlanList::Left, &drawn_in_full, &read_whole);
+    let (left_shown, more_left) = within((left_shown.min(left.len()), more_left));
     html! {
         <section id="plan" class="plan" aria-labelledby="plan-h">
             <div class="plan-head">
@@ -196,15 +222,13 @@ pub fn PlanPanel(props: &PlanProps) -> Html {
             if !plan.application.is_empty() {
                 <div class="plan-steps">
                     <h4>{ "Add to the Application" }</h4>
-                    <Snippet text={AttrValue::from(plan.application.clone())} label="Copy the Application YAML" />
+                    if application {
+                        <Snippet text={AttrValue::from(plan.application.clone())} label="Copy the Application YAML" />
+                    }
                 </div>
             }
-            for (i, (title, list)) in crate::plan::step_groups(plan).into_iter().enumerate() {
-                {{
-                    let total = lengths.steps[i];
-                    let (shown, more) = capped(total, PlanList::Steps(i), &drawn_in_full, &read_whole);
-                    steps(title, list, total, shown, more)
-                }}
+            for group in groups {
+                { group }
             }
             if !left.is_empty() {
                 <div class="plan-steps">

@@ -12,6 +12,8 @@ use super::state::{Notice, PageView, ShareFor, Shown, Waiting, OPEN_CARDS_UP_TO}
 use super::status_view::{ArgocdStatusPanel, ObservedPanel};
 use super::summary::{Emergency, Summary, Warnings};
 use super::util::{focus_element, inline_code, plural};
+use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The names of the performance marks set when a report is shown: the
@@ -43,6 +45,14 @@ fn timing_detail(shown: &Shown) -> String {
     }
 }
 
+/// What the next drawing task draws: more plan entries of a report, or the
+/// next cards of a listed page (each with how many are drawn so far).
+#[derive(Clone, Copy, PartialEq)]
+enum DrawStep {
+    Plan(u32, usize),
+    Cards(ListKey, usize),
+}
+
 /// Offer a JSON file; say so when the browser refuses.
 fn download(notice: &Callback<Notice>, name: &str, text: &str) {
     if !persist::download(name, "application/json", text) {
@@ -68,6 +78,8 @@ pub struct ReportActions {
     pub texts: Callback<(u32, String)>,
     /// Draw the next cards of the listed page.
     pub draw_more: Callback<ListKey>,
+    /// Draw the next plan entries of report `seq`.
+    pub draw_plan: Callback<u32>,
     /// A link's base address other than the page's.
     pub other_base: Callback<String>,
     /// Only the resources with differences of one cause (or all).
@@ -159,15 +171,33 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
             }
         });
     }
-    // The listed page's next few cards, in a task of their own.
+    // The next drawing step, in a task and a frame of its own: a long
+    // plan's entries, then the listed page's next few cards.
     {
-        let step = state.drawing.as_ref().map(|d| (d.key, d.count()));
-        let draw_more = actions.draw_more.clone();
+        let step = match (state.plan_drawing, &state.drawing) {
+            (Some(plan), _) => Some(DrawStep::Plan(plan.seq, plan.entries)),
+            (None, Some(d)) => Some(DrawStep::Cards(d.key, d.count())),
+            (None, None) => None,
+        };
+        let (draw_plan, draw_more) = (actions.draw_plan.clone(), actions.draw_more.clone());
+        // After the next frame is painted: steps run back to back in one
+        // frame would be laid out together (the first large report's plan,
+        // two steps in one frame, took 26 ms of layout).
         use_effect_with(step, move |step| {
-            let timeout = step.map(|(key, _)| {
-                gloo::timers::callback::Timeout::new(0, move || draw_more.emit(key))
+            let timeout = Rc::new(RefCell::new(None));
+            let frame = step.map(|step| {
+                let timeout = timeout.clone();
+                gloo::render::request_animation_frame(move |_| {
+                    *timeout.borrow_mut() = Some(gloo::timers::callback::Timeout::new(0, move || match step {
+                        DrawStep::Plan(seq, _) => draw_plan.emit(seq),
+                        DrawStep::Cards(key, _) => draw_more.emit(key),
+                    }));
+                })
             });
-            move || drop(timeout)
+            move || {
+                drop(frame);
+                drop(timeout.take());
+            }
         });
     }
     let on_share_download = {
@@ -249,7 +279,8 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
                     <Emergency report={shown.report.clone()} />
                     <ArgocdStatusPanel report={shown.report.clone()} />
                     <ObservedPanel report={shown.report.clone()} />
-                    <PlanPanel report={shown.report.clone()} rest={shown.plan_rest.clone()} />
+                    <PlanPanel report={shown.report.clone()} rest={shown.plan_rest.clone()}
+                        entries={state.plan_drawing.filter(|d| d.seq == shown.seq).map(|d| d.entries)} />
                     <AuditPanel report={shown.report.clone()} />
                     { resource_list(state, shown, actions) }
                 </div>

@@ -4,7 +4,7 @@
 //! lives in `controller` and in the components' effects.
 
 use super::client::Answer;
-use super::drawing::{Drawing, ListKey};
+use super::drawing::{Drawing, ListKey, PlanDrawing};
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
@@ -320,6 +320,9 @@ pub struct PageState {
     pub announcement: String,
     /// The listed page's cards still being drawn, a few per task.
     pub drawing: Option<Drawing>,
+    /// The shown report's plan entries still being drawn, a few per task
+    /// before its cards.
+    pub plan_drawing: Option<PlanDrawing>,
 }
 
 impl PageState {
@@ -335,14 +338,14 @@ impl PageState {
     }
 
     /// `busy`, `error`, `ready` or `empty` (the report's `data-state`): a
-    /// report is ready once all the cards of its page are drawn.
+    /// report is ready once its plan and all the cards of its page are drawn.
     pub fn status(&self) -> &'static str {
         if self.busy() {
             "busy"
         } else if self.error.is_some() {
             "error"
         } else if self.shown.is_some() {
-            if self.drawing.is_some() {
+            if self.drawing.is_some() || self.plan_drawing.is_some() {
                 "busy"
             } else {
                 "ready"
@@ -437,6 +440,19 @@ impl PageState {
         let ids: Vec<&str> = received.iter().map(|(id, _)| id.as_str()).collect();
         let mut next = (*self).clone();
         next.drawing = drawing.more(&ids);
+        Rc::new(next)
+    }
+
+    /// The next step of drawing the plan of report `seq`.
+    fn draw_plan(self: Rc<Self>, seq: u32) -> Rc<Self> {
+        let (Some(drawing), Some(shown)) = (self.plan_drawing, &self.shown) else {
+            return self;
+        };
+        let Some(plan) = shown.report.plan.as_ref().filter(|_| drawing.seq == seq) else {
+            return self;
+        };
+        let mut next = (*self).clone();
+        next.plan_drawing = drawing.more(plan);
         Rc::new(next)
     }
 
@@ -554,6 +570,8 @@ pub enum Action {
     CopiedShown,
     /// Draw the next few cards of the listed page.
     DrawMore(ListKey),
+    /// Draw the next few plan entries of report `seq`.
+    DrawPlan(u32),
 }
 
 /// What an analysis the user asked for lacks, as an error under the field.
@@ -679,6 +697,17 @@ impl PageState {
         if !same_report {
             self.page = 0;
             self.diffs = Shared::default();
+            // A plan the page shows whole already stays drawn (the same
+            // input analysed again).
+            let drawn_before = self.plan_drawing.is_none()
+                && self
+                    .shown
+                    .as_ref()
+                    .is_some_and(|s| s.report.plan == shown.report.plan);
+            self.plan_drawing = match &shown.report.plan {
+                Some(plan) if !drawn_before => PlanDrawing::start(seq, plan),
+                _ => None,
+            };
         }
         if let Some(c) = self.filter {
             if !shown.report.summary.causes.contains_key(&c) {
@@ -716,8 +745,10 @@ impl Reducible for PageState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        if let Action::DrawMore(key) = action {
-            return self.draw_more(key);
+        match action {
+            Action::DrawMore(key) => return self.draw_more(key),
+            Action::DrawPlan(seq) => return self.draw_plan(seq),
+            _ => {}
         }
         let before = self.clone();
         let next = self.apply(action);
@@ -1034,7 +1065,7 @@ impl PageState {
                 }
                 None => return self,
             },
-            Action::DrawMore(_) => return self,
+            Action::DrawMore(_) | Action::DrawPlan(_) => return self,
             Action::CopiedShown => {
                 // Failures stay: they tell the user to copy by hand.
                 if next.markdown_copied == Some(true) {
