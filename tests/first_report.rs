@@ -70,7 +70,11 @@ fn the_first_report_is_the_cores_report_of_the_default_example() {
         .collect();
     assert_eq!(lines, expected, "a line per resource, in report order");
 
-    let first: Vec<ResourceReport> = serde_json::from_str(&window.first_json).unwrap();
+    let first: Vec<ResourceReport> = window
+        .first_json
+        .iter()
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
     let mut places = out_of_sync_first(&window.lines);
     places.truncate(PAGE_SIZE);
     assert_eq!(window.first, places, "the first page, out of sync first");

@@ -71,8 +71,11 @@ fn analysed(
             assert!(line.causes.contains(&d.cause));
         }
     }
-    let first: Vec<drift_doctor::ResourceReport> =
-        serde_json::from_str(&window.first_json).unwrap();
+    let first: Vec<drift_doctor::ResourceReport> = window
+        .first_json
+        .iter()
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect();
     assert_eq!(first.len(), window.first.len());
     assert_eq!(first.len(), report.resources.len().min(web::PAGE_SIZE));
     for (i, r) in window.first.iter().zip(&first) {
@@ -739,9 +742,26 @@ fn mount_configmaps(count: usize, later_ms: i32) -> (web_sys::Element, yew::AppH
 /// analyse; the cards of pages other than the first arrive `later_ms` after
 /// they are asked for.
 fn mount_pair(git: String, live: String, later_ms: i32) -> (web_sys::Element, yew::AppHandle<App>) {
+    let (root, handle, _) = mount_pair_counting(git, live, later_ms);
+    (root, handle)
+}
+
+/// `mount_pair`, with the count of the page's requests for resources.
+fn mount_pair_counting(
+    git: String,
+    live: String,
+    later_ms: i32,
+) -> (
+    web_sys::Element,
+    yew::AppHandle<App>,
+    std::rc::Rc<std::cell::Cell<usize>>,
+) {
+    let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counter = asked.clone();
     let mut engine = Engine::default();
     let handler = Handler::deferred(move |req| {
         let delay = if matches!(req, Request::Resources { .. }) {
+            counter.set(counter.get() + 1);
             later_ms
         } else {
             0
@@ -773,7 +793,8 @@ fn mount_pair(git: String, live: String, later_ms: i32) -> (web_sys::Element, ye
             response
         })
     });
-    mount(handler, None)
+    let (root, handle) = mount(handler, None);
+    (root, handle, asked)
 }
 
 /// Watches `root` as cards are drawn: the most placeholders seen while some
@@ -935,6 +956,71 @@ async fn a_long_plan_is_drawn_a_few_entries_per_task_after_its_report() {
 
 fn count_in(root: &web_sys::Element, selector: &str) -> usize {
     root.query_selector_all(selector).unwrap().length() as usize
+}
+
+/// The resources that come with a report, more than a step's cards, wait
+/// to be read in a step after the report's frame: meanwhile the report is
+/// on the page with placeholders only, busy, and the page does not ask the
+/// worker for those resources again.
+#[wasm_bindgen_test]
+async fn a_long_first_page_is_read_after_its_report_and_not_asked_for_again() {
+    let count = 3 * web::drawing::NEW_CARDS_PER_TASK;
+    let (git, live) = configmaps(count);
+    let (root, handle, asked) = mount_pair_counting(git, live, 0);
+    let seen = js_sys::Function::new_with_args(
+        "root",
+        "const seen = { placeholdersOnly: false, busy: true, anyPending: false };
+         new MutationObserver(() => {
+           const pending = root.querySelectorAll('.card.pending').length;
+           seen.anyPending ||= pending > 0;
+           if (pending > 0 && pending === root.querySelectorAll('.card').length) {
+             seen.placeholdersOnly = true;
+             seen.busy &&= root.querySelector('#report').dataset.state === 'busy';
+           }
+         }).observe(root, { subtree: true, childList: true, attributes: true });
+         return seen;",
+    )
+    .call1(&wasm_bindgen::JsValue::NULL, &root)
+    .unwrap();
+    wait_all_drawn(&root).await;
+    assert_eq!(seen_field(&seen, "placeholdersOnly").as_bool(), Some(true));
+    assert_eq!(seen_field(&seen, "busy").as_bool(), Some(true));
+    assert_eq!(count_in(&root, ".card:not(.pending)"), count);
+    assert_eq!(asked.get(), 0, "the first page came with the report");
+
+    // Analysed again (showing the hidden differences): the same resources'
+    // cards, drawn already, stay, with no placeholder meanwhile.
+    js_sys::Reflect::set(&seen, &"anyPending".into(), &false.into()).unwrap();
+    let before = root
+        .query_selector("#report")
+        .unwrap()
+        .and_then(|r| r.get_attribute("data-seq"));
+    let toggle: web_sys::HtmlElement = root
+        .query_selector("#show-hidden")
+        .unwrap()
+        .expect("the hidden differences' toggle")
+        .unchecked_into();
+    toggle.click();
+    for _ in 0..200 {
+        let report = root.query_selector("#report").unwrap().unwrap();
+        if report.get_attribute("data-seq") != before
+            && report.get_attribute("data-state").as_deref() == Some("ready")
+        {
+            break;
+        }
+        sleep(20).await;
+    }
+    assert_ne!(
+        root.query_selector("#report")
+            .unwrap()
+            .and_then(|r| r.get_attribute("data-seq")),
+        before,
+        "a new report"
+    );
+    assert_eq!(seen_field(&seen, "anyPending").as_bool(), Some(false));
+    assert_eq!(count_in(&root, ".card:not(.pending)"), count);
+    handle.destroy();
+    root.remove();
 }
 
 /// The cards of another page of the list arrive when it is listed (here

@@ -388,6 +388,7 @@ fn report_actions(ctl: &Controller, state: &UseReducerHandle<PageState>) -> Repo
         texts,
         draw_more: to_reducer(&dispatch, Action::DrawMore),
         draw_plan: to_reducer(&dispatch, Action::DrawPlan),
+        read_first: to_reducer(&dispatch, Action::ReadFirst),
         other_base: to_reducer(&dispatch, Action::OtherBase),
         filter: to_reducer(&dispatch, Action::Filter),
         page: to_reducer(&dispatch, Action::Page),

@@ -233,11 +233,14 @@ pub fn report_window(report: &mut Report) -> Result<ReportWindow, serde_json::Er
         .collect();
     let mut first = super::protocol::out_of_sync_first(&lines);
     first.truncate(super::protocol::PAGE_SIZE);
-    let shown: Vec<&crate::ResourceReport> = first.iter().map(|&i| &report.resources[i]).collect();
+    let first_json = first
+        .iter()
+        .map(|&i| serde_json::to_string(&report.resources[i]))
+        .collect::<Result<_, _>>()?;
     Ok(ReportWindow {
         report: without?,
         lines,
-        first_json: serde_json::to_string(&shown)?,
+        first_json,
         first,
         strategy: String::new(),
         plan_rest,

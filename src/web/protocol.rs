@@ -157,8 +157,9 @@ pub struct ReportWindow {
     pub lines: Vec<ResourceLine>,
     /// The places (in `lines`) of the resources in `first`.
     pub first: Vec<usize>,
-    /// Those resources, as a JSON array.
-    pub first_json: String,
+    /// Those resources, each as its JSON: the page reads the ones it has
+    /// drawn already at once and may read the others a step later.
+    pub first_json: Vec<String>,
     /// The diff strategy compared with (`Strategy::id`), after the
     /// Application's and settings' own: the summary names it.
     pub strategy: String,

@@ -45,11 +45,13 @@ fn timing_detail(shown: &Shown) -> String {
     }
 }
 
-/// What the next drawing task draws: more plan entries of a report, or the
-/// next cards of a listed page (each with how many are drawn so far).
+/// What the next drawing task does: draw more plan entries of a report
+/// (with how many are drawn so far), read the resources that came with it,
+/// or draw the next cards of a listed page (with how many are drawn).
 #[derive(Clone, Copy, PartialEq)]
 enum DrawStep {
     Plan(u32, usize),
+    Read(u32),
     Cards(ListKey, usize),
 }
 
@@ -80,6 +82,8 @@ pub struct ReportActions {
     pub draw_more: Callback<ListKey>,
     /// Draw the next plan entries of report `seq`.
     pub draw_plan: Callback<u32>,
+    /// Read the resources that came with report `seq`.
+    pub read_first: Callback<u32>,
     /// A link's base address other than the page's.
     pub other_base: Callback<String>,
     /// Only the resources with differences of one cause (or all).
@@ -172,14 +176,25 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
         });
     }
     // The next drawing step, in a task and a frame of its own: a long
-    // plan's entries, then the listed page's next few cards.
+    // plan's entries, then reading the page's resources that came with the
+    // report, then the listed page's next few cards.
     {
-        let step = match (state.plan_drawing, &state.drawing) {
-            (Some(plan), _) => Some(DrawStep::Plan(plan.seq, plan.entries)),
-            (None, Some(d)) => Some(DrawStep::Cards(d.key, d.count())),
-            (None, None) => None,
+        let unread = state
+            .shown
+            .as_ref()
+            .filter(|s| s.unread.is_some())
+            .map(|s| s.seq);
+        let step = match (state.plan_drawing, unread, &state.drawing) {
+            (Some(plan), _, _) => Some(DrawStep::Plan(plan.seq, plan.entries)),
+            (None, Some(seq), _) => Some(DrawStep::Read(seq)),
+            (None, None, Some(d)) => Some(DrawStep::Cards(d.key, d.count())),
+            (None, None, None) => None,
         };
-        let (draw_plan, draw_more) = (actions.draw_plan.clone(), actions.draw_more.clone());
+        let (draw_plan, read_first, draw_more) = (
+            actions.draw_plan.clone(),
+            actions.read_first.clone(),
+            actions.draw_more.clone(),
+        );
         // After the next frame is painted: steps run back to back in one
         // frame would be laid out together (the first large report's plan,
         // two steps in one frame, took 26 ms of layout).
@@ -190,6 +205,7 @@ pub fn ReportPanel(props: &ReportPanelProps) -> Html {
                 gloo::render::request_animation_frame(move |_| {
                     *timeout.borrow_mut() = Some(gloo::timers::callback::Timeout::new(0, move || match step {
                         DrawStep::Plan(seq, _) => draw_plan.emit(seq),
+                        DrawStep::Read(seq) => read_first.emit(seq),
                         DrawStep::Cards(key, _) => draw_more.emit(key),
                     }));
                 })

@@ -4,7 +4,7 @@
 //! lives in `controller` and in the components' effects.
 
 use super::client::Answer;
-use super::drawing::{Drawing, ListKey, PlanDrawing};
+use super::drawing::{Drawing, ListKey, PlanDrawing, NEW_CARDS_PER_TASK};
 use super::editor::BigInfo;
 use super::inputs::Field;
 use super::protocol::{
@@ -12,7 +12,7 @@ use super::protocol::{
 };
 use super::util::plural;
 use crate::{Cause, Report, ResourceReport};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use yew::{AttrValue, Reducible, UseReducerHandle};
 
@@ -87,6 +87,18 @@ pub struct Shown {
     /// The whole plan when `report`'s plan lists are cut to their first
     /// entries.
     pub plan_rest: Option<Shared<PlanRest>>,
+    /// The resources that came with the report, not read yet: more than a
+    /// drawing step's cards are read in a step of their own, after the
+    /// report's frame (`Action::ReadFirst`).
+    pub unread: Option<Shared<Unread>>,
+}
+
+/// Resources received in full and not read yet: their places and their
+/// JSON texts.
+#[derive(Debug)]
+pub struct Unread {
+    pub indices: Vec<usize>,
+    pub json: Vec<String>,
 }
 
 impl Shown {
@@ -108,13 +120,43 @@ impl Shown {
         }
     }
 
-    /// The places of `indices` not received in full yet.
+    /// The places of `indices` not received in full yet (those received
+    /// and not read yet are not missing).
     pub fn missing(&self, indices: &[usize]) -> Vec<usize> {
+        let unread: &[usize] = self.unread.as_ref().map_or(&[], |u| &u.indices);
         indices
             .iter()
             .copied()
-            .filter(|i| !self.details.contains_key(i))
+            .filter(|i| !self.details.contains_key(i) && !unread.contains(i))
             .collect()
+    }
+
+    /// Read the resources that came with the report. Unreadable, they are
+    /// dropped: they are then missing, and asked for again.
+    fn read_unread(&mut self) {
+        let Some(unread) = self.unread.take() else {
+            return;
+        };
+        let list: Result<Vec<_>, String> = unread
+            .indices
+            .iter()
+            .zip(&unread.json)
+            .map(|(&i, json)| Ok((i, read_resource(json)?)))
+            .collect();
+        if let Ok(list) = list {
+            self.add_details(list);
+        }
+    }
+
+    /// Keep resources received in full, by their places.
+    fn add_details(&mut self, list: Vec<(usize, ResourceReport)>) {
+        let mut details = (*self.details.0).clone();
+        for (i, r) in list {
+            if i < self.lines.len() {
+                details.insert(i, Shared(Rc::new(r)));
+            }
+        }
+        self.details = Shared(Rc::new(details));
     }
 }
 
@@ -338,14 +380,18 @@ impl PageState {
     }
 
     /// `busy`, `error`, `ready` or `empty` (the report's `data-state`): a
-    /// report is ready once its plan and all the cards of its page are drawn.
+    /// report is ready once its plan and all the cards of its page are read
+    /// and drawn.
     pub fn status(&self) -> &'static str {
         if self.busy() {
             "busy"
         } else if self.error.is_some() {
             "error"
         } else if self.shown.is_some() {
-            if self.drawing.is_some() || self.plan_drawing.is_some() {
+            if self.drawing.is_some()
+                || self.plan_drawing.is_some()
+                || self.shown.as_ref().is_some_and(|s| s.unread.is_some())
+            {
                 "busy"
             } else {
                 "ready"
@@ -572,6 +618,8 @@ pub enum Action {
     DrawMore(ListKey),
     /// Draw the next few plan entries of report `seq`.
     DrawPlan(u32),
+    /// Read the resources that came with report `seq` (`Shown::unread`).
+    ReadFirst(u32),
 }
 
 /// What an analysis the user asked for lacks, as an error under the field.
@@ -597,6 +645,11 @@ fn missing_error(waiting: &Waiting) -> ErrorInfo {
             }
         }
     }
+}
+
+/// One resource received in full.
+fn read_resource(json: &str) -> Result<ResourceReport, String> {
+    serde_json::from_str(json).map_err(|e| format!("could not read the report: {e}"))
 }
 
 /// Resources received in full, with their places.
@@ -664,12 +717,41 @@ impl PageState {
     ) -> Result<(), String> {
         let report: Report = serde_json::from_str(&window.report)
             .map_err(|e| format!("could not read the report: {e}"))?;
-        let details: HashMap<usize, Shared<ResourceReport>> =
-            received(window.first, &window.first_json)?
-                .into_iter()
-                .filter(|(i, _)| *i < window.lines.len())
-                .map(|(i, r)| (i, Shared(Rc::new(r))))
-                .collect();
+        if window.first.len() != window.first_json.len() {
+            return Err(format!(
+                "could not read the report: {} resources for {} places",
+                window.first_json.len(),
+                window.first.len()
+            ));
+        }
+        // The resources whose cards the page has drawn are read now, so
+        // those cards stay; more new ones than a drawing step's are read in
+        // a step after the report's frame (190 KB of JSON for a page of 50
+        // large ones), as none of them would be drawn in it.
+        let drawn: HashSet<String> = self
+            .received_cards()
+            .into_iter()
+            .filter_map(|(id, drawn)| drawn.then_some(id))
+            .collect();
+        let (now, later): (Vec<_>, Vec<_>) = window
+            .first
+            .into_iter()
+            .zip(window.first_json)
+            .filter(|(i, _)| *i < window.lines.len())
+            .partition(|(i, _)| drawn.contains(&window.lines[*i].id));
+        let (now, later) = if later.len() > NEW_CARDS_PER_TASK {
+            (now, later)
+        } else {
+            (now.into_iter().chain(later).collect(), Vec::new())
+        };
+        let details: HashMap<usize, Shared<ResourceReport>> = now
+            .into_iter()
+            .map(|(i, json)| Ok((i, Shared(Rc::new(read_resource(&json)?)))))
+            .collect::<Result<_, String>>()?;
+        let unread = (!later.is_empty()).then(|| {
+            let (indices, json) = later.into_iter().unzip();
+            Shared(Rc::new(Unread { indices, json }))
+        });
         let order = out_of_sync_first(&window.lines);
         let strategy = window.strategy;
         let plan_rest = window.plan_rest.map(|rest| Shared(Rc::new(rest)));
@@ -688,6 +770,7 @@ impl PageState {
             from_example: self.asked_sides,
             strategy,
             plan_rest,
+            unread,
         };
         // The worker's answer for the input of a report made when the page
         // was built is the same report: the reader stays where they were.
@@ -864,13 +947,7 @@ impl PageState {
                     let Ok(list) = received(indices, &json) else {
                         return self;
                     };
-                    let mut details = (*shown.details.0).clone();
-                    for (i, r) in list {
-                        if i < shown.lines.len() {
-                            details.insert(i, Shared(Rc::new(r)));
-                        }
-                    }
-                    shown.details = Shared(Rc::new(details));
+                    shown.add_details(list);
                 }
                 Response::Rules { .. }
                 | Response::Exported { .. }
@@ -1064,6 +1141,10 @@ impl PageState {
                     s.copied = None;
                 }
                 None => return self,
+            },
+            Action::ReadFirst(seq) => match &mut next.shown {
+                Some(shown) if shown.seq == seq && shown.unread.is_some() => shown.read_unread(),
+                _ => return self,
             },
             Action::DrawMore(_) | Action::DrawPlan(_) => return self,
             Action::CopiedShown => {
