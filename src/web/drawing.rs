@@ -219,9 +219,9 @@ mod tests {
         assert_eq!(PlanDrawing::start(3, &plan(step - 5, 5)), None);
         assert_eq!(PlanDrawing::start(3, &plan(0, 0)), None);
         let long = plan(step, step);
-        let start = PlanDrawing::start(3, &long).expect("two steps' worth");
+        let start = PlanDrawing::start(3, &long).expect("more than a step's worth");
         assert_eq!((start.seq, start.entries), (3, 0), "none with the report");
-        let first = start.more(&long).expect("two steps left");
+        let first = start.more(&long).expect("a second step");
         assert_eq!(first.entries, step);
         assert_eq!(first.more(&long), None, "the last step draws the rest");
         // Only the entries a list shows first count, however long it is.
@@ -234,6 +234,12 @@ mod tests {
             PlanDrawing::start(3, &plan(0, 10 * shown)).is_some(),
             shown > step
         );
+        // Counting the whole lists would take ten times the steps.
+        let steps = |plan: &crate::Plan| {
+            std::iter::successors(PlanDrawing::start(3, plan), |d| d.more(plan)).count()
+        };
+        assert_eq!(steps(&plan(10 * shown, 0)), shown.div_ceil(step));
+        assert_eq!(steps(&plan(0, 10 * shown)), shown.div_ceil(step));
     }
 
     #[test]
