@@ -10,6 +10,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
+mod block_yaml;
 mod deferred;
 mod lines;
 mod object_shape;
@@ -657,6 +658,11 @@ fn list_item_text(chunk: &str, (from, to, dash): (usize, usize, usize)) -> Optio
 /// YAML into JSON values the way Kubernetes reads YAML (keys become
 /// strings), strictly: see [`StrictValue`].
 fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
+    // Most documents are plain block YAML, read a line at a time; the
+    // strict reader takes the rest and reports every error.
+    if let Some(value) = block_yaml::read(chunk) {
+        return Ok(value);
+    }
     if let Some((line, column)) = flow_nesting_beyond(chunk, MAX_NESTING) {
         return Err((line, column, nesting_message()));
     }

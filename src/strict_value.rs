@@ -28,7 +28,7 @@ impl<'de> de::Deserialize<'de> for StrictValue {
 }
 
 /// How a non-finite float is kept: the YAML spelling, as text.
-fn non_finite_text(f: f64) -> String {
+pub(crate) fn non_finite_text(f: f64) -> String {
     if f.is_nan() {
         ".nan".to_string()
     } else if f > 0.0 {
