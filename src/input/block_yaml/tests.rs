@@ -313,10 +313,8 @@ fn deep_nesting_is_the_strict_readers() {
     reads_as_strict(&shallow);
 }
 
-/// Every YAML document under `tests/` (fixtures, corpus, bad input): what
-/// the reader reads, the strict reader reads the same; and it reads most.
-#[test]
-fn agrees_with_the_strict_reader_on_every_fixture() {
+/// Every YAML document under `tests/` (fixtures, corpus, bad input).
+fn fixture_documents() -> Vec<String> {
     let mut files = Vec::new();
     let mut dirs = vec![std::path::PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -332,24 +330,36 @@ fn agrees_with_the_strict_reader_on_every_fixture() {
             }
         }
     }
-    let (mut documents, mut read_quickly) = (0, 0);
-    for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        for document in text.split("\n---\n") {
-            documents += 1;
-            match agrees(document) {
-                Ok(true) => read_quickly += 1,
-                Ok(false) => {}
-                Err(e) => panic!("{}: {e}", path.display()),
-            }
+    crate::sorting::sort_by_key(&mut files, |p| p.clone());
+    files
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .flat_map(|text| {
+            text.split("\n---\n")
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// What the reader reads of every fixture document, the strict reader
+/// reads the same; and it reads most of them.
+#[test]
+fn agrees_with_the_strict_reader_on_every_fixture() {
+    let documents = fixture_documents();
+    let mut read_quickly = 0;
+    for document in &documents {
+        match agrees(document) {
+            Ok(true) => read_quickly += 1,
+            Ok(false) => {}
+            Err(e) => panic!("{e}"),
         }
     }
-    assert!(documents > 500, "{documents} documents");
+    assert!(documents.len() > 500, "{} documents", documents.len());
     assert!(
-        read_quickly * 2 > documents,
-        "only {read_quickly} of {documents} documents read a line at a time"
+        read_quickly * 2 > documents.len(),
+        "only {read_quickly} of {} documents read a line at a time",
+        documents.len()
     );
 }
 
@@ -570,4 +580,97 @@ fn most_nested_documents_are_read_quickly() {
         }
     }
     assert!(read_quickly * 2 > total, "{read_quickly} of {total}");
+}
+
+/// The YAML documents under `tests/` that this reader reads.
+fn read_fixture_documents() -> &'static [String] {
+    static DOCUMENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    DOCUMENTS.get_or_init(|| {
+        fixture_documents()
+            .into_iter()
+            .filter(|d| read(d).is_some())
+            .collect()
+    })
+}
+
+/// One change to a text: a character put in, taken out or replaced, a
+/// line indented or outdented, or a line removed.
+#[derive(Clone, Debug)]
+enum Edit {
+    Insert(prop::sample::Index, char),
+    Remove(prop::sample::Index),
+    Replace(prop::sample::Index, char),
+    Indent(prop::sample::Index, usize),
+    Outdent(prop::sample::Index),
+    DropLine(prop::sample::Index),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let c = prop::sample::select(vec![
+        ' ', ':', '-', '#', '"', '\'', '|', '\n', 'a', '0', '.', '[', '{', '&', '*', '!', '\\',
+        '~', '>', '?', ',', '\t', 'é',
+    ]);
+    let i = any::<prop::sample::Index>;
+    prop_oneof![
+        (i(), c.clone()).prop_map(|(i, c)| Edit::Insert(i, c)),
+        i().prop_map(Edit::Remove),
+        (i(), c).prop_map(|(i, c)| Edit::Replace(i, c)),
+        (i(), 1usize..4).prop_map(|(i, n)| Edit::Indent(i, n)),
+        i().prop_map(Edit::Outdent),
+        i().prop_map(Edit::DropLine),
+    ]
+}
+
+fn apply(text: &str, edit: &Edit) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    match edit {
+        Edit::Insert(at, c) => chars.insert(at.index(chars.len() + 1), *c),
+        Edit::Remove(at) if !chars.is_empty() => {
+            chars.remove(at.index(chars.len()));
+        }
+        Edit::Replace(at, c) if !chars.is_empty() => {
+            let i = at.index(chars.len());
+            chars[i] = *c;
+        }
+        Edit::Indent(at, n) => {
+            let i = at.index(lines.len());
+            lines[i].insert_str(0, &" ".repeat(*n));
+            return lines.join("\n");
+        }
+        Edit::Outdent(at) => {
+            let i = at.index(lines.len());
+            if lines[i].starts_with(' ') {
+                lines[i].remove(0);
+            }
+            return lines.join("\n");
+        }
+        Edit::DropLine(at) if lines.len() > 1 => {
+            lines.remove(at.index(lines.len()));
+            return lines.join("\n");
+        }
+        _ => {}
+    }
+    chars.into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Fixture documents the reader reads, changed a little: near its
+    /// edges, what it still reads, the strict reader reads the same.
+    #[test]
+    fn altered_fixtures_read_as_the_strict_reader_reads_them(
+        pick in any::<prop::sample::Index>(),
+        edits in prop::collection::vec(edit(), 1..4),
+    ) {
+        let documents = read_fixture_documents();
+        let mut text = documents[pick.index(documents.len())].clone();
+        for e in &edits {
+            text = apply(&text, e);
+        }
+        if let Err(e) = agrees(&text) {
+            prop_assert!(false, "{}", e);
+        }
+    }
 }
