@@ -47,7 +47,9 @@ pub(super) fn read(text: &str) -> Option<Value> {
 /// and U+2029, and refuses control characters, U+FEFF, U+FFFE, U+FFFF).
 fn plain_characters(text: &str) -> bool {
     let ascii_ok = |b: u8| b == b'\n' || (b' '..=b'~').contains(&b);
-    if text.bytes().all(ascii_ok) {
+    // Without a branch per byte, a block of bytes is checked at once.
+    let block_ok = |block: &[u8]| block.iter().fold(true, |ok, &b| ok & ascii_ok(b));
+    if text.as_bytes().chunks(64).all(block_ok) {
         return true;
     }
     text.chars().all(|c| {
@@ -89,9 +91,15 @@ fn document_lines(text: &str) -> Option<Vec<Line<'_>>> {
             }
             None => (std::mem::take(&mut rest), false),
         };
-        let body = raw.trim_start_matches(' ');
-        let indent = raw.len() - body.len();
-        let body = body.trim_end_matches(' ');
+        // Spaces are single bytes: counted as bytes, not decoded.
+        let bytes = raw.as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        let trailing = bytes[indent..]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b' ')
+            .count();
+        let body = &raw[indent..raw.len() - trailing];
         let significant = !body.is_empty() && !body.starts_with('#');
         if significant && indent == 0 && (body.starts_with("---") || body.starts_with("...")) {
             return None;
