@@ -655,6 +655,14 @@ fn list_item_text(chunk: &str, (from, to, dash): (usize, usize, usize)) -> Optio
     Some(item)
 }
 
+/// The value the line-at-a-time reader gives one YAML document, or `None`
+/// where it leaves the document to `serde_yaml`: for the fuzz target that
+/// compares the two readers (`fuzz/fuzz_targets/block_yaml.rs`).
+#[doc(hidden)]
+pub fn read_block_yaml(text: &str) -> Option<Value> {
+    block_yaml::read(text)
+}
+
 /// YAML into JSON values the way Kubernetes reads YAML (keys become
 /// strings), strictly: see [`StrictValue`].
 fn parse_yaml_document(chunk: &str) -> Result<Value, (usize, usize, String)> {
