@@ -234,11 +234,10 @@ fn leaves_the_rest_of_yaml_to_the_strict_reader() {
         "# only a comment\n",
         "a: [] # trailing\n",
         // Tabs, other line breaks, a byte order mark, a root scalar and a
-        // scalar over two lines.
+        // scalar over two lines (U+2028 is refused, below).
         "a:\tb\n",
         "a: b\r\n",
         "a: \u{85}\n",
-        "a: x\u{2028}y\n",
         "a: \u{feff}\n",
         "a\n",
         "- a\n  b\n",
