@@ -422,15 +422,13 @@ impl<'t> Reader<'t> {
         self.skip();
     }
 
-    /// The collection whose first line is the current one, at `indent`.
+    /// The collection whose first line is the current one, at `indent`
+    /// (`mapping` refuses a first line that is not an entry).
     fn node(&mut self, indent: usize) -> Option<Value> {
-        let line = self.current()?;
-        if is_item(line.text) {
+        if is_item(self.current()?.text) {
             self.sequence(indent)
-        } else if let Inline::Entry { .. } = classify(line.text)? {
-            self.mapping(indent)
         } else {
-            None
+            self.mapping(indent)
         }
     }
 
