@@ -21,9 +21,10 @@
 
 use super::{parse_yaml_document, Document};
 use crate::limits::MAX_NESTING;
+use crate::sorting::CollectByInsertion;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 /// Where a deferred field sits in its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -256,8 +257,20 @@ fn cut(unit: &str) -> Option<(String, Vec<DeferredField>)> {
         !continues && plain_block(&lines[from..to], col)
     });
     // A key's line inside a quoted string or a bracket spanning lines is
-    // text, not a key: such a document is read whole.
-    if spans.is_empty() || !lines.iter().all(|l| one_line_flow(l)) {
+    // text, not a key: such a document is read whole. The lines cut were
+    // checked to hold one-line scalars only, so the lines kept are the ones
+    // a string or bracket could open on.
+    if spans.is_empty() {
+        return None;
+    }
+    let mut kept_from = 0;
+    for &(_, from, to, _) in &spans {
+        if !lines[kept_from..from].iter().all(|l| one_line_flow(l)) {
+            return None;
+        }
+        kept_from = to;
+    }
+    if !lines[kept_from..].iter().all(|l| one_line_flow(l)) {
         return None;
     }
     let mut text = String::with_capacity(unit.len());
@@ -399,23 +412,59 @@ fn one_line_flow(line: &str) -> bool {
         at += 1;
     }
     // A single-quoted string starts a token; every quote after it pairs.
-    let single = [": '", "- '"]
-        .iter()
-        .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
-        .chain(
-            line.trim_start()
-                .starts_with('\'')
-                .then(|| line.len() - line.trim_start().len()),
-        )
-        .min()
-        .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
+    let single = memchr::memchr(b'\'', bytes).is_some()
+        && [": '", "- '"]
+            .iter()
+            .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
+            .chain(
+                line.trim_start()
+                    .starts_with('\'')
+                    .then(|| line.len() - line.trim_start().len()),
+            )
+            .min()
+            .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
     double % 2 == 0 && open <= 0 && !single
 }
 
 /// One level of the block the check walks: a mapping's keys or a list.
 enum Level<'l> {
-    Map(usize, HashSet<&'l str>),
+    Map(usize, Keys<'l>),
     List(usize),
+}
+
+/// A mapping's keys so far, to find one given twice. Bookkeeping holds
+/// thousands of small mappings: a short list is searched in place, with no
+/// hashing and no tree, and only a long one becomes a tree.
+enum Keys<'l> {
+    Few(Vec<&'l str>),
+    Many(BTreeSet<&'l str>),
+}
+
+impl<'l> Keys<'l> {
+    /// Up to this many keys are kept in a list.
+    const FEW: usize = 16;
+
+    fn new() -> Self {
+        Keys::Few(Vec::new())
+    }
+
+    /// Add `key`; false when it was there already.
+    fn insert(&mut self, key: &'l str) -> bool {
+        match self {
+            Keys::Few(keys) if keys.contains(&key) => false,
+            Keys::Few(keys) if keys.len() < Self::FEW => {
+                keys.push(key);
+                true
+            }
+            Keys::Few(keys) => {
+                let mut tree: BTreeSet<&str> = keys.drain(..).collect_by_insertion();
+                tree.insert(key);
+                *self = Keys::Many(tree);
+                true
+            }
+            Keys::Many(tree) => tree.insert(key),
+        }
+    }
 }
 
 impl Level<'_> {
@@ -433,7 +482,9 @@ impl Level<'_> {
 /// carriage returns or multi-line scalars.
 fn plain_block(lines: &[&str], col: usize) -> bool {
     let root = lines[0][col..].trim_end().trim_end_matches(':');
-    let mut levels: Vec<Level> = vec![Level::Map(col, HashSet::from([root]))];
+    let mut root_keys = Keys::new();
+    root_keys.insert(root);
+    let mut levels: Vec<Level> = vec![Level::Map(col, root_keys)];
     // The column of a key whose value is the block below it.
     let mut opened = Some(col);
     for line in &lines[1..] {
@@ -484,7 +535,7 @@ fn plain_block(lines: &[&str], col: usize) -> bool {
             return false;
         }
         if after_dash || opened.is_some_and(|p| at > p) {
-            levels.push(Level::Map(at, HashSet::new()));
+            levels.push(Level::Map(at, Keys::new()));
         } else {
             // A key at a list's own column ends that list.
             while levels
@@ -543,9 +594,11 @@ fn plain_key(key: &str) -> bool {
     // would be one key once made strings, which the parser refuses.
     let starts_as_text =
         key == "." || key.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '/');
-    let lower = key.to_ascii_lowercase();
     let reserved = ["true", "false", "null", "yes", "no", "on", "off", "y", "n"];
-    starts_as_text && !reserved.contains(&lower.as_str()) && plain_text(key) && !key.contains(": ")
+    starts_as_text
+        && !reserved.iter().any(|r| key.eq_ignore_ascii_case(r))
+        && plain_text(key)
+        && !key.contains(": ")
 }
 
 /// Plain text that reads as a plain scalar wherever it stands.
@@ -689,6 +742,18 @@ mod tests {
         ] {
             let text = format!("kind: ConfigMap\n{odd}");
             assert!(cut(&text).is_none(), "{odd}");
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_found_among_many() {
+        let keys: String = (0..40).map(|i| format!("  k{i}: {i}\n")).collect();
+        let text = format!("kind: ConfigMap\nstatus:\n{keys}");
+        assert!(cut(&text).is_some());
+        for again in [0, 15, 16, 17, 39] {
+            let text = format!("kind: ConfigMap\nstatus:\n{keys}  k{again}: x\n");
+            assert!(cut(&text).is_none(), "k{again}");
+            assert!(parse_yaml_document(&text).is_err(), "k{again}");
         }
     }
 }
