@@ -14,6 +14,7 @@ use crate::object_options::ObjectOptions;
 use crate::pairing::{created_by_controller, is_hook, is_skipped};
 use crate::path;
 use crate::rules;
+use crate::secret_mask::SideText;
 use crate::sorting::CollectByInsertion;
 use crate::{fixes, secret_mask};
 use serde_json::Value;
@@ -76,11 +77,15 @@ pub fn analyze_owned(
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
     let masks = secret_mask::Masks::default();
-    // A side's text is kept only when it held no object: the masks read it then.
+    // A side's text is kept only when it held no object: the masks read it
+    // then. Otherwise they need only know whether it could spell "secret".
     let read = |text: String, side: Side| {
         let docs = read_side(&text, side)?;
         masks.reserve_masks_in(&text);
-        let kept = docs.is_empty().then_some(text);
+        let kept = match docs.is_empty() {
+            true => Ok(text),
+            false => Err(secret_mask::may_spell_secret(&text)),
+        };
         Ok::<_, InputError>((docs, kept))
     };
     let (live, git) = if live.len() >= git.len() {
@@ -92,11 +97,19 @@ pub fn analyze_owned(
     };
     // Git's error first, as when the sides are read together.
     let ((git_docs, git), (live_docs, live)) = (git?, live?);
+    fn side_text(kept: &Result<String, bool>) -> SideText<'_> {
+        match kept {
+            Ok(text) => SideText::Held(text),
+            Err(may_spell_secret) => SideText::Freed {
+                may_spell_secret: *may_spell_secret,
+            },
+        }
+    }
     let report = analyze_parsed(
         masks,
-        git.as_deref(),
+        side_text(&git),
         &git_docs,
-        live.as_deref(),
+        side_text(&live),
         &live_docs,
         opts,
         evidence,
@@ -248,9 +261,9 @@ fn analyze_held(
     let masks = secret_mask::Masks::reserving(&[git, live]);
     analyze_parsed(
         masks,
-        Some(git),
+        SideText::Held(git),
         git_docs,
-        Some(live),
+        SideText::Held(live),
         live_docs,
         opts,
         evidence,
@@ -260,12 +273,12 @@ fn analyze_held(
 /// The analysis of parsed sides. `masks` has reserved the masks both
 /// sides' texts hold ([`secret_mask::Masks::reserving`]); `git` and `live`
 /// are their texts where still held (needed only by a side that held no
-/// object). Masks are numbered as a link of these texts numbers them.
+/// object), or what the masks need to know of a text given up. Masks are numbered as a link of these texts numbers them.
 fn analyze_parsed(
     masks: secret_mask::Masks,
-    git: Option<&str>,
+    git: SideText<'_>,
     git_docs: &[Document],
-    live: Option<&str>,
+    live: SideText<'_>,
     live_docs: &[Document],
     opts: &Options,
     evidence: Evidence<'_>,
@@ -280,7 +293,7 @@ fn analyze_parsed(
     let mut sides = vec![(git, git_docs), (live, live_docs)];
     if let Some(text) = evidence.git_again {
         masks.reserve_masks_in(text);
-        sides.push((Some(text), again_docs.as_slice()));
+        sides.push((SideText::Held(text), again_docs.as_slice()));
     }
     let masks = || masks.numbering_sides(&sides);
     let again = evidence.git_again.map(|_| again_docs.as_slice());

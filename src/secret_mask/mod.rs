@@ -117,10 +117,10 @@ impl Masks {
             .iter()
             .map(|t| crate::input::parse_side(t, crate::input::Side::Git).unwrap_or_default())
             .collect();
-        let sides: Vec<(Option<&str>, &[crate::input::Document])> = texts
+        let sides: Vec<(SideText<'_>, &[crate::input::Document])> = texts
             .iter()
             .zip(&parsed)
-            .map(|(t, d)| (Some(*t), d.as_slice()))
+            .map(|(t, d)| (SideText::Held(t), d.as_slice()))
             .collect();
         Masks::reserving(texts).numbering_sides(&sides)
     }
@@ -139,15 +139,22 @@ impl Masks {
 
     /// The second step of [`Masks::for_texts`], for texts already parsed, on
     /// masks made by [`Masks::reserving`] from every side's text: each
-    /// side's objects, and its text when no object was read from it (`None`
-    /// then gives that text up).
-    pub fn numbering_sides(self, sides: &[(Option<&str>, &[crate::input::Document])]) -> Masks {
+    /// side's objects, and its text when no object was read from it (a
+    /// [`SideText::Freed`] text is given up).
+    pub fn numbering_sides(self, sides: &[(SideText<'_>, &[crate::input::Document])]) -> Masks {
         let masks = self;
         // Text by text, so that the numbering of a list of texts begins with that of any of its prefixes (a report
         // of git and live, a link of git, live, diff and settings).
         for (text, docs) in sides {
-            // only objects that can hold a Secret (or a last-applied annotation of one) take part
-            // Looked for on every core: a big side holds thousands of objects.
+            let spells_secret = match text {
+                SideText::Held(text) => may_spell_secret(text),
+                SideText::Freed { may_spell_secret } => *may_spell_secret,
+            };
+            // Only objects that can hold a Secret (or a last-applied
+            // annotation of one) take part: none, when the text cannot
+            // spell the word. Looked for on every core: a big side holds
+            // thousands of objects.
+            let docs: &[crate::input::Document] = if spells_secret { docs } else { &[] };
             let mut objects: Vec<(String, &Value)> = crate::parallel::map_ordered(
                 docs.iter().collect(),
                 PARALLEL_OBJECTS,
@@ -167,7 +174,7 @@ impl Masks {
             // does not read as YAML: diff output, a broken Secret); a text read
             // into objects holds nothing more, and scanning it again would
             // cost more than the whole comparison.
-            if let Some(text) = text.filter(|_| docs.is_empty()) {
+            if let (SideText::Held(text), true) = (text, docs.is_empty()) {
                 let _ = mask_secrets_in_text(text, &masks);
             }
         }
@@ -224,6 +231,35 @@ impl Masks {
         let mut n = self.numbering();
         n.highest = n.highest.max(highest);
     }
+}
+
+/// A side's text as [`Masks::numbering_sides`] needs it.
+#[derive(Debug, Clone, Copy)]
+pub enum SideText<'t> {
+    /// Still held: the text scanner reads it when no object came from it.
+    Held(&'t str),
+    /// Given up once read into objects, with what [`may_spell_secret`] said
+    /// of it.
+    Freed {
+        /// Whether the text could spell "secret".
+        may_spell_secret: bool,
+    },
+}
+
+/// Whether a key or string read from `text` could hold "secret" in any
+/// case: the text holds the word, or an escape that writes a letter by its
+/// code (`\x`, `\u`, `\U`) or joins two lines (`\` at a line's end), the
+/// only ways YAML and JSON spell a letter other than as itself (tags such
+/// as `!!binary` leave the text as it is written). When it cannot, none of
+/// its objects is a Secret or mentions one, and the numbering walks none.
+pub fn may_spell_secret(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr3_iter(b's', b'S', b'\\', bytes).any(|at| match bytes[at] {
+        b'\\' => matches!(bytes.get(at + 1), Some(b'x' | b'u' | b'U' | b'\n' | b'\r')),
+        _ => bytes
+            .get(at..at + 6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"secret")),
+    })
 }
 
 /// Whether any key or string of `v` contains "secret" in any case (what

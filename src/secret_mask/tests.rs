@@ -717,3 +717,58 @@ proptest! {
         prop_assert_eq!(mentions_secret(&Value::String(text.clone())), lowered);
     }
 }
+
+/// A text spells "secret" when it holds the word in any case, or an escape
+/// that writes a letter by its code or joins two lines; other escapes and
+/// tags leave every letter as it is written.
+#[test]
+fn a_text_that_could_spell_secret_is_told_from_one_that_cannot() {
+    for (text, could) in [
+        ("kind: Secret\n", true),
+        ("env:\n- valueFrom:\n    secretKeyRef: {}\n", true),
+        ("k: \"\\x73ecret\"\n", true),
+        ("k: \"\\u0053ECRET\"\n", true),
+        ("k: \"\\U00000073ecret\"\n", true),
+        ("k: \"sec\\\nret\"\n", true),
+        ("k: \"sec\\\r\nret\"\n", true),
+        ("k: secre\n", false),
+        ("k: \"a\\\"b\\n\\t\\\\\"\n", false),
+        ("k: !!binary c2VjcmV0\n", false),
+        ("k: sec ret\n", false),
+        ("", false),
+    ] {
+        assert_eq!(may_spell_secret(text), could, "{text:?}");
+    }
+}
+
+proptest! {
+    /// Whatever a text's objects mention, the text could spell: a string
+    /// made of the word's pieces, escapes and line breaks, read as YAML.
+    #[test]
+    fn what_an_object_mentions_its_text_could_spell(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "s", "S", "ec", "ecret", "ECRET", "r", "et", "\\x73", "\\x53", "\\u0073",
+                "\\U00000053", "\\\n  ", "\\n", "\\\"", " ", "\n  ", "x",
+            ]),
+            0..8,
+        ),
+        quoted in proptest::bool::ANY,
+    ) {
+        let value = pieces.concat();
+        let text = if quoted {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"{value}\"\n")
+        } else {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  {value}: v\n")
+        };
+        if let Ok(docs) = crate::input::parse_side(&text, crate::input::Side::Git) {
+            if docs.iter().any(|d| mentions_secret(&d.object)) {
+                prop_assert!(may_spell_secret(&text), "{text:?}");
+            }
+        }
+        if !text.contains('\\') {
+            let lowered = text.to_ascii_lowercase().contains("secret");
+            prop_assert_eq!(may_spell_secret(&text), lowered);
+        }
+    }
+}
