@@ -377,11 +377,20 @@ fn inline_value(text: &str) -> Option<Value> {
             if starts_otherwise(first, bytes.get(1).copied()) {
                 return None;
             }
-            let scalar = match memchr::memmem::find(bytes, b" #") {
-                Some(at) => text[..at].trim_end_matches(' '),
-                None => text,
-            };
-            if scalar.contains(": ") || scalar.ends_with(':') {
+            // Up to a comment (` #`), refusing `: ` (a mapping) before it;
+            // spaces are few in values, and each is looked at once.
+            let mut end = text.len();
+            for at in memchr::memchr_iter(b' ', bytes) {
+                if at > 0 && bytes[at - 1] == b':' {
+                    return None;
+                }
+                if bytes.get(at + 1) == Some(&b'#') {
+                    end = at;
+                    break;
+                }
+            }
+            let scalar = text[..end].trim_end_matches(' ');
+            if scalar.ends_with(':') {
                 return None;
             }
             resolve(scalar).map(plain_value)

@@ -595,13 +595,11 @@ fn plain_key(key: &str) -> bool {
     let starts_as_text =
         key == "." || key.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '/');
     let reserved = ["true", "false", "null", "yes", "no", "on", "off", "y", "n"];
-    starts_as_text
-        && !reserved.iter().any(|r| key.eq_ignore_ascii_case(r))
-        && plain_text(key)
-        && !key.contains(": ")
+    starts_as_text && !reserved.iter().any(|r| key.eq_ignore_ascii_case(r)) && plain_text(key)
 }
 
-/// Plain text that reads as a plain scalar wherever it stands.
+/// Plain text that reads as one plain scalar wherever it stands: no
+/// comment (` #`), no `: ` (a mapping), no tab or carriage return.
 fn plain_text(text: &str) -> bool {
     let Some(first) = text.chars().next() else {
         return false;
@@ -609,12 +607,19 @@ fn plain_text(text: &str) -> bool {
     let starts_plain = first.is_alphanumeric()
         || matches!(first, '.' | '_' | '/' | '(' | '+' | '$' | '=' | '~')
         || (first == '-' && text.len() > 1 && !text.starts_with("- ") && !text.starts_with("---"));
-    starts_plain
-        && !text.contains(" #")
-        && !text.contains('\t')
-        && !text.contains('\r')
-        && !text.ends_with(':')
-        && !text.ends_with(' ')
+    // One pass over the bytes: bookkeeping has hundreds of thousands of these.
+    let mut previous = 0;
+    let inside_plain = text.bytes().all(|b| {
+        let plain = match b {
+            b'\t' | b'\r' => false,
+            b'#' => previous != b' ',
+            b' ' => previous != b':',
+            _ => true,
+        };
+        previous = b;
+        plain
+    });
+    starts_plain && inside_plain && !text.ends_with(':') && !text.ends_with(' ')
 }
 
 /// A value as tools print it on one line: plain text, a double-quoted
@@ -646,7 +651,7 @@ fn plain_scalar(value: &str) -> bool {
         };
         return !inner.contains(['\t', '\r']) && inner.replace("''", "").find('\'').is_none();
     }
-    plain_text(value) && !value.contains(": ")
+    plain_text(value)
 }
 
 #[cfg(test)]

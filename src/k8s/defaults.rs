@@ -2,9 +2,10 @@
 //! a `PodSpec`, `Container`, `Probe`... appears gets them), and `default_for` to explain a
 //! live-only value as "a server default".
 
-use super::schema::{root, root_node, walk_typed};
+use super::schema::{root, root_node, schema, walk_typed, TypeDef};
 use super::MAX_DEPTH;
 use serde_json::{Map, Value};
+use std::sync::OnceLock;
 
 type Path = &'static [&'static str];
 type Obj = Map<String, Value>;
@@ -472,6 +473,22 @@ fn rules_for(type_name: &str) -> &'static [Rule] {
         .unwrap_or(&[])
 }
 
+/// [`rules_for`] of every schema type, by its index: a walk visits a typed
+/// value at nearly every level, and looks its rules up without comparing
+/// names.
+fn rules_of(t: &TypeDef) -> &'static [Rule] {
+    static BY_INDEX: OnceLock<Vec<&'static [Rule]>> = OnceLock::new();
+    BY_INDEX
+        .get_or_init(|| {
+            schema()
+                .map(|s| s.types.iter().map(|t| rules_for(t.name)).collect())
+                .unwrap_or_default()
+        })
+        .get(t.index as usize)
+        .copied()
+        .unwrap_or(&[])
+}
+
 // --- named conditions and computed defaults ---
 
 fn get_in<'a>(obj: &'a Obj, path: &[&str]) -> Option<&'a Value> {
@@ -803,7 +820,7 @@ pub fn apply_defaults(group: &str, kind: &str, obj: &mut Value) {
         let ctx = ctx_of(kind, obj);
         walk_typed(node, obj, 0, &mut |t, v| {
             if let Value::Object(m) = v {
-                apply_rules(rules_for(t.name), m, &ctx);
+                apply_rules(rules_of(t), m, &ctx);
             }
             true
         });

@@ -3,7 +3,7 @@
 
 use super::duration::{format_go_duration, parse_go_duration};
 use super::quantity::canonical_quantity;
-use super::schema::{root_node, schema, walk_typed, Node, TypeDef, INT_OR_STRING, QUANTITY};
+use super::schema::{root_node, schema, walk_typed, Node, TypeDef, TypeShape};
 use serde_json::{Number, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -81,14 +81,16 @@ fn argo_type_name(argo_type: &str) -> Option<String> {
 /// value the other reads), and each walk looks up every field in the schema.
 fn walk_normalizing(node: &Node, v: &mut Value, drop_zero: bool) {
     let table = drop_zero.then(omitempty_table);
-    walk_typed(node, v, 0, &mut |t, v| {
-        if t.name == QUANTITY {
+    walk_typed(node, v, 0, &mut |t, v| match t.shape {
+        TypeShape::Quantity => {
             canonicalize_quantity_in_place(v);
             false
-        } else if t.name == INT_OR_STRING {
+        }
+        TypeShape::IntOrString => {
             normalize_int_or_string(v);
             false
-        } else {
+        }
+        TypeShape::Object => {
             if let Some(table) = table {
                 drop_zero_fields(table, t, v);
             }

@@ -37,9 +37,20 @@ pub(super) enum Node {
     Map(Box<Node>),
 }
 
+/// What a named type is to the walks: an object of fields, or one of the
+/// two leaf types the typed round trip writes anew. Known once, when the
+/// schema is read, so a walk never compares type names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TypeShape {
+    Object,
+    Quantity,
+    IntOrString,
+}
+
 #[derive(Debug)]
 pub(super) struct TypeDef {
     pub(super) name: &'static str,
+    pub(super) shape: TypeShape,
     /// Its place in [`Schema::types`], for tables kept per type.
     pub(super) index: u32,
     /// Sorted by field name.
@@ -105,8 +116,14 @@ fn parse_schema(text: &str) -> Option<Schema> {
         }
         crate::sorting::sort_by(&mut fields, |a, b| a.0.cmp(b.0));
         by_name.insert(name, i as u32);
+        let shape = match name {
+            QUANTITY => TypeShape::Quantity,
+            INT_OR_STRING => TypeShape::IntOrString,
+            _ => TypeShape::Object,
+        };
         types.push(TypeDef {
             name,
+            shape,
             index: i as u32,
             fields,
         });
@@ -298,12 +315,19 @@ impl Cursor {
 
     /// io.k8s.apimachinery.pkg.api.resource.Quantity
     pub fn is_quantity(self) -> bool {
-        self.type_name() == QUANTITY
+        self.shape() == Some(TypeShape::Quantity)
     }
 
     /// io.k8s.apimachinery.pkg.util.intstr.IntOrString
     pub fn is_int_or_string(self) -> bool {
-        self.type_name() == INT_OR_STRING
+        self.shape() == Some(TypeShape::IntOrString)
+    }
+
+    fn shape(self) -> Option<TypeShape> {
+        match self.node {
+            Node::Type(i) => type_def(*i).map(|t| t.shape),
+            _ => None,
+        }
     }
 
     /// The schema type at this position, e.g. "io.k8s.api.core.v1.Container";
