@@ -253,13 +253,33 @@ pub enum SideText<'t> {
 /// as `!!binary` leave the text as it is written). When it cannot, none of
 /// its objects is a Secret or mentions one, and the numbering walks none.
 pub fn may_spell_secret(text: &str) -> bool {
+    use memchr::memmem::Finder;
+    // Texts of megabytes: each piece is lower-cased into a buffer (a loop
+    // the compiler vectorises) and searched many bytes at a time: `s` and
+    // the backslash are too common to stop at each.
+    const PIECE: usize = 16 * 1024;
+    // Pieces overlap by this much, so a word across their border is seen.
+    const OVERLAP: usize = "secret".len() - 1;
+    let spellings = [
+        Finder::new(b"secret"),
+        Finder::new(b"\\x"),
+        Finder::new(b"\\u"),
+        Finder::new(b"\\\n"),
+        Finder::new(b"\\\r"),
+    ];
     let bytes = text.as_bytes();
-    memchr::memchr3_iter(b's', b'S', b'\\', bytes).any(|at| match bytes[at] {
-        b'\\' => matches!(bytes.get(at + 1), Some(b'x' | b'u' | b'U' | b'\n' | b'\r')),
-        _ => bytes
-            .get(at..at + 6)
-            .is_some_and(|w| w.eq_ignore_ascii_case(b"secret")),
-    })
+    let mut lowered = Vec::with_capacity(PIECE + OVERLAP);
+    let mut from = 0;
+    while from < bytes.len() {
+        let piece = &bytes[from..bytes.len().min(from + PIECE + OVERLAP)];
+        lowered.clear();
+        lowered.extend(piece.iter().map(u8::to_ascii_lowercase));
+        if spellings.iter().any(|f| f.find(&lowered).is_some()) {
+            return true;
+        }
+        from += PIECE;
+    }
+    false
 }
 
 /// Whether any key or string of `v` contains "secret" in any case (what

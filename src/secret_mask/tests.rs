@@ -739,6 +739,14 @@ fn a_text_that_could_spell_secret_is_told_from_one_that_cannot() {
     ] {
         assert_eq!(may_spell_secret(text), could, "{text:?}");
     }
+    // Long texts are searched in pieces: a spelling across a border counts.
+    for before in 16 * 1024 - 8..16 * 1024 + 2 {
+        for spelling in ["SeCrEt", "\\u", "\\\n"] {
+            let text = format!("{}{spelling}", "a".repeat(before));
+            assert!(may_spell_secret(&text), "{before} {spelling:?}");
+            assert!(!may_spell_secret(&text[..text.len() - 1]), "{before}");
+        }
+    }
 }
 
 proptest! {
