@@ -295,16 +295,20 @@ fn merge_keyed_list(
 /// order, so matching items by key is linear rather than a scan of the
 /// whole list per item. Secondary keys are checked by the caller with
 /// [`MergeKey::matches`].
-struct KeyIndex<'a> {
+enum KeyIndex<'a> {
+    /// Most lists are short (a pod's containers, a Service's ports): their
+    /// keys are compared one by one, with nothing hashed.
+    Few(Vec<(HashedKey<'a>, usize)>),
     // Nearly every key names one item: its position is held inline.
-    by_primary: HashMap<HashedKey<'a>, SmallVec<[usize; 1]>>,
+    Many(HashMap<HashedKey<'a>, SmallVec<[usize; 1]>>),
 }
 
 impl<'a> KeyIndex<'a> {
+    /// Up to this many keys are searched in a list.
+    const FEW: usize = 16;
+
     fn of(items: impl Iterator<Item = &'a Value>, keys: &'a [&'a str]) -> KeyIndex<'a> {
-        let mut index = KeyIndex {
-            by_primary: HashMap::new(),
-        };
+        let mut index = KeyIndex::Few(Vec::new());
         for (i, item) in items.enumerate() {
             if let Some(k) = MergeKey::of(item, keys) {
                 index.add(k, i);
@@ -314,19 +318,31 @@ impl<'a> KeyIndex<'a> {
     }
 
     fn add(&mut self, key: MergeKey<'a>, position: usize) {
-        self.by_primary
-            .entry(HashedKey::of(key.primary()))
-            .or_default()
-            .push(position);
+        let key = HashedKey::of(key.primary());
+        match self {
+            KeyIndex::Few(entries) if entries.len() < Self::FEW => entries.push((key, position)),
+            KeyIndex::Few(entries) => {
+                let mut by_primary: HashMap<HashedKey<'a>, SmallVec<[usize; 1]>> = HashMap::new();
+                for (k, p) in entries.drain(..).chain([(key, position)]) {
+                    by_primary.entry(k).or_default().push(p);
+                }
+                *self = KeyIndex::Many(by_primary);
+            }
+            KeyIndex::Many(by_primary) => by_primary.entry(key).or_default().push(position),
+        }
     }
 
     /// Positions whose primary key equals `key`'s, in list order.
     fn candidates(&self, key: MergeKey<'a>) -> impl Iterator<Item = usize> + '_ {
-        self.by_primary
-            .get(&HashedKey::of(key.primary()))
-            .into_iter()
-            .flatten()
-            .copied()
+        let wanted = HashedKey::of(key.primary());
+        let (few, many) = match self {
+            KeyIndex::Few(entries) => (entries.as_slice(), None),
+            KeyIndex::Many(by_primary) => (&[][..], by_primary.get(&wanted)),
+        };
+        few.iter()
+            .filter(move |(k, _)| *k == wanted)
+            .map(|&(_, p)| p)
+            .chain(many.into_iter().flatten().copied())
     }
 }
 
@@ -576,6 +592,38 @@ fn diff_positional_lists(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Short lists are searched in place and long ones hashed: either way a
+    /// key's candidates are the positions with that primary key, in order.
+    #[test]
+    fn a_key_index_finds_every_item_of_a_key_in_list_order() {
+        let keys: &[&str] = &["name"];
+        let names = [json!("a"), json!("b"), json!(1), json!(1.0), json!(true)];
+        for len in 0..40 {
+            let items: Vec<Value> = (0..len)
+                .map(|i| match i % 7 {
+                    6 => json!({"other": i}),
+                    k => json!({"name": names[(i * k) % names.len()].clone(), "i": i}),
+                })
+                .collect();
+            let index = KeyIndex::of(items.iter(), keys);
+            for probe in &names {
+                let wanted = json!({"name": probe.clone()});
+                let key = MergeKey::of(&wanted, keys).expect("a key");
+                let found: Vec<usize> = index.candidates(key).collect();
+                let expected: Vec<usize> = items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, item)| {
+                        MergeKey::of(item, keys)
+                            .is_some_and(|k| HashedKey::of(k.primary()) == HashedKey::of(probe))
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                assert_eq!(found, expected, "{len} {probe}");
+            }
+        }
+    }
 
     /// Values a merge key holds, and near misses of each other.
     fn keys() -> Vec<Value> {
