@@ -394,22 +394,25 @@ fn span_end(lines: &[&str], from: usize, col: usize) -> usize {
 /// Counted loosely: anything unsure answers false.
 fn one_line_flow(line: &str) -> bool {
     let bytes = line.as_bytes();
-    if !bytes
-        .iter()
-        .any(|b| matches!(b, b'"' | b'\'' | b'[' | b'{'))
-    {
-        return true;
-    }
-    let (mut double, mut open, mut at) = (0usize, 0i64, 0);
-    while let Some(&b) = bytes.get(at) {
-        match b {
-            b'\\' => at += 1,
-            b'"' => double += 1,
-            b'[' | b'{' => open += 1,
-            b']' | b'}' => open -= 1,
-            _ => {}
+    let (mut double, mut open) = (0usize, 0i64);
+    if memchr::memchr3(b'[', b'{', b'\\', bytes).is_none() {
+        // Most lines: nothing opens but quotes, and no escape to skip.
+        if memchr::memchr2(b'"', b'\'', bytes).is_none() {
+            return true;
         }
-        at += 1;
+        double = memchr::memchr_iter(b'"', bytes).count();
+    } else {
+        let mut at = 0;
+        while let Some(&b) = bytes.get(at) {
+            match b {
+                b'\\' => at += 1,
+                b'"' => double += 1,
+                b'[' | b'{' => open += 1,
+                b']' | b'}' => open -= 1,
+                _ => {}
+            }
+            at += 1;
+        }
     }
     // A single-quoted string starts a token; every quote after it pairs.
     let single = memchr::memchr(b'\'', bytes).is_some()
@@ -747,6 +750,40 @@ mod tests {
         ] {
             let text = format!("kind: ConfigMap\n{odd}");
             assert!(cut(&text).is_none(), "{odd}");
+        }
+    }
+
+    /// Counted byte by byte, as the quick paths must agree with.
+    fn one_line_flow_byte_by_byte(line: &str) -> bool {
+        let bytes = line.as_bytes();
+        let (mut double, mut open, mut at) = (0usize, 0i64, 0);
+        while let Some(&b) = bytes.get(at) {
+            match b {
+                b'\\' => at += 1,
+                b'"' => double += 1,
+                b'[' | b'{' => open += 1,
+                b']' | b'}' => open -= 1,
+                _ => {}
+            }
+            at += 1;
+        }
+        let single = [": '", "- '"]
+            .iter()
+            .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
+            .chain(
+                line.trim_start()
+                    .starts_with('\'')
+                    .then(|| line.len() - line.trim_start().len()),
+            )
+            .min()
+            .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
+        double % 2 == 0 && open <= 0 && !single
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_line_flow_agrees_with_counting_byte_by_byte(line in "[ a:\\\\\\-\"'\\[\\]{}]{0,12}") {
+            proptest::prop_assert_eq!(one_line_flow(&line), one_line_flow_byte_by_byte(&line), "{:?}", line);
         }
     }
 

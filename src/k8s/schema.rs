@@ -59,8 +59,15 @@ pub(super) struct TypeDef {
 
 impl TypeDef {
     pub(super) fn field(&self, name: &str) -> Option<&Node> {
+        // Field names mostly differ in their first byte: compared there
+        // first, a step of the search seldom calls `memcmp`. The order is
+        // the names' own (byte order), which the fields are sorted in.
+        let first = name.as_bytes().first();
         self.fields
-            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .binary_search_by(|(n, _)| match n.as_bytes().first().cmp(&first) {
+                std::cmp::Ordering::Equal => (*n).cmp(name),
+                unequal => unequal,
+            })
             .ok()
             .map(|i| &self.fields[i].1)
     }
