@@ -154,9 +154,9 @@ impl Masks {
             // annotation of one) take part: none, when the text cannot
             // spell the word. Looked for on every core: a big side holds
             // thousands of objects.
-            let docs: &[crate::input::Document] = if spells_secret { docs } else { &[] };
+            let walked: &[crate::input::Document] = if spells_secret { docs } else { &[] };
             let mut objects: Vec<(String, &Value)> = crate::parallel::map_ordered(
-                docs.iter().collect(),
+                walked.iter().collect(),
                 PARALLEL_OBJECTS,
                 |_| 1,
                 |d: &crate::input::Document| {
