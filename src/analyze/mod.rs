@@ -77,14 +77,16 @@ pub fn analyze_owned(
     evidence: Evidence<'_>,
 ) -> Result<Report, InputError> {
     let masks = secret_mask::Masks::default();
-    // A side's text is kept only when it held no object: the masks read it
-    // then. Otherwise they need only know whether it could spell "secret".
+    // A side's text is kept only when it held no object (`KeptText`).
     let read = |text: String, side: Side| {
         let docs = read_side(&text, side)?;
         masks.reserve_masks_in(&text);
-        let kept = match docs.is_empty() {
-            true => Ok(text),
-            false => Err(secret_mask::may_spell_secret(&text)),
+        let kept = if docs.is_empty() {
+            KeptText::Held(text)
+        } else {
+            KeptText::Freed {
+                may_spell_secret: secret_mask::may_spell_secret(&text),
+            }
         };
         Ok::<_, InputError>((docs, kept))
     };
@@ -97,25 +99,36 @@ pub fn analyze_owned(
     };
     // Git's error first, as when the sides are read together.
     let ((git_docs, git), (live_docs, live)) = (git?, live?);
-    fn side_text(kept: &Result<String, bool>) -> SideText<'_> {
-        match kept {
-            Ok(text) => SideText::Held(text),
-            Err(may_spell_secret) => SideText::Freed {
-                may_spell_secret: *may_spell_secret,
-            },
-        }
-    }
     let report = analyze_parsed(
         masks,
-        side_text(&git),
+        git.side_text(),
         &git_docs,
-        side_text(&live),
+        live.side_text(),
         &live_docs,
         opts,
         evidence,
     );
     drop_objects(git_docs, live_docs);
     report
+}
+
+/// What [`analyze_owned`] keeps of a side's text once it is read.
+enum KeptText {
+    /// The text, when no object came from it: the masks read it.
+    Held(String),
+    /// Freed; the masks need only know whether it could spell "secret".
+    Freed { may_spell_secret: bool },
+}
+
+impl KeptText {
+    fn side_text(&self) -> SideText<'_> {
+        match self {
+            KeptText::Held(text) => SideText::Held(text),
+            KeptText::Freed { may_spell_secret } => SideText::Freed {
+                may_spell_secret: *may_spell_secret,
+            },
+        }
+    }
 }
 
 /// Both sides' objects.
@@ -273,7 +286,8 @@ fn analyze_held(
 /// The analysis of parsed sides. `masks` has reserved the masks both
 /// sides' texts hold ([`secret_mask::Masks::reserving`]); `git` and `live`
 /// are their texts where still held (needed only by a side that held no
-/// object), or what the masks need to know of a text given up. Masks are numbered as a link of these texts numbers them.
+/// object), or what the masks need to know of a text given up. Masks are
+/// numbered as a link of these texts numbers them.
 fn analyze_parsed(
     masks: secret_mask::Masks,
     git: SideText<'_>,

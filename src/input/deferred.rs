@@ -394,28 +394,39 @@ fn span_end(lines: &[&str], from: usize, col: usize) -> usize {
 /// Counted loosely: anything unsure answers false.
 fn one_line_flow(line: &str) -> bool {
     let bytes = line.as_bytes();
-    let (mut double, mut open) = (0usize, 0i64);
-    if memchr::memchr3(b'[', b'{', b'\\', bytes).is_none() {
+    let (double, open) = if memchr::memchr3(b'[', b'{', b'\\', bytes).is_none() {
         // Most lines: nothing opens but quotes, and no escape to skip.
         if memchr::memchr2(b'"', b'\'', bytes).is_none() {
             return true;
         }
-        double = memchr::memchr_iter(b'"', bytes).count();
+        (memchr::memchr_iter(b'"', bytes).count(), 0)
     } else {
-        let mut at = 0;
-        while let Some(&b) = bytes.get(at) {
-            match b {
-                b'\\' => at += 1,
-                b'"' => double += 1,
-                b'[' | b'{' => open += 1,
-                b']' | b'}' => open -= 1,
-                _ => {}
-            }
-            at += 1;
+        quotes_and_brackets(bytes)
+    };
+    double % 2 == 0 && open <= 0 && !single_quote_open(line)
+}
+
+/// The double quotes of a line (an escaped one left out) and how many more
+/// brackets it opens than it closes, counted byte by byte.
+fn quotes_and_brackets(bytes: &[u8]) -> (usize, i64) {
+    let (mut double, mut open, mut at) = (0, 0, 0);
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'\\' => at += 1,
+            b'"' => double += 1,
+            b'[' | b'{' => open += 1,
+            b']' | b'}' => open -= 1,
+            _ => {}
         }
+        at += 1;
     }
-    // A single-quoted string starts a token; every quote after it pairs.
-    let single = memchr::memchr(b'\'', bytes).is_some()
+    (double, open)
+}
+
+/// Whether a single-quoted string opens on `line` and does not close: it
+/// starts a token, and every quote after it pairs.
+fn single_quote_open(line: &str) -> bool {
+    memchr::memchr(b'\'', line.as_bytes()).is_some()
         && [": '", "- '"]
             .iter()
             .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
@@ -425,8 +436,7 @@ fn one_line_flow(line: &str) -> bool {
                     .then(|| line.len() - line.trim_start().len()),
             )
             .min()
-            .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
-    double % 2 == 0 && open <= 0 && !single
+            .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1)
 }
 
 /// One level of the block the check walks: a mapping's keys or a list.
@@ -755,29 +765,8 @@ mod tests {
 
     /// Counted byte by byte, as the quick paths must agree with.
     fn one_line_flow_byte_by_byte(line: &str) -> bool {
-        let bytes = line.as_bytes();
-        let (mut double, mut open, mut at) = (0usize, 0i64, 0);
-        while let Some(&b) = bytes.get(at) {
-            match b {
-                b'\\' => at += 1,
-                b'"' => double += 1,
-                b'[' | b'{' => open += 1,
-                b']' | b'}' => open -= 1,
-                _ => {}
-            }
-            at += 1;
-        }
-        let single = [": '", "- '"]
-            .iter()
-            .filter_map(|p| line.find(p).map(|i| i + p.len() - 1))
-            .chain(
-                line.trim_start()
-                    .starts_with('\'')
-                    .then(|| line.len() - line.trim_start().len()),
-            )
-            .min()
-            .is_some_and(|from| line[from..].matches('\'').count() % 2 == 1);
-        double % 2 == 0 && open <= 0 && !single
+        let (double, open) = quotes_and_brackets(line.as_bytes());
+        double % 2 == 0 && open <= 0 && !single_quote_open(line)
     }
 
     proptest::proptest! {

@@ -146,10 +146,11 @@ impl Masks {
         // Text by text, so that the numbering of a list of texts begins with that of any of its prefixes (a report
         // of git and live, a link of git, live, diff and settings).
         for (text, docs) in sides {
-            let spells_secret = match text {
-                SideText::Held(text) => may_spell_secret(text),
-                SideText::Freed { may_spell_secret } => *may_spell_secret,
-            };
+            let spells_secret = !docs.is_empty()
+                && match text {
+                    SideText::Held(text) => may_spell_secret(text),
+                    SideText::Freed { may_spell_secret } => *may_spell_secret,
+                };
             // Only objects that can hold a Secret (or a last-applied
             // annotation of one) take part: none, when the text cannot
             // spell the word. Looked for on every core: a big side holds
@@ -248,7 +249,8 @@ pub enum SideText<'t> {
 
 /// Whether a key or string read from `text` could hold "secret" in any
 /// case: the text holds the word, or an escape that writes a letter by its
-/// code (`\x`, `\u`, `\U`) or joins two lines (`\` at a line's end), the
+/// code (`\x`, `\u`, `\U`) or joins two lines (`\` before a line break:
+/// LF, CR, and NEL, LS or PS, which libyaml takes for breaks too), the
 /// only ways YAML and JSON spell a letter other than as itself (tags such
 /// as `!!binary` leave the text as it is written). When it cannot, none of
 /// its objects is a Secret or mentions one, and the numbering walks none.
@@ -266,6 +268,9 @@ pub fn may_spell_secret(text: &str) -> bool {
         Finder::new(b"\\u"),
         Finder::new(b"\\\n"),
         Finder::new(b"\\\r"),
+        Finder::new("\\\u{85}".as_bytes()),
+        Finder::new("\\\u{2028}".as_bytes()),
+        Finder::new("\\\u{2029}".as_bytes()),
     ];
     let bytes = text.as_bytes();
     let mut lowered = Vec::with_capacity(PIECE + OVERLAP);

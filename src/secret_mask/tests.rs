@@ -731,6 +731,10 @@ fn a_text_that_could_spell_secret_is_told_from_one_that_cannot() {
         ("k: \"\\U00000073ecret\"\n", true),
         ("k: \"sec\\\nret\"\n", true),
         ("k: \"sec\\\r\nret\"\n", true),
+        ("k: \"sec\\\u{85}ret\"\n", true),
+        ("k: \"sec\\\u{2028}ret\"\n", true),
+        ("k: \"sec\\\u{2029}ret\"\n", true),
+        ("k: \"sec\u{2028}ret\"\n", false),
         ("k: secre\n", false),
         ("k: \"a\\\"b\\n\\t\\\\\"\n", false),
         ("k: !!binary c2VjcmV0\n", false),
@@ -757,7 +761,8 @@ proptest! {
         pieces in proptest::collection::vec(
             proptest::sample::select(vec![
                 "s", "S", "ec", "ecret", "ECRET", "r", "et", "\\x73", "\\x53", "\\u0073",
-                "\\U00000053", "\\\n  ", "\\n", "\\\"", " ", "\n  ", "x",
+                "\\U00000053", "\\\n  ", "\\\u{85}", "\\\u{2028}", "\\n", "\\\"", " ",
+                "\n  ", "x",
             ]),
             0..8,
         ),
