@@ -134,7 +134,7 @@ struct Outcome {
     new: Vec<Difference>,
 }
 
-fn outcome(before: &[Difference], own: &BTreeSet<String>, after: Vec<Difference>) -> Outcome {
+fn outcome(before: &[Difference], own: &BTreeSet<String>, after: &[Difference]) -> Outcome {
     let before_visible: BTreeSet<&str> = before
         .iter()
         .filter(|d| d.visible)
@@ -206,11 +206,13 @@ pub fn verify_resource(
     recompare: &Recompare,
 ) -> Vec<Difference> {
     let before = report.differences.clone();
-    for fix in report.fixes.iter_mut() {
-        verify_fix(subject, &before, fix, recompare);
-    }
+    let afters: Vec<Option<Vec<Difference>>> = report
+        .fixes
+        .iter_mut()
+        .map(|fix| verify_fix(subject, &before, fix, recompare))
+        .collect();
     recommend(&mut report.fixes);
-    remaining_after(subject, &before, &report.fixes, recompare)
+    remaining_after(subject, &before, &report.fixes, &afters, recompare)
 }
 
 fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Difference> {
@@ -230,7 +232,15 @@ fn own_differences<'d>(before: &'d [Difference], fix: &Fix) -> Vec<&'d Differenc
 /// so that verification stays linear in the input.
 const MAX_FIELDS_CHANGED: usize = 1_000;
 
-fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare: &Recompare) {
+/// Verify one fix; returns what the comparison with this fix alone applied
+/// showed, when one was made (the same comparison `remaining_after` would
+/// make when this fix is the only one recommended).
+fn verify_fix(
+    subject: &Subject,
+    before: &[Difference],
+    fix: &mut Fix,
+    recompare: &Recompare,
+) -> Option<Vec<Difference>> {
     let own: BTreeSet<String> = fix.pointers.iter().cloned().collect_by_insertion();
     match fix.kind {
         FixKind::Ignore => verify_ignore(subject, before, &own, fix, recompare),
@@ -247,7 +257,7 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
                             "It changes {} fields, more than the {MAX_FIELDS_CHANGED} drift-doctor changes one by one to compare again: not checked.",
                             paths.len()
                         );
-                        return;
+                        return None;
                     }
                     let (new_git, changed) = apply_git_change(git, live, change, &paths);
                     if changed == 0 {
@@ -261,7 +271,7 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
                             GitChange::Drop => format!("Git has no {what} to remove: the difference comes from elsewhere (with a three-way diff, the last-applied annotation still holding the field), so this change alone does nothing."),
                             GitChange::WriteLive => format!("Git already holds the live value of {what}, so this change alone does nothing."),
                         };
-                        return;
+                        return None;
                     }
                     if let (Some(live), FixKind::Git) = (live, fix.kind) {
                         note_sync_effects(
@@ -281,20 +291,26 @@ fn verify_fix(subject: &Subject, before: &[Difference], fix: &mut Fix, recompare
                         (_, GitChange::Drop) => "with the field removed from Git and the last-applied annotation the next sync writes",
                         (_, GitChange::WriteLive) => "with the live value written in Git and the last-applied annotation the next sync writes",
                     };
-                    let (v, text) = judge(what, &outcome(before, &own, after));
+                    let (v, text) = judge(what, &outcome(before, &own, &after));
                     fix.verified = v;
                     fix.verification = text;
+                    // `remaining_after` writes the last-applied annotation
+                    // only when Git changed as a whole, as here.
+                    (new_git != *git).then_some(after)
                 }
                 (Some(_), None, _) => {
                     fix.verification = "Git has no such object to change.".into();
+                    None
                 }
                 (None, _, _) => {
                     fix.verification = "This advice is not a change to the manifests, so comparing again cannot check it.".into();
+                    None
                 }
             }
         }
         FixKind::SyncOrder => {
             fix.verification = "Sync order shows only while a sync runs, not in the objects: check the result of the next sync.".into();
+            None
         }
     }
 }
@@ -319,10 +335,10 @@ fn verify_ignore(
     own: &BTreeSet<String>,
     fix: &mut Fix,
     recompare: &Recompare,
-) {
+) -> Option<Vec<Difference>> {
     let Some(rule) = fix_rule(fix, FixForm::Application, subject.copts) else {
         fix.verification = "The fix names no rule, so it was not checked.".into();
-        return;
+        return None;
     };
     let rules = [rule];
     let mut copts = subject.copts.clone();
@@ -387,7 +403,7 @@ fn verify_ignore(
     } else {
         "with the rule in the Application's ignoreDifferences"
     };
-    let (v, text) = judge(what, &outcome(before, own, after));
+    let (v, text) = judge(what, &outcome(before, own, &after));
     fix.verified = v;
     fix.verification = text;
     if let Some(unsafe_hiding) = unsafe_collateral(subject.key, &collateral) {
@@ -397,6 +413,7 @@ fn verify_ignore(
         });
     }
     fix.collateral = collateral;
+    Some(after)
 }
 
 /// Why hiding these differences is not safe: drift, or a security-relevant field.
@@ -474,13 +491,21 @@ fn remaining_after(
     subject: &Subject,
     before: &[Difference],
     fixes: &[Fix],
+    afters: &[Option<Vec<Difference>>],
     recompare: &Recompare,
 ) -> Vec<Difference> {
-    let visible: Vec<Difference> = before.iter().filter(|d| d.visible).cloned().collect();
-    let chosen: Vec<&Fix> = fixes.iter().filter(|f| f.recommended).collect();
-    if chosen.is_empty() {
-        return visible;
+    let chosen: Vec<usize> = (0..fixes.len()).filter(|&i| fixes[i].recommended).collect();
+    match chosen[..] {
+        [] => return before.iter().filter(|d| d.visible).cloned().collect(),
+        // One fix alone: its verification made this very comparison.
+        [only] => {
+            if let Some(after) = &afters[only] {
+                return after.iter().filter(|d| d.visible).cloned().collect();
+            }
+        }
+        _ => {}
     }
+    let chosen: Vec<&Fix> = chosen.into_iter().map(|i| &fixes[i]).collect();
     let mut copts = subject.copts.clone();
     let mut git = subject.git.cloned();
     for f in &chosen {
