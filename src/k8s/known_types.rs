@@ -172,7 +172,7 @@ type OmitTable = HashMap<String, Vec<(String, Zero)>>;
 
 /// [`OmitTable`]'s entries by the schema's type index (`TypeDef::index`):
 /// the walks look one up at every typed object, by index rather than by
-/// hashing its name.
+/// hashing its name. Each type's fields are sorted by name.
 type OmitByType = Vec<Vec<(String, Zero)>>;
 
 fn omitempty_table() -> &'static OmitByType {
@@ -183,7 +183,11 @@ fn omitempty_table() -> &'static OmitByType {
             .map(|s| {
                 s.types
                     .iter()
-                    .map(|t| by_name.remove(t.name).unwrap_or_default())
+                    .map(|t| {
+                        let mut fields = by_name.remove(t.name).unwrap_or_default();
+                        crate::sorting::sort_by(&mut fields, |a, b| a.0.cmp(&b.0));
+                        fields
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -228,12 +232,22 @@ fn drop_zero_along(node: &Node, v: &mut Value) {
 
 /// Drop the `omitempty` zero values of `v`, an object of type `t`.
 fn drop_zero_fields(table: &OmitByType, t: &TypeDef, v: &mut Value) {
-    if let (Some(fields), Value::Object(m)) = (table.get(t.index as usize), v) {
-        for (name, zero) in fields {
-            if m.get(name).is_some_and(|x| zero.is_zero(x)) {
-                m.remove(name);
-            }
-        }
+    let (Some(fields), Value::Object(m)) = (table.get(t.index as usize), v) else {
+        return;
+    };
+    if fields.is_empty() {
+        return;
+    }
+    // An object sets a few of its type's many `omitempty` fields: each of
+    // its keys is looked up in the sorted table, and the map is rewritten
+    // only when one holds its zero.
+    let is_dropped = |name: &str, x: &Value| {
+        fields
+            .binary_search_by(|(field, _)| field.as_str().cmp(name))
+            .is_ok_and(|i| fields[i].1.is_zero(x))
+    };
+    if m.iter().any(|(name, x)| is_dropped(name, x)) {
+        m.retain(|name, x| !is_dropped(name, x));
     }
 }
 
@@ -331,7 +345,9 @@ mod tests {
         let container = &t["io.k8s.api.core.v1.Container"];
         // The walks' table holds the same entry at the type's index.
         let index = schema().unwrap().by_name["io.k8s.api.core.v1.Container"];
-        assert_eq!(&omitempty_table()[index as usize], container);
+        let mut sorted = container.clone();
+        crate::sorting::sort_by(&mut sorted, |a, b| a.0.cmp(&b.0));
+        assert_eq!(omitempty_table()[index as usize], sorted);
         assert!(container.contains(&("workingDir".to_string(), Zero::String)));
         assert!(container.contains(&("tty".to_string(), Zero::Bool)));
         // `name` has no omitempty; `securityContext` is a pointer.
@@ -414,5 +430,34 @@ mod tests {
             assert_eq!(one, two, "drop_zero: {drop_zero}");
             assert_ne!(one, d);
         }
+    }
+
+    #[test]
+    fn each_type_lists_a_field_once_and_in_order() {
+        // `drop_zero_fields` finds a key by binary search.
+        let table = omitempty_table();
+        assert!(table.iter().filter(|fields| !fields.is_empty()).count() > 100);
+        for fields in table {
+            assert!(fields.windows(2).all(|w| w[0].0 < w[1].0), "{fields:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_zero_of_an_omitempty_field_goes_among_many_keys() {
+        // A container with many of its fields set: the zeros of `omitempty`
+        // fields go; non-zero values and pointer fields' zeros
+        // (`privileged`, `procMount`) stay.
+        let mut d = json!({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{
+            "name": "a", "image": "x", "workingDir": "", "tty": false, "stdin": true,
+            "terminationMessagePath": "", "imagePullPolicy": "Always",
+            "securityContext": {"privileged": false, "procMount": ""},
+            "args": [], "command": ["run"], "env": []
+        }]}});
+        drop_omitted_zero_values("", "Pod", &mut d);
+        assert_eq!(
+            d["spec"]["containers"][0],
+            json!({"name": "a", "image": "x", "stdin": true, "imagePullPolicy": "Always",
+                   "securityContext": {"privileged": false, "procMount": ""}, "command": ["run"]})
+        );
     }
 }
