@@ -451,7 +451,7 @@ pub fn compare_with_crd(
             crate::k8s::apply_schema_defaults(s, &mut predicted);
         }
         let mut out = Vec::new();
-        diff_values(&predicted, live_n, schema, &mut Vec::new(), &mut out);
+        diff_values(&predicted, live_n, schema, &mut out);
         out
     };
 
@@ -642,13 +642,7 @@ pub fn compare_with_crd(
         normalize::strip_nulls_in_place(&mut live_plain);
         let mut desired_plain = norm.normalize_keeping_zero_values(git);
         normalize::strip_nulls_in_place(&mut desired_plain);
-        diff_values(
-            &desired_plain,
-            &live_plain,
-            schema,
-            &mut Vec::new(),
-            &mut raw,
-        );
+        diff_values(&desired_plain, &live_plain, schema, &mut raw);
         let shown_pointers: Vec<String> = visible
             .iter()
             .chain(hidden.iter())
@@ -710,7 +704,7 @@ pub fn compare_with_predicted(
     let mut l = norm.normalize(live);
     normalize::strip_nulls_in_place(&mut l);
     let mut visible = Vec::new();
-    diff_values(&p, &l, schema, &mut Vec::new(), &mut visible);
+    diff_values(&p, &l, schema, &mut visible);
     if revert_webhook_changes {
         visible.retain(|d| {
             let owner = crate::managed_fields::owner_of(predicted, &d.path);

@@ -140,6 +140,32 @@ impl<'a> MergeKey<'a> {
     }
 }
 
+/// The keys of two maps in order, each with its value on either side.
+/// `serde_json`'s maps iterate in key order (without its `preserve_order`
+/// feature), so one pass pairs them.
+fn side_by_side<'a>(
+    a: &'a Map<String, Value>,
+    b: &'a Map<String, Value>,
+) -> impl Iterator<Item = (&'a String, Option<&'a Value>, Option<&'a Value>)> {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    std::iter::from_fn(move || {
+        let order = match (a.peek(), b.peek()) {
+            (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => return None,
+        };
+        Some(match order {
+            std::cmp::Ordering::Less => a.next().map(|(k, v)| (k, Some(v), None))?,
+            std::cmp::Ordering::Greater => b.next().map(|(k, v)| (k, None, Some(v)))?,
+            std::cmp::Ordering::Equal => {
+                let ((k, va), (_, vb)) = (a.next()?, b.next()?);
+                (k, Some(va), Some(vb))
+            }
+        })
+    })
+}
+
 /// Strategic-merge three-way patch applied to live: keys Git declares take
 /// Git's values (merged recursively), keys the original had and Git dropped
 /// are removed, everything else live has is kept.
@@ -154,34 +180,32 @@ pub fn strategic_merge(
             // Each live child is cloned at most once, and only when the
             // patch keeps it as it is: cloning the whole live map first and
             // then replacing the merged children would copy every subtree
-            // once per level above it.
-            let removed_by_original = |k: &String| {
-                !d.contains_key(k)
-                    && matches!(original, Some(Value::Object(o)) if o.contains_key(k))
-            };
-            let mut out = serde_json::Map::new();
-            for (k, lv) in l {
-                match d.get(k) {
-                    // `null` in a strategic merge patch deletes the key
-                    // (gitops-engine normalizeRole writes one for `rules`).
-                    Some(Value::Null) => {}
-                    Some(dv) => {
-                        let child = cursor.and_then(|c| c.field(k));
-                        let o = original.and_then(|o| o.get(k));
-                        out.insert(k.clone(), strategic_merge(lv, o, dv, child));
-                    }
-                    None if removed_by_original(k) => {}
-                    None => {
-                        out.insert(k.clone(), lv.clone());
-                    }
-                }
-            }
-            for (k, dv) in d {
-                if !dv.is_null() && !l.contains_key(k) {
-                    out.insert(k.clone(), dv.clone());
-                }
-            }
-            Value::Object(out)
+            // once per level above it. The keys come in order, so the map
+            // is built without a search per key.
+            side_by_side(l, d)
+                .filter_map(|(k, lv, dv)| {
+                    let v = match (lv, dv) {
+                        // `null` in a strategic merge patch deletes the key
+                        // (gitops-engine normalizeRole writes one for `rules`).
+                        (_, Some(Value::Null)) => return None,
+                        (Some(lv), Some(dv)) => {
+                            let child = cursor.and_then(|c| c.field(k));
+                            strategic_merge(lv, original.and_then(|o| o.get(k)), dv, child)
+                        }
+                        // A key the original had and Git dropped is removed.
+                        (Some(_), None)
+                            if matches!(original, Some(Value::Object(o)) if o.contains_key(k)) =>
+                        {
+                            return None
+                        }
+                        (Some(lv), None) => lv.clone(),
+                        (None, Some(dv)) => dv.clone(),
+                        (None, None) => return None,
+                    };
+                    Some((k.clone(), v))
+                })
+                .collect::<Map<String, Value>>()
+                .into()
         }
         (Value::Array(l), Value::Array(d)) => {
             let strategy = cursor.map_or(ListStrategy::Atomic, |c| c.list_strategy());
@@ -428,41 +452,76 @@ fn write_canonical(v: &Value, out: &mut String) {
 
 /// Walk two values and record every differing leaf (or whole subtree when
 /// one side lacks it). `git` is the desired/predicted side.
-pub fn diff_values(
-    git: &Value,
-    live: &Value,
+pub fn diff_values(git: &Value, live: &Value, cursor: Option<Cursor>, out: &mut Vec<RawDiff>) {
+    diff_at(git, live, cursor, &mut Vec::new(), out);
+}
+
+/// A step of the path the diff walk is at, borrowed from the values it
+/// walks: the owned path ([`Seg`]s) is made only for a difference found,
+/// not for every key visited.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Item {
+        index: usize,
+        key: Option<MergeKey<'a>>,
+    },
+}
+
+fn owned_path(steps: &[Step<'_>]) -> Vec<Seg> {
+    steps
+        .iter()
+        .map(|step| match *step {
+            Step::Key(k) => Seg::key(k),
+            Step::Item { index, key } => Seg::Item {
+                index: Some(index),
+                key: key.map(|k| (k.keys[0].to_string(), k.primary().clone())),
+            },
+        })
+        .collect()
+}
+
+fn found(steps: &[Step<'_>], change: Change, git: Option<&Value>, live: Option<&Value>) -> RawDiff {
+    RawDiff {
+        path: owned_path(steps),
+        change,
+        git: git.cloned(),
+        live: live.cloned(),
+        hidden_reason: None,
+    }
+}
+
+fn diff_at<'a>(
+    git: &'a Value,
+    live: &'a Value,
     cursor: Option<Cursor>,
-    path: &mut Vec<Seg>,
+    steps: &mut Vec<Step<'a>>,
     out: &mut Vec<RawDiff>,
 ) {
     match (git, live) {
         (Value::Object(g), Value::Object(l)) => {
-            for (k, gv) in g {
-                path.push(Seg::Key(k.clone()));
-                let child = cursor.and_then(|c| c.field(k));
-                match l.get(k) {
-                    Some(lv) => diff_values(gv, lv, child, path, out),
-                    None => out.push(RawDiff {
-                        path: path.clone(),
-                        change: Change::Removed,
-                        git: Some(gv.clone()),
-                        live: None,
-                        hidden_reason: None,
-                    }),
+            // Git's keys first, then the keys only live has (seldom any:
+            // the prediction starts from live).
+            let mut live_only = false;
+            for (k, gv, lv) in side_by_side(g, l) {
+                let Some(gv) = gv else {
+                    live_only = true;
+                    continue;
+                };
+                steps.push(Step::Key(k));
+                match lv {
+                    Some(lv) => diff_at(gv, lv, cursor.and_then(|c| c.field(k)), steps, out),
+                    None => out.push(found(steps, Change::Removed, Some(gv), None)),
                 }
-                path.pop();
+                steps.pop();
             }
-            for (k, lv) in l {
-                if !g.contains_key(k) {
-                    path.push(Seg::Key(k.clone()));
-                    out.push(RawDiff {
-                        path: path.clone(),
-                        change: Change::Added,
-                        git: None,
-                        live: Some(lv.clone()),
-                        hidden_reason: None,
-                    });
-                    path.pop();
+            if live_only {
+                for (k, lv) in l {
+                    if !g.contains_key(k) {
+                        steps.push(Step::Key(k));
+                        out.push(found(steps, Change::Added, None, Some(lv)));
+                        steps.pop();
+                    }
                 }
             }
         }
@@ -470,40 +529,27 @@ pub fn diff_values(
             let strategy = cursor.map_or(ListStrategy::Atomic, |c| c.list_strategy());
             let item_cursor = cursor.and_then(|c| c.item());
             if let ListStrategy::MergeByKey(keys) = strategy {
-                if diff_keyed_lists(g, l, keys, item_cursor, path, out) {
+                if diff_keyed_lists(g, l, keys, item_cursor, steps, out) {
                     return;
                 }
             }
-            diff_positional_lists(g, l, item_cursor, path, out);
+            diff_positional_lists(g, l, item_cursor, steps, out);
         }
         _ => {
             if !json_eq(git, live) {
-                out.push(RawDiff {
-                    path: path.clone(),
-                    change: Change::Changed,
-                    git: Some(git.clone()),
-                    live: Some(live.clone()),
-                    hidden_reason: None,
-                });
+                out.push(found(steps, Change::Changed, Some(git), Some(live)));
             }
         }
-    }
-}
-
-fn key_seg(item_key: MergeKey<'_>, index: usize) -> Seg {
-    Seg::Item {
-        index: Some(index),
-        key: Some((item_key.keys[0].to_string(), item_key.primary().clone())),
     }
 }
 
 /// Returns false when some item lacks its merge key (then positional).
-fn diff_keyed_lists(
-    git: &[Value],
-    live: &[Value],
-    keys: &[&str],
+fn diff_keyed_lists<'a>(
+    git: &'a [Value],
+    live: &'a [Value],
+    keys: &'a [&'a str],
     item_cursor: Option<Cursor>,
-    path: &mut Vec<Seg>,
+    steps: &mut Vec<Step<'a>>,
     out: &mut Vec<RawDiff>,
 ) -> bool {
     let gk: Option<Vec<MergeKey>> = git.iter().map(|x| MergeKey::of(x, keys)).collect();
@@ -513,78 +559,57 @@ fn diff_keyed_lists(
     };
     let mut live_matched = vec![false; live.len()];
     let live_index = KeyIndex::of(live.iter(), keys);
+    let item = |key: MergeKey<'a>, index: usize| Step::Item {
+        index,
+        key: Some(key),
+    };
     for (gi, g) in git.iter().enumerate() {
-        let found = live_index
+        let matched = live_index
             .candidates(gk[gi])
             .find(|&li| !live_matched[li] && lk[li].matches(gk[gi]));
-        match found {
+        match matched {
             Some(li) => {
                 live_matched[li] = true;
-                path.push(key_seg(lk[li], li));
-                diff_values(g, &live[li], item_cursor, path, out);
-                path.pop();
+                steps.push(item(lk[li], li));
+                diff_at(g, &live[li], item_cursor, steps, out);
             }
             None => {
-                path.push(key_seg(gk[gi], gi));
-                out.push(RawDiff {
-                    path: path.clone(),
-                    change: Change::Removed,
-                    git: Some(g.clone()),
-                    live: None,
-                    hidden_reason: None,
-                });
-                path.pop();
+                steps.push(item(gk[gi], gi));
+                out.push(found(steps, Change::Removed, Some(g), None));
             }
         }
+        steps.pop();
     }
     for (li, l) in live.iter().enumerate() {
         if !live_matched[li] {
-            path.push(key_seg(lk[li], li));
-            out.push(RawDiff {
-                path: path.clone(),
-                change: Change::Added,
-                git: None,
-                live: Some(l.clone()),
-                hidden_reason: None,
-            });
-            path.pop();
+            steps.push(item(lk[li], li));
+            out.push(found(steps, Change::Added, None, Some(l)));
+            steps.pop();
         }
     }
     true
 }
 
-fn diff_positional_lists(
-    git: &[Value],
-    live: &[Value],
+fn diff_positional_lists<'a>(
+    git: &'a [Value],
+    live: &'a [Value],
     item_cursor: Option<Cursor>,
-    path: &mut Vec<Seg>,
+    steps: &mut Vec<Step<'a>>,
     out: &mut Vec<RawDiff>,
 ) {
     let n = git.len().max(live.len());
     for i in 0..n {
-        path.push(Seg::Item {
-            index: Some(i),
+        steps.push(Step::Item {
+            index: i,
             key: None,
         });
         match (git.get(i), live.get(i)) {
-            (Some(g), Some(l)) => diff_values(g, l, item_cursor, path, out),
-            (Some(g), None) => out.push(RawDiff {
-                path: path.clone(),
-                change: Change::Removed,
-                git: Some(g.clone()),
-                live: None,
-                hidden_reason: None,
-            }),
-            (None, Some(l)) => out.push(RawDiff {
-                path: path.clone(),
-                change: Change::Added,
-                git: None,
-                live: Some(l.clone()),
-                hidden_reason: None,
-            }),
+            (Some(g), Some(l)) => diff_at(g, l, item_cursor, steps, out),
+            (Some(g), None) => out.push(found(steps, Change::Removed, Some(g), None)),
+            (None, Some(l)) => out.push(found(steps, Change::Added, None, Some(l))),
             (None, None) => {}
         }
-        path.pop();
+        steps.pop();
     }
 }
 
@@ -711,5 +736,62 @@ mod tests {
         let missing = json!({"name": "c"});
         let c = MergeKey::of(&missing, keys).expect("keyed");
         assert_eq!(index.candidates(c).count(), 0);
+    }
+
+    /// `side_by_side` pairs the keys of two maps in one pass, which holds
+    /// only while `serde_json`'s maps iterate in key order: every key of
+    /// either map once, in order, with its value on each side.
+    #[test]
+    fn two_maps_side_by_side_give_every_key_once_in_order() {
+        proptest::proptest!(|(
+            a in proptest::collection::btree_map("[a-dZé~]{0,3}", 0..5i64, 0..12),
+            b in proptest::collection::btree_map("[a-dZé~]{0,3}", 0..5i64, 0..12),
+        )| {
+            // Built in reverse so that insertion order is not key order.
+            let map = |m: &std::collections::BTreeMap<String, i64>| -> Map<String, Value> {
+                m.iter().rev().map(|(k, v)| (k.clone(), json!(v))).collect()
+            };
+            let (ma, mb) = (map(&a), map(&b));
+            let got: Vec<(String, Option<Value>, Option<Value>)> = side_by_side(&ma, &mb)
+                .map(|(k, x, y)| (k.clone(), x.cloned(), y.cloned()))
+                .collect();
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            crate::sorting::sort(&mut keys);
+            keys.dedup();
+            let want: Vec<(String, Option<Value>, Option<Value>)> = keys
+                .into_iter()
+                .map(|k| (k.clone(), a.get(k).map(|v| json!(v)), b.get(k).map(|v| json!(v))))
+                .collect();
+            proptest::prop_assert_eq!(got, want);
+        });
+    }
+
+    /// A merge keeps, replaces and removes keys by what live, Git and the
+    /// original hold; the differences list Git's keys depth first, then the
+    /// keys only live has.
+    #[test]
+    fn a_merge_and_its_differences_hold_keys_in_order() {
+        let live = json!({"z": 1, "a": {"y": 2, "b": 3}, "m": [1], "keep": "x"});
+        let desired = json!({"a": {"b": 4, "c": 5}, "z": null, "n": "new", "m": [1]});
+        let original = json!({"keep": "x", "a": {"y": 2}});
+        let merged = strategic_merge(&live, Some(&original), &desired, None);
+        assert_eq!(merged, json!({"a": {"b": 4, "c": 5}, "m": [1], "n": "new"}));
+        let mut out = Vec::new();
+        diff_values(&merged, &live, None, &mut out);
+        let found: Vec<(String, Change)> = out
+            .iter()
+            .map(|d| (crate::path::pointer(&d.path), d.change))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/a/b".to_string(), Change::Changed),
+                ("/a/c".to_string(), Change::Removed),
+                ("/a/y".to_string(), Change::Added),
+                ("/n".to_string(), Change::Removed),
+                ("/keep".to_string(), Change::Added),
+                ("/z".to_string(), Change::Added),
+            ]
+        );
     }
 }
