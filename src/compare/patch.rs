@@ -180,8 +180,10 @@ pub fn strategic_merge(
             // Each live child is cloned at most once, and only when the
             // patch keeps it as it is: cloning the whole live map first and
             // then replacing the merged children would copy every subtree
-            // once per level above it. The keys come in order, so the map
-            // is built without a search per key.
+            // once per level above it. Live's and Git's keys are paired in
+            // one pass in key order, and the map is built from them in bulk
+            // (`collect`): filled by insertion, it is searched at each key,
+            // which made the page's analysis a sixth slower.
             side_by_side(l, d)
                 .filter_map(|(k, lv, dv)| {
                     let v = match (lv, dv) {
