@@ -6,6 +6,7 @@
 //! sort orders indices under one comparator type and then moves the elements
 //! into place, and B-trees are filled by insertion, so the worker carries a
 //! single sort. The results are those of the standard library's stable sort.
+//! Two maps sorted alike are walked side by side ([`side_by_side`]).
 
 use std::cmp::Ordering;
 
@@ -42,6 +43,32 @@ pub trait CollectByInsertion: Iterator + Sized {
 
 impl<I: Iterator> CollectByInsertion for I {}
 
+/// Every key of two maps sorted alike (B-trees, `serde_json`'s maps), in
+/// order, with what each map holds for it: one walk through both, not a
+/// lookup per key. Each map holds a key once.
+pub fn side_by_side<'m, K: Ord + ?Sized + 'm, A: 'm, B: 'm>(
+    a: impl Iterator<Item = (&'m K, &'m A)>,
+    b: impl Iterator<Item = (&'m K, &'m B)>,
+) -> impl Iterator<Item = (&'m K, Option<&'m A>, Option<&'m B>)> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || {
+        let order = match (a.peek(), b.peek()) {
+            (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => return None,
+        };
+        Some(match order {
+            Ordering::Less => a.next().map(|(k, v)| (k, Some(v), None))?,
+            Ordering::Greater => b.next().map(|(k, v)| (k, None, Some(v)))?,
+            Ordering::Equal => {
+                let ((k, va), (_, vb)) = (a.next()?, b.next()?);
+                (k, Some(va), Some(vb))
+            }
+        })
+    })
+}
+
 /// The indices `0..len` in the stable order `compare` gives them: the one
 /// instantiation of the standard library's sort that every sort here uses.
 fn sorted_indices(len: usize, compare: &mut dyn FnMut(usize, usize) -> Ordering) -> Vec<usize> {
@@ -73,6 +100,28 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::{BTreeMap, BTreeSet};
+
+    #[test]
+    fn two_maps_are_walked_side_by_side_in_key_order() {
+        let git: BTreeMap<&str, u8> = [("b", 1), ("e", 2), ("d", 3)].into();
+        let live: BTreeMap<&str, u8> = [("a", 4), ("d", 5), ("f", 6)].into();
+        let walked: Vec<(&str, Option<u8>, Option<u8>)> = side_by_side(git.iter(), live.iter())
+            .map(|(k, g, l)| (*k, g.copied(), l.copied()))
+            .collect();
+        assert_eq!(
+            walked,
+            [
+                ("a", None, Some(4)),
+                ("b", Some(1), None),
+                ("d", Some(3), Some(5)),
+                ("e", Some(2), None),
+                ("f", None, Some(6)),
+            ]
+        );
+        let empty: BTreeMap<&str, u8> = BTreeMap::new();
+        assert_eq!(side_by_side(git.iter(), empty.iter()).count(), 3);
+        assert_eq!(side_by_side(empty.iter(), live.iter()).count(), 3);
+    }
 
     proptest! {
         /// The same order as the standard library's stable sort, ties

@@ -333,31 +333,6 @@ fn analyze_parsed(
     Ok(report)
 }
 
-/// Every key of either map in order, with what each map holds for it: one
-/// walk through both (they are sorted alike), not a lookup per key.
-fn by_key<'m, V>(
-    git: &'m BTreeMap<ResourceKey, V>,
-    live: &'m BTreeMap<ResourceKey, V>,
-) -> impl Iterator<Item = (&'m ResourceKey, Option<&'m V>, Option<&'m V>)> {
-    let (mut git, mut live) = (git.iter().peekable(), live.iter().peekable());
-    std::iter::from_fn(move || {
-        let order = match (git.peek(), live.peek()) {
-            (Some((g, _)), Some((l, _))) => g.cmp(l),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => return None,
-        };
-        Some(match order {
-            std::cmp::Ordering::Less => git.next().map(|(k, g)| (k, Some(g), None))?,
-            std::cmp::Ordering::Greater => live.next().map(|(k, l)| (k, None, Some(l)))?,
-            std::cmp::Ordering::Equal => {
-                let (k, g) = git.next()?;
-                (k, Some(g), live.next().map(|(_, l)| l))
-            }
-        })
-    })
-}
-
 /// Below this many resources, comparing them on one thread is quicker than
 /// starting more.
 const PARALLEL_PAIRS: usize = 64;
@@ -470,7 +445,7 @@ fn analyze_masked(
     let mut excluded: Vec<String> = Vec::new();
     let mut pairs: Vec<Pair> = Vec::new();
     // In key order, as both maps are.
-    for (key, git, live) in by_key(&paired.git, &paired.live) {
+    for (key, git, live) in crate::sorting::side_by_side(paired.git.iter(), paired.live.iter()) {
         let (live, deferred) = match (whole_live.get(key), live) {
             (Some(whole), _) => (Some(whole), &[][..]),
             (None, Some(d)) => (Some(&d.object), d.deferred.as_slice()),
@@ -1012,45 +987,4 @@ fn fragment_app_name(report: &Report, named_app: Option<&str>) -> String {
         .or(named_app)
         .unwrap_or(crate::plan::APP_PLACEHOLDER)
         .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn by_key_walks_both_maps_in_key_order() {
-        let key = |kind: &str, name: &str| ResourceKey {
-            group: String::new(),
-            kind: kind.into(),
-            namespace: "n".into(),
-            name: name.into(),
-        };
-        let git: BTreeMap<ResourceKey, u8> = [
-            (key("ConfigMap", "b"), 1),
-            (key("Service", "a"), 2),
-            (key("ConfigMap", "d"), 3),
-        ]
-        .into();
-        let live: BTreeMap<ResourceKey, u8> = [
-            (key("ConfigMap", "a"), 4),
-            (key("ConfigMap", "d"), 5),
-            (key("Service", "b"), 6),
-        ]
-        .into();
-        let walked: Vec<(String, Option<u8>, Option<u8>)> = by_key(&git, &live)
-            .map(|(k, g, l)| (format!("{}/{}", k.kind, k.name), g.copied(), l.copied()))
-            .collect();
-        let expected = [
-            ("ConfigMap/a", None, Some(4)),
-            ("ConfigMap/b", Some(1), None),
-            ("ConfigMap/d", Some(3), Some(5)),
-            ("Service/a", Some(2), None),
-            ("Service/b", None, Some(6)),
-        ]
-        .map(|(k, g, l)| (k.to_string(), g, l));
-        assert_eq!(walked, expected);
-        assert_eq!(by_key(&git, &BTreeMap::new()).count(), 3);
-        assert_eq!(by_key(&BTreeMap::new(), &live).count(), 3);
-    }
 }

@@ -6,6 +6,7 @@ use super::RawDiff;
 use crate::k8s::{Cursor, ListStrategy};
 use crate::model::Change;
 use crate::path::Seg;
+use crate::sorting::side_by_side;
 use serde_json::{Map, Value};
 use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
@@ -140,32 +141,6 @@ impl<'a> MergeKey<'a> {
     }
 }
 
-/// The keys of two maps in order, each with its value on either side.
-/// `serde_json`'s maps iterate in key order (without its `preserve_order`
-/// feature), so one pass pairs them.
-fn side_by_side<'a>(
-    a: &'a Map<String, Value>,
-    b: &'a Map<String, Value>,
-) -> impl Iterator<Item = (&'a String, Option<&'a Value>, Option<&'a Value>)> {
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    std::iter::from_fn(move || {
-        let order = match (a.peek(), b.peek()) {
-            (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => return None,
-        };
-        Some(match order {
-            std::cmp::Ordering::Less => a.next().map(|(k, v)| (k, Some(v), None))?,
-            std::cmp::Ordering::Greater => b.next().map(|(k, v)| (k, None, Some(v)))?,
-            std::cmp::Ordering::Equal => {
-                let ((k, va), (_, vb)) = (a.next()?, b.next()?);
-                (k, Some(va), Some(vb))
-            }
-        })
-    })
-}
-
 /// Strategic-merge three-way patch applied to live: keys Git declares take
 /// Git's values (merged recursively), keys the original had and Git dropped
 /// are removed, everything else live has is kept.
@@ -184,7 +159,7 @@ pub fn strategic_merge(
             // one pass in key order, and the map is built from them in bulk
             // (`collect`): filled by insertion, it is searched at each key,
             // which made the page's analysis a sixth slower.
-            side_by_side(l, d)
+            side_by_side(l.iter(), d.iter())
                 .filter_map(|(k, lv, dv)| {
                     let v = match (lv, dv) {
                         // `null` in a strategic merge patch deletes the key
@@ -505,7 +480,7 @@ fn diff_at<'a>(
             // Git's keys first, then the keys only live has (seldom any:
             // the prediction starts from live).
             let mut live_only = false;
-            for (k, gv, lv) in side_by_side(g, l) {
+            for (k, gv, lv) in side_by_side(g.iter(), l.iter()) {
                 let Some(gv) = gv else {
                     live_only = true;
                     continue;
@@ -754,7 +729,7 @@ mod tests {
                 m.iter().rev().map(|(k, v)| (k.clone(), json!(v))).collect()
             };
             let (ma, mb) = (map(&a), map(&b));
-            let got: Vec<(String, Option<Value>, Option<Value>)> = side_by_side(&ma, &mb)
+            let got: Vec<(String, Option<Value>, Option<Value>)> = side_by_side(ma.iter(), mb.iter())
                 .map(|(k, x, y)| (k.clone(), x.cloned(), y.cloned()))
                 .collect();
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
