@@ -493,12 +493,11 @@ fn diff_at<'a>(
                 steps.pop();
             }
             if live_only {
-                for (k, lv) in l {
-                    if !g.contains_key(k) {
-                        steps.push(Step::Key(k));
-                        out.push(found(steps, Change::Added, None, Some(lv)));
-                        steps.pop();
-                    }
+                for (k, _, lv) in side_by_side(g.iter(), l.iter()).filter(|(_, gv, _)| gv.is_none())
+                {
+                    steps.push(Step::Key(k));
+                    out.push(found(steps, Change::Added, None, lv));
+                    steps.pop();
                 }
             }
         }
