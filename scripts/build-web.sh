@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/: Trunk with the size-tuned `web` profile and
 # wasm-opt -Oz for the page, the `web-worker` profile and wasm-opt -O3 for
-# the analysis worker, offline (nothing is downloaded), then writes the sha256 of
-# the inline script Trunk injects into the page's Content-Security-Policy.
+# the analysis worker (lean) and the full worker it starts on demand,
+# offline (nothing is downloaded), then writes the sha256 of the inline
+# script Trunk injects into the page's Content-Security-Policy.
 # Needs the tools of scripts/setup.sh. Prints the build time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,11 +89,17 @@ if csp < 0 or (first_script >= 0 and first_script < csp):
 import os
 dist = os.path.dirname(path)
 h = hashlib.sha256()
-for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm", "drift-doctor-rule-texts.js", "drift-doctor-jq.wasm"):
+for f in ("drift-doctor-worker.js", "drift-doctor-worker_bg.wasm", "drift-doctor-full-worker.js",
+          "drift-doctor-full-worker_bg.wasm", "drift-doctor-rule-texts.js", "drift-doctor-jq.wasm"):
     h.update(open(os.path.join(dist, f), "rb").read())
 v = h.hexdigest()[:16]
-loader = os.path.join(dist, "drift-doctor-worker_loader.js")
-open(loader, "w").write('self.driftDoctorRuleTextsUrl="./drift-doctor-rule-texts.js?v=%s";self.driftDoctorJqUrl="./drift-doctor-jq.wasm?v=%s";importScripts("./drift-doctor-worker.js?v=%s");wasm_bindgen({module_or_path: "./drift-doctor-worker_bg.wasm?v=%s"});\n' % (v, v, v, v))
+# Each worker's loader: the URLs it loads on demand, then its glue and wasm.
+# The (lean) analysis worker also names the full worker's loader.
+for name, extra in (("drift-doctor-worker", 'self.driftDoctorFullWorkerUrl="./drift-doctor-full-worker_loader.js?v=%s";' % v),
+                    ("drift-doctor-full-worker", "")):
+    open(os.path.join(dist, name + "_loader.js"), "w").write(
+        'self.driftDoctorRuleTextsUrl="./drift-doctor-rule-texts.js?v=%s";self.driftDoctorJqUrl="./drift-doctor-jq.wasm?v=%s";%simportScripts("./%s.js?v=%s");wasm_bindgen({module_or_path: "./%s_bg.wasm?v=%s"});\n'
+        % (v, v, extra, name, v, name, v))
 meta = '<meta name="drift-doctor-worker" content="drift-doctor-worker_loader.js">'
 if html.count(meta) != 1:
     sys.exit("build-web: the drift-doctor-worker meta tag was not found in %s" % path)
@@ -108,7 +115,7 @@ open(path, "w", encoding="utf-8").write(html)
 print("[build-web] CSP script-src hashes: %s; worker version %s" % (" ".join(hashes) or "none", v), file=sys.stderr)
 PY
 
-for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm drift-doctor-rule-texts.js drift-doctor-jq.wasm csp-watch.js; do
+for f in index.html drift-doctor-worker_loader.js drift-doctor-worker.js drift-doctor-worker_bg.wasm drift-doctor-full-worker_loader.js drift-doctor-full-worker.js drift-doctor-full-worker_bg.wasm drift-doctor-rule-texts.js drift-doctor-jq.wasm csp-watch.js; do
   [ -f "dist/$f" ] || { say "dist/$f is missing after the build"; exit 1; }
 done
 

@@ -7,8 +7,9 @@ is in dist/:
 
 - the page's wasm-bindgen glue (ES module) and wasm, named by the module
   script Trunk put into dist/index.html;
-- the worker's glue (no-modules target) and wasm, the fixed names Trunk
-  gives a data-type="worker" binary, and the rules' docs and examples the
+- the full worker's glue (no-modules target) and wasm, the fixed names
+  Trunk gives a data-type="worker" binary (the one file carries everything,
+  so its worker is the full one, which never starts another), and the rules' docs and examples the
   worker loads for the Rules tab (drift-doctor-rule-texts.js), and the jq
   module it instantiates when a rule needs jq (drift-doctor-jq.wasm: the
   worker unpacks it only then, from `self.driftDoctorJqBytes`);
@@ -39,8 +40,8 @@ import re
 import sys
 
 OUT_NAME = "drift-doctor.html"
-WORKER_JS = "drift-doctor-worker.js"
-WORKER_WASM = "drift-doctor-worker_bg.wasm"
+WORKER_JS = "drift-doctor-full-worker.js"
+WORKER_WASM = "drift-doctor-full-worker_bg.wasm"
 RULE_TEXTS = "drift-doctor-rule-texts.js"
 JQ_WASM = "drift-doctor-jq.wasm"
 # What that script is: one assignment of a JSON string.

@@ -32,14 +32,15 @@ cargo clippy --locked --lib --tests --no-default-features -- -D warnings
 say "lints (cargo clippy, the pure core and the jq module for wasm32, without the page)"
 cargo clippy --locked --target wasm32-unknown-unknown --lib --bin drift-doctor-jq -- -D warnings
 say "lints (cargo clippy, the page and worker binaries for wasm32)"
-cargo clippy --locked --target wasm32-unknown-unknown --features web --lib --bin drift-doctor-web --bin drift-doctor-worker -- -D warnings
-say "lints (cargo clippy, the worker as the page builds it: without the jq engine)"
-cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features web --lib --bin drift-doctor-worker -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --features web --lib --bin drift-doctor-web --bin drift-doctor-worker --bin drift-doctor-full-worker -- -D warnings
+say "lints (cargo clippy, the workers as the page builds them: without the jq engine, the first one lean)"
+cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features web --lib --bin drift-doctor-full-worker -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --features lean-worker --lib --bin drift-doctor-worker -- -D warnings
 
 say "native tests (cargo test)"
 cargo test --locked --features browser-tests
 say "native tests of the core without the jq engine (cargo test --lib --no-default-features)"
-cargo test --locked --lib --no-default-features
+cargo test --locked --lib --no-default-features --features lean-worker
 
 say "browser tests (wasm-bindgen-test in headless Chromium)"
 WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/webdriver.json" \

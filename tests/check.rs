@@ -96,7 +96,7 @@ fn names(input: Input) -> String {
 fn sarif_of(report: &CheckReport) -> Value {
     format::sarif(
         report,
-        &catalog().checks,
+        catalog().checks(),
         &names,
         Some("https://example.org/docs/rules.md"),
     )
@@ -105,16 +105,16 @@ fn sarif_of(report: &CheckReport) -> Value {
 #[test]
 fn every_check_has_a_detector_and_every_detector_a_check() {
     let c = catalog();
-    let codes: Vec<&str> = c.checks.iter().map(|c| c.code.as_str()).collect();
+    let codes: Vec<&str> = c.checks().iter().map(|c| c.code.as_str()).collect();
     let detectors: Vec<&str> = check::detector_codes().collect();
     assert_eq!(codes, detectors);
-    assert!(c.checks.len() >= 13);
+    assert!(c.checks().len() >= 13);
 }
 
 #[test]
 fn every_check_example_finds_its_check_at_its_line() {
     let mut failures = Vec::new();
-    for c in &catalog().checks {
+    for c in catalog().checks() {
         for (i, ex) in c.examples.iter().enumerate() {
             let report = example_report(ex);
             let json = serde_json::to_value(&report).unwrap();
@@ -154,7 +154,7 @@ fn every_check_example_finds_its_check_at_its_line() {
 /// a detector keyed on an example's names fails one of them.
 #[test]
 fn second_examples_use_other_names() {
-    for c in &catalog().checks {
+    for c in catalog().checks() {
         let name = |ex: &CheckExample| ex.id.rsplit('/').next().unwrap_or("").to_string();
         assert_ne!(name(&c.examples[0]), name(&c.examples[1]), "{}", c.code);
     }
@@ -164,7 +164,7 @@ fn second_examples_use_other_names() {
 fn every_check_is_documented_and_explained() {
     let c = catalog();
     let markdown = drift_doctor::rules::docs::catalogue_markdown(c);
-    for check in &c.checks {
+    for check in c.checks() {
         assert!(
             markdown.contains(&format!("## {}", check.code)),
             "{}",
@@ -268,7 +268,7 @@ fn sarif_names_rules_with_docs_and_results_with_their_lines() {
     assert_valid(sarif_validator(), &sarif, "SARIF");
     let run = &sarif["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), catalog().checks.len());
+    assert_eq!(rules.len(), catalog().checks().len());
     let ck001 = rules.iter().find(|r| r["id"] == "CK001").unwrap();
     assert_eq!(ck001["helpUri"], "https://example.org/docs/rules.md#ck001");
     assert!(ck001["help"]["markdown"]

@@ -43,3 +43,5 @@ mod snippet_roundtrip;
 mod sync_effects;
 mod verify;
 mod what_the_diff;
+#[cfg(feature = "web")]
+mod workers;

@@ -724,7 +724,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
             CheckFormat::Text => write_text(&terminal_inert(&format::text(&report, &name))),
             CheckFormat::Github => write_text(&terminal_inert(&format::github(&report, &name))),
             CheckFormat::Sarif => {
-                let checks = rules::catalog().checks.as_slice();
+                let checks = rules::catalog().checks();
                 write_json(&format::sarif(
                     &report,
                     checks,
@@ -946,7 +946,7 @@ Exit status: 0 no finding at or above --fail-on, 1 findings at or above it, 2 th
                         out.push_str(&format!("{:<6} {:<24} {}\n", r.code, r.cause.id(), r.title));
                     }
                     // The checks of `drift-doctor check`, with their level.
-                    for k in &c.checks {
+                    for k in c.checks() {
                         out.push_str(&format!(
                             "{:<6} {:<24} {}\n",
                             k.code,

@@ -340,7 +340,7 @@ pub fn check(input: &CheckInput<'_>) -> Result<CheckReport, CheckError> {
     let catalog = crate::rules::catalog();
     let git_lines = Lines::new(input.git);
     let mut findings = Vec::new();
-    for c in &catalog.checks {
+    for c in catalog.checks() {
         let Some((_, detect)) = DETECTORS.iter().find(|(code, _)| *code == c.code) else {
             continue;
         };

@@ -81,9 +81,9 @@ pub fn catalogue_markdown(catalog: &Catalog) -> String {
             let _ = writeln!(out, "**{title}.** {}\n", body.trim());
         }
     }
-    if !catalog.checks.is_empty() {
+    if !catalog.checks().is_empty() {
         out.push_str("\n# Checks of `drift-doctor check`\n\nGenerated from `src/rules/checks.yaml`. Each runs on rendered manifests alone, before they ship; the cause is the one the analysis gives the loop once synced.\n\n| Code | Level | Cause | Title |\n| --- | --- | --- | --- |\n");
-        for c in &catalog.checks {
+        for c in catalog.checks() {
             let _ = writeln!(
                 out,
                 "| [{}](#{}) | {} | `{}` | {} |",
@@ -94,7 +94,7 @@ pub fn catalogue_markdown(catalog: &Catalog) -> String {
                 c.title
             );
         }
-        for c in &catalog.checks {
+        for c in catalog.checks() {
             let _ = writeln!(
                 out,
                 "\n## {}\n\n**{}** · level {} · cause `{}`{}\n",

@@ -290,8 +290,9 @@ pub struct Catalog {
     by_kind: BTreeMap<String, Vec<usize>>,
     wildcard: Vec<usize>,
     drift_fallback: usize,
-    /// The checks of `drift-doctor check` (`checks.yaml`), in order.
-    pub checks: Vec<checks::Check>,
+    /// The embedded catalogue's checks, read when first asked for (see
+    /// [`Catalog::checks`]); a catalogue read from text has none.
+    checks: Option<OnceLock<Vec<checks::Check>>>,
 }
 
 static CATALOG_CELL: OnceLock<Catalog> = OnceLock::new();
@@ -302,9 +303,9 @@ pub fn catalog() -> &'static Catalog {
         // The catalogue is part of the binary, not input: every test loads
         // it, so a broken one never ships.
         Catalog::parse(CATALOG)
-            .and_then(|mut c| {
-                c.checks = checks::parse(checks::CHECKS, &c.rules)?;
-                Ok(c)
+            .map(|c| Catalog {
+                checks: Some(OnceLock::new()),
+                ..c
             })
             .unwrap_or_else(|e| panic!("the embedded rule catalogue is invalid: {e}"))
     })
@@ -402,7 +403,20 @@ impl Catalog {
             by_kind,
             wildcard,
             drift_fallback,
-            checks: Vec::new(),
+            checks: None,
+        })
+    }
+
+    /// The checks of `drift-doctor check` (`checks.yaml`), in order. They are
+    /// read the first time they are asked for: an analysis never asks, so
+    /// the page's lean worker carries neither them nor their reader.
+    pub fn checks(&self) -> &[checks::Check] {
+        let Some(cell) = &self.checks else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            checks::parse(checks::CHECKS, &self.rules)
+                .unwrap_or_else(|e| panic!("the embedded checks are invalid: {e}"))
         })
     }
 
@@ -413,7 +427,7 @@ impl Catalog {
 
     /// The check with this code.
     pub fn check(&self, code: &str) -> Option<&checks::Check> {
-        self.checks.iter().find(|c| c.code == code)
+        self.checks().iter().find(|c| c.code == code)
     }
 
     /// The first rule, in catalogue order, that explains this difference.

@@ -6,7 +6,7 @@
 //! never piles up work in the worker.
 
 use super::js_text::{post_request, Attached};
-use super::protocol::{ErrorInfo, Export, FromWorker, Input, JqExpression, Request, Response};
+use super::protocol::{Export, FromWorker, Input, JqExpression, Request, Response};
 use super::util::now;
 use crate::share::ShareState;
 use gloo::timers::callback::Timeout;
@@ -528,46 +528,8 @@ impl Client {
     /// Answer `request` with an error, as the worker would have answered it.
     fn answer_with_error(&self, request: &Request, why: &str) {
         let message = format!("The analysis stopped: {why}. Reload the page to try again.");
-        let response = match request {
-            Request::Analyze { seq, .. } => Response::Analyzed {
-                seq: *seq,
-                outcome: Err(ErrorInfo::general(message)),
-                millis: 0.0,
-                helped: Default::default(),
-            },
-            Request::Texts { seq, id } => Response::Texts {
-                seq: *seq,
-                id: id.clone(),
-                lines: None,
-                note: message,
-            },
-            Request::Rules { texts } => Response::Rules {
-                texts: *texts,
-                docs: Err(message),
-            },
-            Request::Check { .. } => Response::Checked {
-                outcome: Err(message),
-            },
-            Request::Restore(_) => Response::Restored(Err(message)),
-            Request::WarmUp(_) => Response::WarmedUp,
-            Request::Resources { seq, indices } => Response::Resources {
-                seq: *seq,
-                indices: indices.clone(),
-                json: String::new(),
-            },
-            Request::Export { seq, format } => Response::Exported {
-                seq: *seq,
-                format: format.clone(),
-                text: None,
-            },
-            // Only a worker asks this of its helper.
-            Request::ParseUnits { id, .. } => Response::ParsedUnits {
-                id: *id,
-                values: String::new(),
-            },
-            // A link the page could not encode: the page keeps waiting for
-            // nothing, which is what a missing answer already does.
-            Request::Share(_) => return,
+        let Some(response) = Response::failed(request, &message) else {
+            return;
         };
         let deliver = match self.0.try_borrow().as_deref() {
             Ok(Some(inner)) => inner.deliver.clone(),

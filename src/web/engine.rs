@@ -55,7 +55,7 @@ fn options_and_application(input: &Input) -> Result<(Options, Option<Application
 /// The pasted events and logs, read (None when both are empty); an error
 /// names its field and line.
 fn observed(input: &Input) -> Result<Option<crate::evidence::Observed>, ErrorInfo> {
-    if input.events.trim().is_empty() && input.logs.trim().is_empty() {
+    if !ANSWERS_ALL || (input.events.trim().is_empty() && input.logs.trim().is_empty()) {
         return Ok(None);
     }
     let texts = |t: &str| -> Vec<String> {
@@ -142,7 +142,8 @@ fn analyze_as(
                 r
             })
         }
-        Mode::Diff => crate::analyze_diff_with(&input.diff, &opts, evidence),
+        Mode::Diff if ANSWERS_ALL => crate::analyze_diff_with(&input.diff, &opts, evidence),
+        Mode::Diff => return Err(ErrorInfo::general(LEFT_OUT)),
     };
     result
         .map(|r| (r, opts.compare.strategy))
@@ -160,6 +161,44 @@ pub fn share_state(state: &share::ShareState) -> Shared {
         file,
     }
 }
+
+/// Whether this build's engine answers every request. The page's first
+/// worker is built with `lean-worker`: it leaves out what a paste of the two
+/// sides or an opened link never needs (reading diff output, events and
+/// logs, encoding links, the check) and hands those requests to the full worker
+/// (see [`for_full_worker`]), which the browser fetches only then.
+pub const ANSWERS_ALL: bool = !cfg!(feature = "lean-worker");
+
+/// Whether the lean worker hands `request` to the full worker:
+/// `last_analysis_there` says where the last analysis went, as the texts,
+/// resources and exports of an analysis come from the engine that made it.
+pub fn for_full_worker(request: &Request, last_analysis_there: bool) -> bool {
+    match request {
+        Request::Analyze { input, .. } => {
+            input.mode == Mode::Diff
+                || !input.events.trim().is_empty()
+                || !input.logs.trim().is_empty()
+        }
+        Request::Texts { .. } | Request::Resources { .. } | Request::Export { .. } => {
+            last_analysis_there
+        }
+        Request::Share(_) | Request::Check { .. } => true,
+        // A link opened (its fragment decoded) is a first paste too.
+        Request::Restore(_)
+        | Request::Rules { .. }
+        | Request::WarmUp(_)
+        | Request::ParseUnits { .. } => false,
+    }
+}
+
+/// The answer of an engine built without what `request` needs (it is never
+/// asked: the lean worker hands such requests on).
+fn left_out(request: &Request) -> Response {
+    Response::failed(request, LEFT_OUT).unwrap_or(Response::WarmedUp)
+}
+
+/// Why an engine built without something does not answer for it.
+const LEFT_OUT: &str = "this worker was built without it";
 
 /// Rounds over the pairs of `Request::WarmUp`.
 const WARM_UP_ROUNDS: usize = 8;
@@ -284,6 +323,9 @@ impl Engine {
 
     /// Answer one request.
     pub fn handle(&mut self, request: Request) -> Response {
+        if !ANSWERS_ALL && for_full_worker(&request, false) {
+            return left_out(&request);
+        }
         match request {
             Request::Analyze {
                 seq,
@@ -350,7 +392,7 @@ impl Engine {
                 texts,
                 docs: rule_docs(texts),
             },
-            Request::Share(state) => Response::Shared(share_state(&state)),
+            Request::Share(state) if ANSWERS_ALL => Response::Shared(share_state(&state)),
             Request::Restore(text) => {
                 Response::Restored(share::decode_share_file(&text).map_err(|e| e.to_string()))
             }
@@ -385,9 +427,10 @@ impl Engine {
                 };
                 Response::Exported { seq, format, text }
             }
-            Request::Check { input } => Response::Checked {
+            Request::Check { input } if ANSWERS_ALL => Response::Checked {
                 outcome: check_json(&input),
             },
+            left @ (Request::Share(_) | Request::Check { .. }) => left_out(&left),
             Request::ParseUnits { id, units } => {
                 let values: Vec<Option<serde_json::Value>> =
                     units.iter().map(|u| crate::input::parse_unit(u)).collect();
@@ -413,6 +456,9 @@ impl Engine {
             return (None, "The input changed; open the diff again.".into());
         }
         if input.mode == Mode::Diff {
+            if !ANSWERS_ALL {
+                return (None, LEFT_OUT.into());
+            }
             if self.diff_views.as_ref().is_none_or(|(s, _)| *s != seq) {
                 match view::diff_text_lines(&input.diff) {
                     Ok(map) => {
@@ -656,4 +702,90 @@ pub fn check_json(input: &Input) -> Result<String, String> {
     })
     .map_err(|e| e.to_string())?;
     serde_json::to_string(&report).map_err(|e| e.to_string())
+}
+
+/// The lean engine (`cargo test --lib --features lean-worker`): it answers
+/// exactly what the lean worker keeps, and says it was built without the
+/// rest rather than answering it wrongly.
+#[cfg(all(test, feature = "lean-worker"))]
+mod lean_tests {
+    use super::*;
+    use crate::web::protocol::WarmUpPair;
+
+    const GIT: &str =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: b\ndata:\n  k: one\n";
+    const LIVE: &str =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: b\ndata:\n  k: two\n";
+
+    fn analysis(input: Input) -> Request {
+        Request::Analyze {
+            seq: 1,
+            input,
+            timed_out: Vec::new(),
+        }
+    }
+
+    fn left_out_answer(answer: &Response) -> bool {
+        match answer {
+            Response::Analyzed { outcome, .. } => {
+                outcome.as_ref().is_err_and(|e| e.text == LEFT_OUT)
+            }
+            Response::Texts { note, .. } => note == LEFT_OUT,
+            Response::Checked { outcome: Err(why) } | Response::Restored(Err(why)) => {
+                why == LEFT_OUT
+            }
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn the_lean_engine_answers_what_the_lean_worker_keeps_and_leaves_out_the_rest() {
+        assert!(!ANSWERS_ALL);
+        let sides = Input::sides(GIT, LIVE);
+        let mut diff = Input::sides("", "");
+        diff.mode = Mode::Diff;
+        diff.diff = "===== /ConfigMap b/a ======\n7c7\n<   k: two\n---\n>   k: one\n".into();
+        let mut events = sides.clone();
+        events.events = "LAST SEEN   TYPE     REASON   OBJECT          MESSAGE\n1m          Normal   Sync     configmap/a     synced\n".into();
+        let requests = [
+            (analysis(sides.clone()), false),
+            (analysis(diff), true),
+            (analysis(events), true),
+            (
+                Request::Check {
+                    input: sides.clone(),
+                },
+                true,
+            ),
+            (Request::Restore("#v1.x".into()), false),
+            (
+                Request::WarmUp(vec![WarmUpPair {
+                    git: GIT.into(),
+                    live: LIVE.into(),
+                }]),
+                false,
+            ),
+        ];
+        for (request, left_out) in requests {
+            assert_eq!(for_full_worker(&request, false), left_out, "{request:?}");
+            let answer = Engine::default().handle(request.clone());
+            if left_out {
+                assert!(left_out_answer(&answer), "{request:?}: {answer:?}");
+            } else {
+                assert!(!left_out_answer(&answer), "{request:?}: {answer:?}");
+            }
+        }
+        let mut engine = Engine::default();
+        let id = match engine.handle(analysis(sides)) {
+            Response::Analyzed {
+                outcome: Ok(window),
+                ..
+            } => window.lines[0].id.clone(),
+            other => panic!("{other:?}"),
+        };
+        match engine.handle(Request::Texts { seq: 1, id }) {
+            Response::Texts { lines, note, .. } => assert!(lines.is_some(), "{note}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }

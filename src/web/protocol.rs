@@ -432,6 +432,53 @@ pub enum Response {
     },
 }
 
+impl Response {
+    /// The answer to `request` when it could not be answered, `message`
+    /// saying why (None for a link to encode: the page keeps waiting, which
+    /// is what a missing answer does).
+    pub fn failed(request: &Request, message: &str) -> Option<Response> {
+        let message = message.to_string();
+        Some(match request {
+            Request::Analyze { seq, .. } => Response::Analyzed {
+                seq: *seq,
+                outcome: Err(ErrorInfo::general(message)),
+                millis: 0.0,
+                helped: Help::default(),
+            },
+            Request::Texts { seq, id } => Response::Texts {
+                seq: *seq,
+                id: id.clone(),
+                lines: None,
+                note: message,
+            },
+            Request::Rules { texts } => Response::Rules {
+                texts: *texts,
+                docs: Err(message),
+            },
+            Request::Check { .. } => Response::Checked {
+                outcome: Err(message),
+            },
+            Request::Restore(_) => Response::Restored(Err(message)),
+            Request::WarmUp(_) => Response::WarmedUp,
+            Request::Resources { seq, indices } => Response::Resources {
+                seq: *seq,
+                indices: indices.clone(),
+                json: String::new(),
+            },
+            Request::Export { seq, format } => Response::Exported {
+                seq: *seq,
+                format: format.clone(),
+                text: None,
+            },
+            Request::ParseUnits { id, .. } => Response::ParsedUnits {
+                id: *id,
+                values: String::new(),
+            },
+            Request::Share(_) => return None,
+        })
+    }
+}
+
 /// What a second worker did for an analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Help {

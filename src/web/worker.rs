@@ -10,8 +10,13 @@
 //! Whatever the helper does not deliver is read here, so a helper that
 //! fails or is missing changes nothing but the time taken. A helper that
 //! read a large part is replaced by a new one, as its memory never shrinks.
+//!
+//! The page's analysis worker is built lean (see `engine::ANSWERS_ALL`): it
+//! hands what it leaves out to the full worker, which it starts the first
+//! time it needs it, and posts its answers on, in order. The page ends the
+//! full worker with this one.
 
-use super::engine::Engine;
+use super::engine::{for_full_worker, Engine, ANSWERS_ALL};
 use super::js_text::read_request;
 use super::protocol::{post_encoded, FromWorker, Help, JqExpression, Request, Response};
 use crate::ignore::jq::{Evaluation, Executor, Job};
@@ -91,6 +96,11 @@ pub fn rule_texts() -> Result<String, String> {
         .ok_or_else(|| "the rules' documentation did not load".to_string())
 }
 
+/// The global the worker's loader sets to the full worker's versioned URL
+/// (scripts/build-web.sh), and the full worker's loader without it.
+const FULL_WORKER_URL_GLOBAL: &str = "driftDoctorFullWorkerUrl";
+const FULL_WORKER_LOADER: &str = "drift-doctor-full-worker_loader.js";
+
 fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
@@ -142,6 +152,17 @@ impl Helper {
     }
 }
 
+/// The full worker, once started.
+struct FullWorker {
+    worker: web_sys::Worker,
+    /// It has said it reads messages.
+    ready: bool,
+    /// The request handed to it and not answered yet.
+    asked: Option<Request>,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(web_sys::Event)>,
+}
+
 /// An analysis one of whose sides the helper is reading in part.
 struct Pending {
     id: u32,
@@ -169,6 +190,11 @@ struct State {
     waiting_for_jq: Option<Vec<Request>>,
     /// The pairs the page's warm-up sent, for the helper's own warm-up.
     warm_up: Vec<super::protocol::WarmUpPair>,
+    full: Option<FullWorker>,
+    /// Requests that arrived while the full worker answers one, oldest first.
+    waiting_for_full: Option<Vec<Request>>,
+    /// The last analysis went to the full worker.
+    last_analysis_there: bool,
 }
 
 type Shared = Rc<RefCell<State>>;
@@ -194,9 +220,21 @@ pub fn start() {
 }
 
 fn on_request(state: &Shared, request: Request) {
-    let Some(request) = unless_waiting_for_jq(state, request) else {
+    let Some(request) = unless_waiting(state, request) else {
         return;
     };
+    if !ANSWERS_ALL {
+        let Ok(mut s) = state.try_borrow_mut() else {
+            return;
+        };
+        if for_full_worker(&request, s.last_analysis_there) {
+            drop(s);
+            return hand_to_full_worker(state, request);
+        }
+        if matches!(request, Request::Analyze { .. }) {
+            s.last_analysis_there = false;
+        }
+    }
     #[cfg(not(feature = "jq-engine"))]
     if super::jq_module::needed_for(&request) {
         return load_jq_module_then(state, request);
@@ -205,15 +243,164 @@ fn on_request(state: &Shared, request: Request) {
 }
 
 /// Answers go in order: `request` is queued behind one that waits for the
-/// jq module, if any, and given back otherwise.
-fn unless_waiting_for_jq(state: &Shared, request: Request) -> Option<Request> {
+/// jq module or for the full worker's answer, if any, and given back
+/// otherwise.
+fn unless_waiting(state: &Shared, request: Request) -> Option<Request> {
     if let Ok(mut s) = state.try_borrow_mut() {
-        if let Some(waiting) = s.waiting_for_jq.as_mut() {
+        let s = &mut *s;
+        if let Some(waiting) = s.waiting_for_jq.as_mut().or(s.waiting_for_full.as_mut()) {
             waiting.push(request);
             return None;
         }
     }
     Some(request)
+}
+
+/// Hand `request` to the full worker (started now if need be); later
+/// requests wait for its answer.
+fn hand_to_full_worker(state: &Shared, request: Request) {
+    // An analysis waiting for the helper is answered first.
+    finish_pending(state, None);
+    let Some(request) = unless_waiting(state, request) else {
+        return;
+    };
+    if state.borrow().full.is_none() {
+        if let Err(why) = start_full_worker(state) {
+            return full_worker_failed(state, Some(request), &why);
+        }
+    }
+    let Ok(mut s) = state.try_borrow_mut() else {
+        return;
+    };
+    if let Request::Analyze { .. } = request {
+        s.last_analysis_there = true;
+    }
+    s.waiting_for_full = Some(Vec::new());
+    let Some(full) = s.full.as_mut() else { return };
+    if full.ready {
+        let posted = post_encoded(&request, |m, transfer| {
+            full.worker.post_message_with_transfer(m, transfer)
+        });
+        if posted.is_err() {
+            drop(s);
+            return full_worker_failed(state, Some(request), "a request could not be posted");
+        }
+    }
+    // Posted when it is ready, if it is not yet.
+    full.asked = Some(request);
+}
+
+/// The full worker answered (or failed): post its answer to the page, then
+/// take the requests that waited, in order.
+fn after_full_worker(state: &Shared, answer: Option<Response>) {
+    if let Some(answer) = answer {
+        post(FromWorker::Answer(answer));
+    }
+    let waiting = match state.try_borrow_mut() {
+        Ok(mut s) => s.waiting_for_full.take(),
+        Err(_) => return,
+    };
+    for request in waiting.unwrap_or_default() {
+        on_request(state, request);
+    }
+}
+
+/// The full worker could not start or stopped: the request it had (or
+/// `request`, which could not be handed to it) is answered with the error,
+/// and the next one starts a new full worker.
+fn full_worker_failed(state: &Shared, request: Option<Request>, why: &str) {
+    let asked = match state.try_borrow_mut() {
+        Ok(mut s) => {
+            let asked = s.full.as_mut().and_then(|f| f.asked.take());
+            if let Some(full) = s.full.take() {
+                full.worker.terminate();
+                // Its handlers may be running now: forgotten, not dropped
+                // (a failure is rare, and what is kept is small).
+                std::mem::forget(full);
+            }
+            request.or(asked)
+        }
+        Err(_) => return,
+    };
+    let message = format!("The analysis stopped: the full worker failed ({why}). Try again.");
+    after_full_worker(state, asked.as_ref().and_then(|r| Response::failed(r, &message)));
+}
+
+/// Start the full worker; its messages and failures come back here.
+fn start_full_worker(state: &Shared) -> Result<(), String> {
+    let global = js_sys::global();
+    let url = js_sys::Reflect::get(&global, &JsValue::from_str(FULL_WORKER_URL_GLOBAL))
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| FULL_WORKER_LOADER.to_string());
+    let worker = web_sys::Worker::new(&url).map_err(|e| {
+        e.as_string()
+            .unwrap_or_else(|| js_sys::Error::from(e).message().into())
+    })?;
+    let on_message = {
+        let state = Rc::downgrade(state);
+        Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+            let Some(state) = state.upgrade() else { return };
+            match Bincode::decode::<FromWorker>(event.data()) {
+                FromWorker::Ready => full_worker_ready(&state),
+                FromWorker::Answer(answer) => {
+                    if let Ok(mut s) = state.try_borrow_mut() {
+                        if let Some(full) = s.full.as_mut() {
+                            full.asked = None;
+                        }
+                    }
+                    after_full_worker(&state, Some(answer));
+                }
+                // The page times each jq evaluation wherever it runs.
+                jq @ (FromWorker::JqStarted { .. } | FromWorker::JqFinished) => post(jq),
+            }
+        })
+    };
+    let on_error = {
+        let state = Rc::downgrade(state);
+        // A plain `Event` when the script fails to load, else an `ErrorEvent`.
+        Closure::<dyn Fn(web_sys::Event)>::new(move |event: web_sys::Event| {
+            event.prevent_default();
+            let Some(state) = state.upgrade() else { return };
+            let why = event
+                .dyn_ref::<web_sys::ErrorEvent>()
+                .map(web_sys::ErrorEvent::message)
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "it did not load".to_string());
+            full_worker_failed(&state, None, &why);
+        })
+    };
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    state.borrow_mut().full = Some(FullWorker {
+        worker,
+        ready: false,
+        asked: None,
+        _on_message: on_message,
+        _on_error: on_error,
+    });
+    Ok(())
+}
+
+/// The full worker reads messages now: hand it the request that waited.
+fn full_worker_ready(state: &Shared) {
+    let failed = {
+        let Ok(mut s) = state.try_borrow_mut() else {
+            return;
+        };
+        let Some(full) = s.full.as_mut() else { return };
+        full.ready = true;
+        match &full.asked {
+            Some(request) => post_encoded(request, |m, transfer| {
+                full.worker.post_message_with_transfer(m, transfer)
+            })
+            .is_err(),
+            None => false,
+        }
+    };
+    if failed {
+        full_worker_failed(state, None, "a request could not be posted");
+    }
 }
 
 /// Load the jq module, then answer `request` and those that arrive
@@ -230,7 +417,7 @@ fn load_jq_module_then(state: &Shared, request: Request) {
         super::jq_module::load().await;
         let waiting = state.borrow_mut().waiting_for_jq.take();
         for request in waiting.unwrap_or_default() {
-            answer(&state, request);
+            on_request(&state, request);
         }
     });
 }
@@ -293,7 +480,7 @@ fn answer(state: &Shared, request: Request) {
     // Answers go in order: an analysis waiting for the helper ends first
     // (and when it waits for the jq module now, this waits behind it).
     finish_pending(state, None);
-    let Some(request) = unless_waiting_for_jq(state, request) else {
+    let Some(request) = unless_waiting(state, request) else {
         return;
     };
     if let Request::WarmUp(pairs) = &request {

@@ -502,3 +502,67 @@ fn only_the_page_wasm_carries_the_examples() {
         );
     }
 }
+
+/// The names of the files the page's server was asked for, in order.
+fn asked(log: &Arc<Mutex<Vec<(String, u16)>>>) -> Vec<String> {
+    log.lock().unwrap().iter().map(|(r, _)| r.clone()).collect()
+}
+
+/// A paste of the two sides needs only the (lean) analysis worker. Events
+/// are read by the full worker, fetched the first time they are pasted;
+/// the next paste of two sides is the lean worker's again. With the full
+/// worker refused, the events' analysis says why, and the sides are still
+/// analysed.
+#[test]
+fn the_full_worker_is_fetched_only_for_what_the_lean_one_leaves_out() {
+    let full_refused = serve_refusing(dist_dir(), &["drift-doctor-full-worker_loader.js"]);
+    let full_served = serve(dist_dir());
+    let servers = [&full_refused, &full_served];
+    let urls = servers.map(|s| format!("http://{}{PREFIX}", s.addr));
+    let logs = servers.map(|s| s.log.clone());
+    let driver = start_driver("full-worker");
+    with_browser(&driver, false, move |c| async move {
+        let dir = root().join("tests/fixtures/events/autoscaler-1");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        let (git, live, events) = (read("git.yaml"), read("live.yaml"), read("events.txt"));
+        let fetched_full = |log| {
+            asked(log)
+                .iter()
+                .filter(|r| r.contains("full-worker_loader"))
+                .count()
+        };
+        for (served, (url, log)) in urls.iter().zip(&logs).enumerate() {
+            let served = served == 1;
+            c.goto(url).await.expect("open the page");
+            wait_ready(&c, "the default report").await;
+            let before = report_seq(&c).await;
+            paste(&c, &git, &live, "insertFromPaste").await;
+            wait_new_report(&c, &before, "the pair's report").await;
+            assert_eq!(page_causes(&c).await, ["drift"], "without events");
+            assert_eq!(fetched_full(log), 0, "{:?}", asked(log));
+            click(&c, "details.observed-inputs > summary").await;
+            type_into(&c, "events-input", &events, "insertFromPaste").await;
+            let answered = if served {
+                "document.querySelector('#report .observation.proves')"
+            } else {
+                "document.body.textContent.includes('the full worker failed')"
+            };
+            wait_until(&c, answered, "the events' answer", 60).await;
+            assert_eq!(fetched_full(log), 1, "{:?}", asked(log));
+            if served {
+                assert_eq!(page_causes(&c).await, ["autoscaler"], "the event proves it");
+            }
+            // Without events, the lean worker analyses the sides again.
+            let before = report_seq(&c).await;
+            type_into(&c, "events-input", "", "deleteContentBackward").await;
+            wait_new_report(&c, &before, "the report without events").await;
+            assert_eq!(page_causes(&c).await, ["drift"], "without events again");
+            assert_eq!(fetched_full(log), 1, "started once: {:?}", asked(log));
+        }
+    });
+    let refused = asked(&full_refused.log);
+    assert!(
+        refused.iter().all(|r| !r.contains("full-worker_bg.wasm")),
+        "{refused:?}"
+    );
+}
