@@ -1,5 +1,7 @@
 //! The web page (Yew) and its analysis worker. The page binary calls
-//! `start_page`, the worker binary `start_worker`; the browser tests
+//! `start_page`, the worker binaries `start_worker` (the analysis worker is
+//! built lean and starts the full one for what it leaves out, see
+//! `engine::ANSWERS_ALL`); the browser tests
 //! (tests/web_wasm.rs) use the public modules. The page and the worker's
 //! message loop are compiled for wasm32 only, so natively the library has no
 //! web crates; the messages, the engine and the first report are plain Rust
@@ -9,7 +11,8 @@
 //! - `engine`: the worker's work (calls the core); also used inline by tests.
 //! - `first_report`: the default example's report, made when the page is
 //!   built, shown before the worker has loaded.
-//! - `worker`: the worker's message loop around `engine`.
+//! - `worker`: the worker's message loop around `engine`, and the hand-over
+//!   to the full worker.
 //! - `client`: the page's side of the worker (latest-request-wins queue).
 //! - `state`: the page's one reducer (`drawing`: which cards of the listed
 //!   page are drawn yet); `controller`: what acts on the world
