@@ -27,8 +27,8 @@ grep -q 'name="drift-doctor-first-report" content="[A-Za-z0-9+/]' dist/index.htm
 printf '%-44s %s %s\n' "wasm before a first visit's report (page)" "$(kb "$(wc -c <"$page_wasm")")" "$(kb "$(gz "$page_wasm")")"
 printf '%-44s %s %s\n' "index.html (with that report)" "$(kb "$(wc -c <dist/index.html)")" "$(kb "$(gz dist/index.html)")"
 # A first paste of one's own needs the (lean) analysis worker's wasm too;
-# the full worker is fetched only for diff output, events and logs, making
-# a link and the check, and the jq module only when an analysis runs jq, so each is
+# the full worker is fetched only for diff output, events and logs and the
+# check, and the jq module only when an analysis runs jq, so each is
 # counted on its own line.
 worker_wasm=dist/drift-doctor-worker_bg.wasm
 full_wasm=dist/drift-doctor-full-worker_bg.wasm
@@ -39,7 +39,7 @@ done
 printf '%-44s %s %s\n' "wasm before a first own paste (page + worker)" \
   "$(kb "$(( $(wc -c <"$page_wasm") + $(wc -c <"$worker_wasm") ))")" \
   "$(kb "$(( $(gz "$page_wasm") + $(gz "$worker_wasm") ))")"
-printf '%-44s %s %s\n' "full worker (diff output, events, link, check)" "$(kb "$(wc -c <"$full_wasm")")" "$(kb "$(gz "$full_wasm")")"
+printf '%-44s %s %s\n' "full worker (diff output, events, check)" "$(kb "$(wc -c <"$full_wasm")")" "$(kb "$(gz "$full_wasm")")"
 printf '%-44s %s %s\n' "jq module (only when an analysis runs jq)" "$(kb "$(wc -c <"$jq_wasm")")" "$(kb "$(gz "$jq_wasm")")"
 if [ -f dist/drift-doctor.html ]; then
   printf '%-44s %s %s\n' "drift-doctor.html (one file, for file://)" "$(kb "$(wc -c <dist/drift-doctor.html)")" "$(kb "$(gz dist/drift-doctor.html)")"

@@ -89,15 +89,18 @@ fn diff_output_events_and_logs_go_to_the_full_worker() {
 }
 
 #[test]
-fn making_a_link_and_the_check_go_to_the_full_worker() {
+fn the_check_goes_to_the_full_worker_and_links_stay() {
+    assert!(for_full_worker(
+        &Request::Check { input: two_sides() },
+        false
+    ));
+    // Links are made and opened by the lean worker.
     for request in [
         Request::Share(ShareState::default()),
-        Request::Check { input: two_sides() },
+        Request::Restore(String::new()),
     ] {
-        assert!(for_full_worker(&request, false), "{request:?}");
+        assert!(!for_full_worker(&request, true), "{request:?}");
     }
-    // Opening a link is a first paste too.
-    assert!(!for_full_worker(&Request::Restore(String::new()), true));
 }
 
 #[test]

@@ -164,8 +164,8 @@ pub fn share_state(state: &share::ShareState) -> Shared {
 
 /// Whether this build's engine answers every request. The page's first
 /// worker is built with `lean-worker`: it leaves out what a paste of the two
-/// sides or an opened link never needs (reading diff output, events and
-/// logs, encoding links, the check) and hands those requests to the full worker
+/// sides never needs (reading diff output, events and logs, the check) and
+/// hands those requests to the full worker
 /// (see [`for_full_worker`]), which the browser fetches only then.
 pub const ANSWERS_ALL: bool = !cfg!(feature = "lean-worker");
 
@@ -182,9 +182,11 @@ pub fn for_full_worker(request: &Request, last_analysis_there: bool) -> bool {
         Request::Texts { .. } | Request::Resources { .. } | Request::Export { .. } => {
             last_analysis_there
         }
-        Request::Share(_) | Request::Check { .. } => true,
-        // A link opened (its fragment decoded) is a first paste too.
-        Request::Restore(_)
+        Request::Check { .. } => true,
+        // Links are made and opened here: a link opened is a first paste
+        // too, and a link is copied at once.
+        Request::Share(_)
+        | Request::Restore(_)
         | Request::Rules { .. }
         | Request::WarmUp(_)
         | Request::ParseUnits { .. } => false,
@@ -392,7 +394,7 @@ impl Engine {
                 texts,
                 docs: rule_docs(texts),
             },
-            Request::Share(state) if ANSWERS_ALL => Response::Shared(share_state(&state)),
+            Request::Share(state) => Response::Shared(share_state(&state)),
             Request::Restore(text) => {
                 Response::Restored(share::decode_share_file(&text).map_err(|e| e.to_string()))
             }
@@ -427,10 +429,12 @@ impl Engine {
                 };
                 Response::Exported { seq, format, text }
             }
-            Request::Check { input } if ANSWERS_ALL => Response::Checked {
-                outcome: check_json(&input),
+            Request::Check { input } => Response::Checked {
+                outcome: match ANSWERS_ALL {
+                    true => check_json(&input),
+                    false => Err(LEFT_OUT.into()),
+                },
             },
-            left @ (Request::Share(_) | Request::Check { .. }) => left_out(&left),
             Request::ParseUnits { id, units } => {
                 let values: Vec<Option<serde_json::Value>> =
                     units.iter().map(|u| crate::input::parse_unit(u)).collect();
@@ -727,6 +731,7 @@ mod lean_tests {
 
     fn left_out_answer(answer: &Response) -> bool {
         match answer {
+            Response::Shared(shared) => shared.fragment.is_empty(),
             Response::Analyzed { outcome, .. } => {
                 outcome.as_ref().is_err_and(|e| e.text == LEFT_OUT)
             }
@@ -758,6 +763,7 @@ mod lean_tests {
                 true,
             ),
             (Request::Restore("#v1.x".into()), false),
+            (Request::Share(sides.to_share(None)), false),
             (
                 Request::WarmUp(vec![WarmUpPair {
                     git: GIT.into(),
