@@ -3,11 +3,6 @@
 //! is asked for what it leaves out (see `web::engine::for_full_worker`).
 //! Natively it is an empty program.
 
-/// The allocator (see Cargo.toml's `rlsf`).
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOCATOR: rlsf::GlobalTlsf = rlsf::GlobalTlsf::new();
-
 #[cfg(target_arch = "wasm32")]
 fn main() {
     drift_doctor::web::start_worker();

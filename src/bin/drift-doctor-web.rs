@@ -3,11 +3,6 @@
 //! Natively it is an empty program, so `cargo build` and `cargo test` on the
 //! host never compile the web crates.
 
-/// The allocator (see Cargo.toml's `rlsf`).
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOCATOR: rlsf::GlobalTlsf = rlsf::GlobalTlsf::new();
-
 #[cfg(target_arch = "wasm32")]
 fn main() {
     drift_doctor::web::start_page();

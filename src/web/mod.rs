@@ -37,6 +37,12 @@ pub mod examples;
 pub mod first_report;
 pub mod protocol;
 
+/// The allocator of the page and its workers, every wasm32 program built
+/// with `web` (see Cargo.toml's `rlsf`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: rlsf::GlobalTlsf = rlsf::GlobalTlsf::new();
+
 // The worker's jq module, where jaq is not built in.
 #[cfg(all(target_arch = "wasm32", not(feature = "jq-engine")))]
 mod jq_module;
