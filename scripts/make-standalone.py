@@ -9,8 +9,8 @@ is in dist/:
   script Trunk put into dist/index.html;
 - the full worker's glue (no-modules target) and wasm, the fixed names
   Trunk gives a data-type="worker" binary (the one file carries everything,
-  so its worker is the full one, which never starts another), and the rules' docs and examples the
-  worker loads for the Rules tab (drift-doctor-rule-texts.js), and the jq
+  so its worker is the full one, which never starts another), and the
+  rules' docs and examples the worker loads for the Rules tab (drift-doctor-rule-texts.js), and the jq
   module it instantiates when a rule needs jq (drift-doctor-jq.wasm: the
   worker unpacks it only then, from `self.driftDoctorJqBytes`);
 - the CSS, the favicon and csp-watch.js.

@@ -26,8 +26,8 @@ cargo fmt --check
 say "lints (cargo clippy, native, with and without the page)"
 cargo clippy --locked --all-targets --features browser-tests -- -D warnings
 cargo clippy --locked --all-targets -- -D warnings
-say "lints (cargo clippy, the core without the jq engine, as the page's worker has it)"
-cargo clippy --locked --lib --tests --no-default-features -- -D warnings
+say "lints (cargo clippy, the core without the jq engine, as the page's lean worker has it)"
+cargo clippy --locked --lib --tests --no-default-features --features lean-worker -- -D warnings
 
 say "lints (cargo clippy, the pure core and the jq module for wasm32, without the page)"
 cargo clippy --locked --target wasm32-unknown-unknown --lib --bin drift-doctor-jq -- -D warnings
@@ -39,7 +39,7 @@ cargo clippy --locked --target wasm32-unknown-unknown --no-default-features --fe
 
 say "native tests (cargo test)"
 cargo test --locked --features browser-tests
-say "native tests of the core without the jq engine (cargo test --lib --no-default-features)"
+say "native tests of the core without the jq engine, and of the lean worker's engine (cargo test --lib --no-default-features --features lean-worker)"
 cargo test --locked --lib --no-default-features --features lean-worker
 
 say "browser tests (wasm-bindgen-test in headless Chromium)"
