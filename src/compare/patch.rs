@@ -477,12 +477,13 @@ fn diff_at<'a>(
 ) {
     match (git, live) {
         (Value::Object(g), Value::Object(l)) => {
-            // Git's keys first, then the keys only live has (seldom any:
-            // the prediction starts from live).
-            let mut live_only = false;
+            // Git's keys first, then the keys only live has, kept aside in
+            // the same walk (seldom any: the prediction starts from live,
+            // and an empty vector allocates nothing).
+            let mut live_only: Vec<(&String, &Value)> = Vec::new();
             for (k, gv, lv) in side_by_side(g.iter(), l.iter()) {
                 let Some(gv) = gv else {
-                    live_only = true;
+                    live_only.extend(lv.map(|lv| (k, lv)));
                     continue;
                 };
                 steps.push(Step::Key(k));
@@ -492,13 +493,10 @@ fn diff_at<'a>(
                 }
                 steps.pop();
             }
-            if live_only {
-                for (k, _, lv) in side_by_side(g.iter(), l.iter()).filter(|(_, gv, _)| gv.is_none())
-                {
-                    steps.push(Step::Key(k));
-                    out.push(found(steps, Change::Added, None, lv));
-                    steps.pop();
-                }
+            for (k, lv) in live_only {
+                steps.push(Step::Key(k));
+                out.push(found(steps, Change::Added, None, Some(lv)));
+                steps.pop();
             }
         }
         (Value::Array(g), Value::Array(l)) => {

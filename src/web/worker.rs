@@ -163,6 +163,20 @@ struct FullWorker {
     _on_error: Closure<dyn Fn(web_sys::Event)>,
 }
 
+impl FullWorker {
+    /// Post the request it was handed, once it is ready; false when that
+    /// failed.
+    fn post_asked(&self) -> bool {
+        match (&self.asked, self.ready) {
+            (Some(request), true) => post_encoded(request, |m, transfer| {
+                self.worker.post_message_with_transfer(m, transfer)
+            })
+            .is_ok(),
+            _ => true,
+        }
+    }
+}
+
 /// An analysis one of whose sides the helper is reading in part.
 struct Pending {
     id: u32,
@@ -277,17 +291,12 @@ fn hand_to_full_worker(state: &Shared, request: Request) {
     }
     s.waiting_for_full = Some(Vec::new());
     let Some(full) = s.full.as_mut() else { return };
-    if full.ready {
-        let posted = post_encoded(&request, |m, transfer| {
-            full.worker.post_message_with_transfer(m, transfer)
-        });
-        if posted.is_err() {
-            drop(s);
-            return full_worker_failed(state, Some(request), "a request could not be posted");
-        }
-    }
-    // Posted when it is ready, if it is not yet.
+    // Posted now, or when it says it is ready.
     full.asked = Some(request);
+    if !full.post_asked() {
+        drop(s);
+        full_worker_failed(state, None, "a request could not be posted");
+    }
 }
 
 /// The full worker answered (or failed): post its answer to the page, then
@@ -306,8 +315,8 @@ fn after_full_worker(state: &Shared, answer: Option<Response>) {
 }
 
 /// The full worker could not start or stopped: the request it had (or
-/// `request`, which could not be handed to it) is answered with the error,
-/// and the next one starts a new full worker.
+/// `request`, when none could be started to take it) is answered with the
+/// error, and the next one starts a new full worker.
 fn full_worker_failed(state: &Shared, request: Option<Request>, why: &str) {
     let asked = match state.try_borrow_mut() {
         Ok(mut s) => {
@@ -390,13 +399,7 @@ fn full_worker_ready(state: &Shared) {
         };
         let Some(full) = s.full.as_mut() else { return };
         full.ready = true;
-        match &full.asked {
-            Some(request) => post_encoded(request, |m, transfer| {
-                full.worker.post_message_with_transfer(m, transfer)
-            })
-            .is_err(),
-            None => false,
-        }
+        !full.post_asked()
     };
     if failed {
         full_worker_failed(state, None, "a request could not be posted");
