@@ -737,6 +737,8 @@ fn a_text_that_could_spell_secret_is_told_from_one_that_cannot() {
         ("k: \"sec\u{2028}ret\"\n", false),
         ("k: secre\n", false),
         ("k: \"a\\\"b\\n\\t\\\\\"\n", false),
+        ("k: a\\", false),
+        ("k: '\\\\'\n", false),
         ("k: !!binary c2VjcmV0\n", false),
         ("k: sec ret\n", false),
         ("", false),
