@@ -431,12 +431,10 @@ impl Engine {
                 };
                 Response::Exported { seq, format, text }
             }
-            Request::Check { input } => Response::Checked {
-                outcome: match ANSWERS_ALL {
-                    true => check_json(&input),
-                    false => Err(LEFT_OUT.into()),
-                },
+            Request::Check { input } if ANSWERS_ALL => Response::Checked {
+                outcome: check_json(&input),
             },
+            left @ Request::Check { .. } => left_out(&left),
             Request::ParseUnits { id, units } => {
                 let values: Vec<Option<serde_json::Value>> =
                     units.iter().map(|u| crate::input::parse_unit(u)).collect();
