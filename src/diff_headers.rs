@@ -126,6 +126,10 @@ pub struct NormalHeader {
 /// `12c12`, `0a1,21`, `1,12d0`
 pub fn normal_header(line: &str) -> Option<NormalHeader> {
     let t = line.trim();
+    // Its first range starts with a digit: most lines are told at once.
+    if !t.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
     let pos = t.find(['a', 'c', 'd'])?;
     let cmd = t[pos..].chars().next()?;
     let range = |s: &str| -> Option<(usize, usize)> {
@@ -181,7 +185,10 @@ mod tests {
             ("12c12", Some('c')),
             ("0a1,21", Some('a')),
             ("1,12d0", Some('d')),
+            ("  3d2 ", Some('d')),
             ("abc", None),
+            ("d1", None),
+            (",1c1", None),
         ] {
             assert_eq!(normal_header(line).map(|h| h.cmd), want, "{line}");
         }

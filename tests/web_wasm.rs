@@ -686,6 +686,37 @@ fn a_held_texts_size_adds_up_across_slices() {
     assert_eq!(held.head(2), "head".to_string() + &line.repeat(2));
 }
 
+/// A held text's head is its first lines as Rust splits them, however far
+/// into the text they reach: within the first prefix turned into UTF-8,
+/// beyond it, all of a shorter text.
+#[wasm_bindgen_test]
+fn a_held_texts_head_is_its_first_lines() {
+    use web::js_text::JsText;
+    let first_lines =
+        |text: &str, n: usize| -> String { text.split_inclusive('\n').take(n).collect() };
+    let long_line = format!("{}: \u{e9}\u{1f680}\n", "k".repeat(300));
+    for text in [
+        String::new(),
+        "no line break".to_string(),
+        "a\nb".to_string(),
+        "a\nb\n".to_string(),
+        "\n\n\n".to_string(),
+        "key: value\n".repeat(5_000),
+        long_line.repeat(2_500),
+        long_line.repeat(900) + "unterminated",
+    ] {
+        let held = JsText::from(text.as_str());
+        for n in [0, 1, 2, 3, 2_000] {
+            assert_eq!(
+                held.head(n),
+                first_lines(&text, n),
+                "{n} lines of a text of {} bytes",
+                text.len()
+            );
+        }
+    }
+}
+
 /// A held text's UTF-8 is the text's, wherever its first character wider
 /// than a byte falls (the buffer starts at a byte per UTF-16 unit): at the
 /// start, at the end, a surrogate pair across the first buffer's end, none;

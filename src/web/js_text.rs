@@ -7,7 +7,7 @@
 use super::editor::BigInfo;
 use super::protocol::{Input, Request};
 use gloo::worker::{Bincode, Codec};
-use js_sys::{Array, JsString, RegExp, Uint8Array};
+use js_sys::{Array, JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -71,43 +71,52 @@ impl JsText {
     }
 
     /// Its first `lines` lines as UTF-8 (all of it when shorter), to sniff
-    /// what kind of text it is without converting megabytes.
+    /// what kind of text it is without converting megabytes. A prefix is
+    /// turned into UTF-8 at once and its line breaks found there, four times
+    /// as long a prefix each time it holds too few: one call into the
+    /// browser per prefix, not one per line.
     pub fn head(&self, lines: usize) -> String {
-        let mut end = 0i32;
-        for _ in 0..lines {
-            match self.0.index_of("\n", end) {
-                -1 => return self.to_utf8(),
-                at => end = at + 1,
-            }
+        if lines == 0 {
+            return String::new();
         }
-        JsText(self.0.slice(0, end as u32)).to_utf8()
+        let units = self.units();
+        let mut prefix = HEAD_PREFIX_UNITS;
+        loop {
+            if prefix >= units {
+                let mut whole = self.to_utf8();
+                if let Some(end) = end_of_lines(&whole, lines) {
+                    whole.truncate(end);
+                }
+                return whole;
+            }
+            let mut start = JsText(self.0.slice(0, prefix as u32)).to_utf8();
+            if let Some(end) = end_of_lines(&start, lines) {
+                start.truncate(end);
+                return start;
+            }
+            prefix = prefix.saturating_mul(4);
+        }
     }
 
     /// Measure the next slice of the text from where `measure` stopped:
     /// its size in UTF-8 bytes and its lines once the whole text is done.
-    /// The browser's regular expressions count, a slice at a time, so that
-    /// tens of megabytes never hold the page for long.
+    /// Each slice is turned into UTF-8 by the browser's encoder and its line
+    /// breaks counted there, so that tens of megabytes never hold the page
+    /// for long. Not the browser's regular expressions: they run
+    /// interpreted the first time, and their arrays of matches leave
+    /// megabytes to collect.
     pub fn measure_step(&self, measure: &mut Measure) -> Option<BigInfo> {
         let units = self.units();
-        let end = (measure.at + MEASURE_SLICE_UNITS).min(units);
-        let slice = self.0.slice(measure.at as u32, end as u32);
-        let count = |pattern: &str| -> usize {
-            slice
-                .match_(&RegExp::new(pattern, "g"))
-                .map_or(0, |found| found.unchecked_into::<Array>().length() as usize)
-        };
-        // UTF-8 length from UTF-16 units, unit by unit (so slices add up):
-        // U+0080 and up take one byte more, U+0800 and up another; a
-        // surrogate pair (two units, four bytes) counts two in each and
-        // gives one back per unit (a lone surrogate, which the encoder turns
-        // into U+FFFD, counts one byte short).
-        let mut bytes = end - measure.at;
-        if slice.search(&RegExp::new("[^\\x00-\\x7f]", "")) >= 0 {
-            bytes += count("[\\u0080-\\uffff]") + count("[\\u0800-\\uffff]")
-                - count("[\\ud800-\\udfff]");
+        let mut end = (measure.at + MEASURE_SLICE_UNITS).min(units);
+        // A slice never ends between the two halves of a surrogate pair,
+        // which the encoder would write as two U+FFFD instead of one
+        // four-byte character.
+        if end < units && is_high_surrogate(self.0.char_code_at(end as u32 - 1)) {
+            end -= 1;
         }
-        measure.bytes += bytes;
-        measure.breaks += count("\n");
+        let slice = JsText(self.0.slice(measure.at as u32, end as u32)).to_utf8();
+        measure.bytes += slice.len();
+        measure.breaks += memchr::memchr_iter(b'\n', slice.as_bytes()).count();
         measure.at = end;
         if end < units {
             return None;
@@ -122,8 +131,25 @@ impl JsText {
     }
 }
 
+/// Where the first `lines` lines of `text` end (after the last one's line
+/// break), or None when it holds fewer line breaks.
+fn end_of_lines(text: &str, lines: usize) -> Option<usize> {
+    let last_break = memchr::memchr_iter(b'\n', text.as_bytes()).nth(lines.checked_sub(1)?)?;
+    Some(last_break + 1)
+}
+
+/// Whether a UTF-16 unit (as `charCodeAt` gives it) opens a surrogate pair.
+fn is_high_surrogate(unit: f64) -> bool {
+    (f64::from(0xd800u16)..=f64::from(0xdbffu16)).contains(&unit)
+}
+
+/// UTF-16 units of a text's start turned into UTF-8 first to find its
+/// first lines (`JsText::head`): two thousand lines of YAML or diff output
+/// seldom need more.
+const HEAD_PREFIX_UNITS: usize = 1 << 16;
+
 /// UTF-16 units measured per step (a few milliseconds of the browser's
-/// regular expressions).
+/// encoder and of counting line breaks).
 pub const MEASURE_SLICE_UNITS: usize = 2 << 20;
 
 /// How far `JsText::measure_step` has got, and what it has counted.

@@ -376,10 +376,12 @@ fn resource_list(state: &PageView, shown: &Shown, actions: &ReportActions) -> Ht
                             on_select={on_select.clone()}
                             rules={rules.clone()} />
                     } else {
-                        // Not received in full yet, or not drawn yet.
-                        <article key={shown.lines[i].id.clone()} class="card pending" aria-busy="true">
-                            <p><code class="path">{ shown.lines[i].id.clone() }</code>{ " Loading…" }</p>
-                        </article>
+                        // Not received in full yet, or not drawn yet: one
+                        // element, its text drawn by the style sheet from its
+                        // label. The first large report's frame adds such a
+                        // placeholder for nearly every card of the page.
+                        <article key={shown.lines[i].id.clone()} class="card pending" aria-busy="true"
+                            aria-label={format!("{} Loading…", shown.lines[i].id)} />
                     }
                 }
             </div>
