@@ -702,6 +702,8 @@ fn a_held_texts_head_is_its_first_lines() {
         "a\nb\n".to_string(),
         "\n\n\n".to_string(),
         "key: value\n".repeat(5_000),
+        // 2,000 lines past the first prefix but within the next one.
+        format!("{}\n", "v".repeat(99)).repeat(3_000),
         long_line.repeat(2_500),
         long_line.repeat(900) + "unterminated",
     ] {

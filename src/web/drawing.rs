@@ -23,8 +23,10 @@ pub const NEW_CARDS_PER_TASK: usize = 10;
 /// this many per task, before any card: the first large report's frame held
 /// 21 to 37 ms of script and 17 to 35 ms of style, layout and paint, half
 /// of its boxes the plan's, and twenty entries on their own still took 21 ms
-/// of layout (the first use of their fonts).
-pub const PLAN_ENTRIES_PER_TASK: usize = 10;
+/// of layout (the first use of their fonts). Ten per task still left a step
+/// and the frame that laid it out 8 and 31 ms (13 of layout), back to back
+/// with the report's own frame.
+pub const PLAN_ENTRIES_PER_TASK: usize = 5;
 
 /// A report's plan entries being drawn, a few per task: how many of them,
 /// counted across its lists in the order they are shown, may be drawn so far.
