@@ -82,19 +82,19 @@ impl JsText {
         let units = self.units();
         let mut prefix = HEAD_PREFIX_UNITS;
         loop {
-            if prefix >= units {
-                let mut whole = self.to_utf8();
-                if let Some(end) = end_of_lines(&whole, lines) {
-                    whole.truncate(end);
+            let whole = prefix >= units;
+            let mut start = match whole {
+                true => self.to_utf8(),
+                false => JsText(self.0.slice(0, prefix as u32)).to_utf8(),
+            };
+            match end_of_lines(&start, lines) {
+                Some(end) => {
+                    start.truncate(end);
+                    return start;
                 }
-                return whole;
+                None if whole => return start,
+                None => prefix = prefix.saturating_mul(4),
             }
-            let mut start = JsText(self.0.slice(0, prefix as u32)).to_utf8();
-            if let Some(end) = end_of_lines(&start, lines) {
-                start.truncate(end);
-                return start;
-            }
-            prefix = prefix.saturating_mul(4);
         }
     }
 
