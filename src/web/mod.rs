@@ -9,6 +9,8 @@
 //!
 //! - `protocol`: the messages between the page and the worker.
 //! - `engine`: the worker's work (calls the core); also used inline by tests.
+//! - `small_blocks`: the page's and the workers' allocator (free lists of
+//!   small blocks in front of rlsf).
 //! - `first_report`: the default example's report, made when the page is
 //!   built, shown before the worker has loaded.
 //! - `worker`: the worker's message loop around `engine`, and the hand-over
@@ -36,12 +38,14 @@ pub mod engine;
 pub mod examples;
 pub mod first_report;
 pub mod protocol;
+pub mod small_blocks;
 
 /// The allocator of the page and its workers, every wasm32 program built
-/// with `web` (see Cargo.toml's `rlsf`).
+/// with `web` (see Cargo.toml's `rlsf`, and `small_blocks`).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: rlsf::GlobalTlsf = rlsf::GlobalTlsf::new();
+static ALLOCATOR: small_blocks::SmallBlocks<rlsf::GlobalTlsf> =
+    small_blocks::SmallBlocks::new(rlsf::GlobalTlsf::new());
 
 // The worker's jq module, where jaq is not built in.
 #[cfg(all(target_arch = "wasm32", not(feature = "jq-engine")))]
