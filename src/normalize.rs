@@ -7,7 +7,6 @@
 
 use crate::k8s;
 use crate::k8s::LAST_APPLIED_ANNOTATION as LAST_APPLIED;
-use crate::path::Pointer;
 use crate::sorting::CollectByInsertion;
 use serde_json::{Map, Value};
 
@@ -140,21 +139,8 @@ impl Normalizer<'_> {
                 }
             }
         }
-        for template_meta in [
-            "/spec/template/metadata",
-            "/spec/jobTemplate/metadata",
-            "/spec/jobTemplate/spec/template/metadata",
-        ] {
-            if let Some(Value::Object(m)) = v.at_mut(template_meta) {
-                m.remove("creationTimestamp");
-            }
-        }
-        if let Some(Value::Array(vcts)) = v.at_mut("/spec/volumeClaimTemplates") {
-            for t in vcts {
-                if let Some(Value::Object(m)) = t.at_mut("/metadata") {
-                    m.remove("creationTimestamp");
-                }
-            }
+        if let Some(spec) = map.get_mut("spec") {
+            drop_template_timestamps(spec);
         }
         match (self.group, self.kind) {
             ("", "Secret") => normalize_secret(&mut v),
@@ -181,6 +167,28 @@ impl Normalizer<'_> {
             && map.get("aggregationRule").is_some_and(Value::is_object);
         if empty || aggregated {
             map.insert("rules".to_string(), Value::Null);
+        }
+    }
+}
+
+/// The `creationTimestamp` a client writes into the metadata of the
+/// templates in an object's `spec` (`template`, a CronJob's `jobTemplate`
+/// and its pods', a StatefulSet's `volumeClaimTemplates`): the API server
+/// drops it, so it is no difference.
+fn drop_template_timestamps(spec: &mut Value) {
+    fn drop_timestamp(template: Option<&mut Value>) {
+        if let Some(Value::Object(meta)) = template.and_then(|t| t.get_mut("metadata")) {
+            meta.remove("creationTimestamp");
+        }
+    }
+    drop_timestamp(spec.get_mut("template"));
+    if let Some(job) = spec.get_mut("jobTemplate") {
+        drop_timestamp(Some(&mut *job));
+        drop_timestamp(job.get_mut("spec").and_then(|s| s.get_mut("template")));
+    }
+    if let Some(Value::Array(claims)) = spec.get_mut("volumeClaimTemplates") {
+        for claim in claims {
+            drop_timestamp(Some(claim));
         }
     }
 }
@@ -392,6 +400,36 @@ mod tests {
         let v = n.normalize(&json!({"kind":"ConfigMap","metadata":{"name":"c","uid":"u","resourceVersion":"1",
             "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"status":{"x":1}}));
         assert_eq!(v, json!({"kind":"ConfigMap","metadata":{"name":"c"}}));
+    }
+
+    #[test]
+    fn templates_lose_the_creation_timestamp_a_client_wrote() {
+        let n = |kind| Normalizer {
+            group: "example.com",
+            kind,
+            ignore_aggregated_roles: false,
+            keep_status: false,
+        };
+        let stamp = || json!({"creationTimestamp": "2024-01-01T00:00:00Z", "labels": {"a": "b"}});
+        let stamped = json!({"kind": "Thing", "metadata": {"name": "t"}, "spec": {
+            "template": {"metadata": stamp()},
+            "jobTemplate": {"metadata": stamp(), "spec": {"template": {"metadata": stamp()}}},
+            "volumeClaimTemplates": [{"metadata": stamp()}, {"metadata": {"creationTimestamp": null}}, 3],
+            "other": {"metadata": {"creationTimestamp": "kept"}},
+        }});
+        let kept = || json!({"labels": {"a": "b"}});
+        assert_eq!(
+            n("Thing").normalize_keeping_zero_values(&stamped),
+            json!({"kind": "Thing", "metadata": {"name": "t"}, "spec": {
+                "template": {"metadata": kept()},
+                "jobTemplate": {"metadata": kept(), "spec": {"template": {"metadata": kept()}}},
+                "volumeClaimTemplates": [{"metadata": kept()}, {"metadata": {}}, 3],
+                "other": {"metadata": {"creationTimestamp": "kept"}},
+            }})
+        );
+        // A spec that is no object is left as it is.
+        let odd = json!({"kind": "Thing", "spec": [{"template": {"metadata": {"creationTimestamp": "x"}}}]});
+        assert_eq!(n("Thing").normalize(&odd), odd);
     }
 
     #[test]
