@@ -171,10 +171,11 @@ impl Normalizer<'_> {
     }
 }
 
-/// The `creationTimestamp` a client writes into the metadata of the
-/// templates in an object's `spec` (`template`, a CronJob's `jobTemplate`
-/// and its pods', a StatefulSet's `volumeClaimTemplates`): the API server
-/// drops it, so it is no difference.
+/// The templates in an object's `spec` (`template`, a CronJob's
+/// `jobTemplate` and its pods', a StatefulSet's `volumeClaimTemplates`)
+/// lose their metadata's `creationTimestamp`, as gitops-engine's
+/// normalisation leaves none there (clients write `creationTimestamp: null`
+/// into them).
 fn drop_template_timestamps(spec: &mut Value) {
     fn drop_timestamp(template: Option<&mut Value>) {
         if let Some(Value::Object(meta)) = template.and_then(|t| t.get_mut("metadata")) {

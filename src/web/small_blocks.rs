@@ -14,8 +14,8 @@ use std::ptr;
 
 /// Small sizes are rounded up to a multiple of this, and blocks aligned to it.
 const GRANULE: usize = 8;
-/// The largest size kept on a free list (a B-tree node of a JSON map is
-/// about 370 bytes on wasm32).
+/// The largest size kept on a free list (the B-tree nodes of a JSON map
+/// are a few hundred bytes on wasm32).
 const LARGEST_SMALL: usize = 512;
 const CLASSES: usize = LARGEST_SMALL / GRANULE;
 
