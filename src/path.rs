@@ -43,7 +43,7 @@ pub fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let rest = pointer.strip_prefix('/')?;
-    Some(rest.split('/').map(unescape_pointer_token).collect())
+    Some(tokens_of(rest).map(unescape_pointer_token).collect())
 }
 
 /// `Value::pointer` and `Value::pointer_mut` with the same answers, without
@@ -68,7 +68,7 @@ fn pointer_token(token: &str) -> std::borrow::Cow<'_, str> {
 /// The tokens of a pointer after its first `/`, as `str::split('/')` gives
 /// them, found a byte at a time: the pointers looked up are a few short
 /// tokens, where the standard library's character search costs more than
-/// the lookup.
+/// the lookup. Every pointer of this module is split here.
 fn tokens_of(rest: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(rest);
     std::iter::from_fn(move || {
@@ -326,8 +326,7 @@ pub fn parse_pointer(p: &str) -> Vec<Seg> {
     if p.is_empty() {
         return Vec::new();
     }
-    p.trim_start_matches('/')
-        .split('/')
+    tokens_of(p.trim_start_matches('/'))
         .map(|t| {
             if t == "*" {
                 Seg::Item {
@@ -382,9 +381,7 @@ pub fn split_pattern(pattern: &str) -> Vec<String> {
     if pattern.is_empty() {
         return Vec::new();
     }
-    pattern
-        .trim_start_matches('/')
-        .split('/')
+    tokens_of(pattern.trim_start_matches('/'))
         .map(unescape_pointer_token)
         .collect()
 }

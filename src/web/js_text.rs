@@ -83,10 +83,7 @@ impl JsText {
         let mut prefix = HEAD_PREFIX_UNITS;
         loop {
             let whole = prefix >= units;
-            let mut start = match whole {
-                true => self.to_utf8(),
-                false => JsText(self.0.slice(0, prefix as u32)).to_utf8(),
-            };
+            let mut start = JsText(self.0.slice(0, prefix.min(units) as u32)).to_utf8();
             match end_of_lines(&start, lines) {
                 Some(end) => {
                     start.truncate(end);
